@@ -1,0 +1,70 @@
+#!/bin/bash
+# Install every Debian package dmsc needs to build, test and demo.
+# Idempotent: packages already present are left alone; run as root.
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+
+pkgs=(
+	build-essential pkg-config make gcc clang llvm
+	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libjson-c-dev
+	libbpf-dev bpftool libglpk-dev glpk-utils libmnl-dev libelf-dev zlib1g-dev
+	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
+	iproute2 tshark tcpdump util-linux procps dkms
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	python3
+)
+
+newest_612() {
+	apt-cache search --names-only "^linux-$1-6\.12\.[0-9]+\+deb12-amd64\$" |
+		awk '{print $1}' | sort -V | tail -n 1
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: run as root (apt-get install)" >&2
+	exit 1
+fi
+
+missing() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || echo "$p"
+	done
+}
+
+# The 6.12 kernel has no meta package in bookworm: take the newest one,
+# unless some 6.12 image and its headers are already installed.
+if ! ls /boot/vmlinuz-6.12.*+deb12-amd64 >/dev/null 2>&1 ||
+   ! ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 >/dev/null 2>&1; then
+	need_update=1
+else
+	need_update=0
+fi
+
+todo=$(missing "${pkgs[@]}")
+if [ -n "$todo" ] || [ "$need_update" = 1 ]; then
+	apt-get update -qq
+	if [ "$need_update" = 1 ]; then
+		img=$(newest_612 image)
+		hdr=$(newest_612 headers)
+		[ -n "$img" ] && [ -n "$hdr" ] || {
+			echo "install-deps: no linux 6.12 image/headers in apt" >&2
+			exit 1
+		}
+		todo="$todo $img $hdr"
+	fi
+	# Debian's tshark asks whether non-root may capture: answer no.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $todo
+fi
+
+# linux-source ships as a tarball; checkpatch.pl is all we need from it.
+if [ ! -x /usr/src/linux-source-6.1/scripts/checkpatch.pl ]; then
+	tar -C /usr/src -xf /usr/src/linux-source-6.1.tar.xz \
+		linux-source-6.1/scripts linux-source-6.1/tools/testing/selftests/kselftest.h \
+		linux-source-6.1/tools/testing/selftests/kselftest_harness.h
+fi
+echo "install-deps: all dependencies present"
