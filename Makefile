@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# dmsc top-level build.
+#   make            kernel/dmsc.ko (KDIR/KVER selectable) and the agent
+#   make deps       install the Debian packages everything needs (root)
+#   make check      unit tests, then the VM selftests on every test kernel
+#   make demo       the demo, in a VM
+#   make modules-all  dmsc.ko for every installed test kernel, in build/
+
+KVER ?= $(shell uname -r)
+# The running kernel's build dir if it has one, else the newest Debian
+# headers installed (a container's kernel usually has none).
+KDIR ?= $(or $(wildcard /lib/modules/$(KVER)/build), \
+	$(lastword $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V)))
+
+# Kernels the selftests run on: each installed Debian image with headers.
+TEST_KVERS ?= $(shell tools/vm/kernels.sh 2>/dev/null)
+
+SUBDIRS_USER := agent tools/roce-gen
+
+.PHONY: all module agent tools modules-all deps check unit selftests \
+	demo checkpatch dkms-install clean
+
+all: module agent tools
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+agent:
+	$(MAKE) -C agent
+
+tools:
+	$(MAKE) -C tools/roce-gen
+
+# One copy of the sources per kernel, so builds for 6.1 and 6.12 can sit
+# side by side (Kbuild writes its objects next to the sources).
+modules-all:
+	@set -e; for v in $(TEST_KVERS); do \
+		d=build/kmod/$$v; mkdir -p $$d; \
+		cp -a Kbuild uapi kernel $$d/; \
+		$(MAKE) -s -C /usr/src/linux-headers-$$v M=$(CURDIR)/$$d modules; \
+		echo "built $$d/kernel/dmsc.ko"; \
+	done
+
+deps:
+	tools/install-deps.sh
+
+check: deps
+	$(MAKE) all modules-all
+	tools/check.sh
+
+demo: deps
+	$(MAKE) all modules-all
+	tools/demo.sh
+
+checkpatch:
+	/usr/src/linux-source-6.1/scripts/checkpatch.pl --no-tree -q --strict \
+		--ignore SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h
+
+dkms-install:
+	tools/dkms-install.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C agent clean
+	-$(MAKE) -C tools/roce-gen clean
+	rm -rf build

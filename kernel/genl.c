@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "dmsc": policies, the operation table and
+ * the namespace-wide commands (INFO, SET). Object commands (tunnels,
+ * rules, flows) are implemented beside their objects.
+ *
+ * Policies are strict: an attribute the kernel does not know, of the
+ * wrong type or out of range is refused with an extack naming it.
+ * Attributes that only replies carry are NLA_REJECT in requests.
+ */
+
+#include <net/genetlink.h>
+#include <linux/dmsc.h>
+
+#include "dmsc.h"
+#include "version.h"
+
+#define DMSC_FEATURES (DMSC_F_SRV6_ENCAP | DMSC_F_SRV6_ENCAP_RED | \
+		       DMSC_F_INNER_IPV4 | DMSC_F_INNER_IPV6 | \
+		       DMSC_F_FLOW_TABLE | DMSC_F_BACKUP_PATH)
+
+/*
+ * u32 ranges beyond the s16 bounds of NLA_POLICY_RANGE. Not const: 6.1's
+ * struct nla_policy points at them through a non-const pointer.
+ */
+static struct netlink_range_validation dmsc_weight_range = {
+	.min = 1, .max = DMSC_MAX_WEIGHT,
+};
+
+static struct netlink_range_validation dmsc_qpn_range = {
+	.min = 0, .max = DMSC_QPN_MAX,
+};
+
+static struct netlink_range_validation dmsc_flow_limit_range = {
+	.min = 0, .max = DMSC_FLOW_LIMIT_MAX,
+};
+
+static struct netlink_range_validation dmsc_flow_timeout_range = {
+	.min = DMSC_FLOW_TIMEOUT_MIN, .max = DMSC_FLOW_TIMEOUT_MAX,
+};
+
+static const struct nla_policy dmsc_path_policy[DMSC_PATH_A_MAX + 1] = {
+	/* Length and SID checks are done by the handler, with a message. */
+	[DMSC_PATH_A_SEGS]	= { .type = NLA_BINARY },
+	[DMSC_PATH_A_WEIGHT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+						      &dmsc_weight_range),
+	[DMSC_PATH_A_INDEX]	= { .type = NLA_REJECT },
+	[DMSC_PATH_A_PACKETS]	= { .type = NLA_REJECT },
+	[DMSC_PATH_A_BYTES]	= { .type = NLA_REJECT },
+	[DMSC_PATH_A_FLOWS]	= { .type = NLA_REJECT },
+};
+
+static const struct nla_policy dmsc_tunnel_policy[DMSC_TUNNEL_A_MAX + 1] = {
+	[DMSC_TUNNEL_A_ID]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[DMSC_TUNNEL_A_SRC]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[DMSC_TUNNEL_A_MODE]	= NLA_POLICY_MAX(NLA_U8, DMSC_MODE_MAX),
+	[DMSC_TUNNEL_A_PATH]	= NLA_POLICY_NESTED(dmsc_path_policy),
+	[DMSC_TUNNEL_A_BACKUP]	= NLA_POLICY_NESTED(dmsc_path_policy),
+	[DMSC_TUNNEL_A_ACTIVE]	= NLA_POLICY_MAX(NLA_U8, DMSC_ACTIVE_MAX),
+	[DMSC_TUNNEL_A_ADMIN_UP] = NLA_POLICY_MAX(NLA_U8, 1),
+	[DMSC_TUNNEL_A_PACKETS]	= { .type = NLA_REJECT },
+	[DMSC_TUNNEL_A_BYTES]	= { .type = NLA_REJECT },
+	[DMSC_TUNNEL_A_FLOWS]	= { .type = NLA_REJECT },
+	[DMSC_TUNNEL_A_SWITCHES] = { .type = NLA_REJECT },
+};
+
+static const struct nla_policy dmsc_rule_policy[DMSC_RULE_A_MAX + 1] = {
+	[DMSC_RULE_A_FAMILY]	= { .type = NLA_U8 },
+	[DMSC_RULE_A_DST]	= { .type = NLA_BINARY,
+				    .len = sizeof(struct in6_addr) },
+	[DMSC_RULE_A_DST_LEN]	= NLA_POLICY_MAX(NLA_U8, 128),
+	[DMSC_RULE_A_SRC]	= { .type = NLA_BINARY,
+				    .len = sizeof(struct in6_addr) },
+	[DMSC_RULE_A_SRC_LEN]	= NLA_POLICY_MAX(NLA_U8, 128),
+	[DMSC_RULE_A_QPN_LO]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dmsc_qpn_range),
+	[DMSC_RULE_A_QPN_HI]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dmsc_qpn_range),
+	[DMSC_RULE_A_TUNNEL]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[DMSC_RULE_A_PACKETS]	= { .type = NLA_REJECT },
+};
+
+static const struct nla_policy dmsc_flow_policy[DMSC_FLOW_A_MAX + 1] = {
+	/* A flow dump may be filtered by tunnel; the rest is output. */
+	[DMSC_FLOW_A_TUNNEL]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[DMSC_FLOW_A_FAMILY]	= { .type = NLA_REJECT },
+	[DMSC_FLOW_A_SRC]	= { .type = NLA_REJECT },
+	[DMSC_FLOW_A_DST]	= { .type = NLA_REJECT },
+	[DMSC_FLOW_A_SPORT]	= { .type = NLA_REJECT },
+	[DMSC_FLOW_A_QPN]	= { .type = NLA_REJECT },
+	[DMSC_FLOW_A_PATH]	= { .type = NLA_REJECT },
+	[DMSC_FLOW_A_PACKETS]	= { .type = NLA_REJECT },
+	[DMSC_FLOW_A_BYTES]	= { .type = NLA_REJECT },
+	[DMSC_FLOW_A_IDLE_MS]	= { .type = NLA_REJECT },
+};
+
+static const struct nla_policy dmsc_policy[DMSC_A_MAX + 1] = {
+	[DMSC_A_VERSION]	= { .type = NLA_REJECT },
+	[DMSC_A_FEATURES]	= { .type = NLA_REJECT },
+	[DMSC_A_NETNS_COOKIE]	= { .type = NLA_REJECT },
+	[DMSC_A_STATS]		= { .type = NLA_REJECT },
+	[DMSC_A_FLOW_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+						      &dmsc_flow_limit_range),
+	[DMSC_A_FLOW_TIMEOUT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+						      &dmsc_flow_timeout_range),
+	[DMSC_A_TUNNEL]		= NLA_POLICY_NESTED(dmsc_tunnel_policy),
+	[DMSC_A_RULE]		= NLA_POLICY_NESTED(dmsc_rule_policy),
+	[DMSC_A_FLOW]		= NLA_POLICY_NESTED(dmsc_flow_policy),
+	[DMSC_A_EVENT]		= { .type = NLA_REJECT },
+};
+
+static int dmsc_put_stats(struct sk_buff *skb, struct dmsc_net *dn)
+{
+	struct dmsc_stats st;
+	struct nlattr *nest;
+
+	dmsc_stats_read(dn, &st);
+	nest = nla_nest_start(skb, DMSC_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DMSC_STATS_A_TUNNELS, dn->n_tunnels) ||
+	    nla_put_u32(skb, DMSC_STATS_A_RULES, dn->n_rules) ||
+	    nla_put_u32(skb, DMSC_STATS_A_FLOWS, atomic_read(&dn->n_flows)) ||
+	    nla_put_u64_64bit(skb, DMSC_STATS_A_ROCE_PACKETS,
+			      st.roce_packets, DMSC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, DMSC_STATS_A_ENCAP_PACKETS,
+			      st.encap_packets, DMSC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, DMSC_STATS_A_ENCAP_BYTES,
+			      st.encap_bytes, DMSC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, DMSC_STATS_A_DROP_MTU,
+			      st.drop_mtu, DMSC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, DMSC_STATS_A_DROP_NOROUTE,
+			      st.drop_noroute, DMSC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, DMSC_STATS_A_DROP_NOMEM,
+			      st.drop_nomem, DMSC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, DMSC_STATS_A_MALFORMED,
+			      st.malformed, DMSC_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, DMSC_STATS_A_FLOWS_UNTRACKED,
+			      st.flows_untracked, DMSC_STATS_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int dmsc_info_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct dmsc_net *dn = dmsc_pernet(net);
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &dmsc_genl_family, 0,
+				DMSC_CMD_INFO);
+	if (!hdr)
+		goto nospace;
+	if (nla_put_string(msg, DMSC_A_VERSION, DMSC_VERSION) ||
+	    nla_put_u64_64bit(msg, DMSC_A_FEATURES, DMSC_FEATURES,
+			      DMSC_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_A_NETNS_COOKIE, net->net_cookie,
+			      DMSC_A_PAD) ||
+	    nla_put_u32(msg, DMSC_A_FLOW_LIMIT, READ_ONCE(dn->flow_limit)) ||
+	    nla_put_u32(msg, DMSC_A_FLOW_TIMEOUT,
+			READ_ONCE(dn->flow_timeout_ms)) ||
+	    dmsc_put_stats(msg, dn))
+		goto nospace;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static int dmsc_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	struct nlattr **tb = info->attrs;
+
+	if (!tb[DMSC_A_FLOW_LIMIT] && !tb[DMSC_A_FLOW_TIMEOUT]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "nothing to set: give flow_limit or flow_timeout");
+		return -EINVAL;
+	}
+	/* Both values were range-checked by the policy: nothing can fail. */
+	if (tb[DMSC_A_FLOW_LIMIT])
+		WRITE_ONCE(dn->flow_limit, nla_get_u32(tb[DMSC_A_FLOW_LIMIT]));
+	if (tb[DMSC_A_FLOW_TIMEOUT])
+		WRITE_ONCE(dn->flow_timeout_ms,
+			   nla_get_u32(tb[DMSC_A_FLOW_TIMEOUT]));
+	return 0;
+}
+
+static const struct genl_ops dmsc_genl_ops[] = {
+	{
+		.cmd = DMSC_CMD_INFO,
+		.doit = dmsc_info_doit,
+	},
+	{
+		.cmd = DMSC_CMD_SET,
+		.doit = dmsc_set_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group dmsc_mcgrps[] = {
+	{ .name = DMSC_MCGRP_EVENTS },
+};
+
+struct genl_family dmsc_genl_family __ro_after_init = {
+	.name = DMSC_GENL_NAME,
+	.version = DMSC_GENL_VERSION,
+	.maxattr = DMSC_A_MAX,
+	.policy = dmsc_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = dmsc_genl_ops,
+	.n_ops = ARRAY_SIZE(dmsc_genl_ops),
+	.mcgrps = dmsc_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(dmsc_mcgrps),
+};
+
+/* Send a finished event message to the namespace's listeners. */
+void dmsc_genl_notify(struct net *net, struct sk_buff *skb)
+{
+	genlmsg_multicast_netns(&dmsc_genl_family, net, skb, 0, 0,
+				GFP_KERNEL);
+}
+
+int __init dmsc_genl_init(void)
+{
+	return genl_register_family(&dmsc_genl_family);
+}
+
+void dmsc_genl_exit(void)
+{
+	genl_unregister_family(&dmsc_genl_family);
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmsc.ko: module and per-namespace life cycle. Each network namespace
+ * gets its own struct dmsc_net; the generic netlink family is registered
+ * once and finds the namespace of every request.
+ */
+
+#include <linux/module.h>
+#include <linux/init.h>
+#include <linux/netdevice.h>
+
+#include "dmsc.h"
+#include "version.h"
+
+unsigned int dmsc_net_id __read_mostly;
+
+void dmsc_stats_read(struct dmsc_net *dn, struct dmsc_stats *out)
+{
+	int cpu;
+
+	memset(out, 0, sizeof(*out));
+	for_each_possible_cpu(cpu) {
+		const struct dmsc_pcpu_stats *s = per_cpu_ptr(dn->stats, cpu);
+		struct dmsc_stats snap;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			snap.roce_packets = u64_stats_read(&s->roce_packets);
+			snap.encap_packets = u64_stats_read(&s->encap_packets);
+			snap.encap_bytes = u64_stats_read(&s->encap_bytes);
+			snap.drop_mtu = u64_stats_read(&s->drop_mtu);
+			snap.drop_noroute = u64_stats_read(&s->drop_noroute);
+			snap.drop_nomem = u64_stats_read(&s->drop_nomem);
+			snap.malformed = u64_stats_read(&s->malformed);
+			snap.flows_untracked = u64_stats_read(&s->flows_untracked);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+
+		out->roce_packets += snap.roce_packets;
+		out->encap_packets += snap.encap_packets;
+		out->encap_bytes += snap.encap_bytes;
+		out->drop_mtu += snap.drop_mtu;
+		out->drop_noroute += snap.drop_noroute;
+		out->drop_nomem += snap.drop_nomem;
+		out->malformed += snap.malformed;
+		out->flows_untracked += snap.flows_untracked;
+	}
+}
+
+static int __net_init dmsc_net_init(struct net *net)
+{
+	struct dmsc_net *dn = dmsc_pernet(net);
+
+	dn->net = net;
+	dn->flow_limit = DMSC_FLOW_LIMIT_DEFAULT;
+	dn->flow_timeout_ms = DMSC_FLOW_TIMEOUT_DEFAULT;
+	dn->stats = netdev_alloc_pcpu_stats(struct dmsc_pcpu_stats);
+	if (!dn->stats)
+		return -ENOMEM;
+	return 0;
+}
+
+static void __net_exit dmsc_net_exit(struct net *net)
+{
+	struct dmsc_net *dn = dmsc_pernet(net);
+
+	free_percpu(dn->stats);
+}
+
+static struct pernet_operations dmsc_net_ops = {
+	.init = dmsc_net_init,
+	.exit = dmsc_net_exit,
+	.id = &dmsc_net_id,
+	.size = sizeof(struct dmsc_net),
+};
+
+static int __init dmsc_init(void)
+{
+	int err;
+
+	err = register_pernet_subsys(&dmsc_net_ops);
+	if (err)
+		return err;
+	err = dmsc_genl_init();
+	if (err)
+		goto err_pernet;
+	pr_info("dmsc " DMSC_VERSION " loaded\n");
+	return 0;
+
+err_pernet:
+	unregister_pernet_subsys(&dmsc_net_ops);
+	return err;
+}
+
+static void __exit dmsc_exit(void)
+{
+	/* No request can reach a namespace once the family is gone. */
+	dmsc_genl_exit();
+	unregister_pernet_subsys(&dmsc_net_ops);
+}
+
+module_init(dmsc_init);
+module_exit(dmsc_exit);
+MODULE_LICENSE("GPL");
+MODULE_VERSION(DMSC_VERSION);
+MODULE_DESCRIPTION("SRv6 steering and credit-based flow control for RoCEv2");
+MODULE_AUTHOR("dmsc developers");
+MODULE_ALIAS_GENL_FAMILY(DMSC_GENL_NAME);

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR MIT) */
+/*
+ * dmsc: SRv6 steering and credit-based flow control for RoCEv2 across
+ * AI data centres. This header is the whole ABI between dmsc.ko and
+ * userspace (dmsc, dmsc-agent, tc, ebpf): the generic netlink family
+ * "dmsc" and the RSVP-CBFC wire constants.
+ *
+ * Conventions of the family, as in WireGuard's:
+ *  - every object travels in one nest (DMSC_A_TUNNEL, DMSC_A_RULE, ...);
+ *  - a GET without an object is a dump, resumable across messages;
+ *  - NEW/SET/DEL apply all or nothing and need CAP_NET_ADMIN in the user
+ *    namespace owning the network namespace;
+ *  - errors come with an extack message naming the attribute at fault.
+ *
+ * The YNL description of this family is Documentation/netlink/specs/dmsc.yaml;
+ * keep the two in step.
+ */
+#ifndef _UAPI_LINUX_DMSC_H
+#define _UAPI_LINUX_DMSC_H
+
+#include <linux/types.h>
+
+#define DMSC_GENL_NAME		"dmsc"
+#define DMSC_GENL_VERSION	1
+#define DMSC_MCGRP_EVENTS	"events"
+
+/* RoCEv2 is UDP with this destination port (IBTA annex A17). */
+#define DMSC_ROCEV2_PORT	4791
+
+#define DMSC_MAX_PATHS		8	/* weighted segment lists a tunnel */
+#define DMSC_MAX_SEGS		16	/* SIDs in one segment list */
+#define DMSC_MAX_WEIGHT		65535
+#define DMSC_QPN_MAX		0xffffff	/* BTH destination QP is 24 bits */
+
+enum dmsc_cmd {
+	DMSC_CMD_UNSPEC,
+	DMSC_CMD_INFO,		/* version, features, per-netns counters */
+	DMSC_CMD_SET,		/* per-netns settings: flow table size, ageing */
+	DMSC_CMD_TUNNEL_NEW,
+	DMSC_CMD_TUNNEL_SET,	/* change paths/weights/backup/mode/state */
+	DMSC_CMD_TUNNEL_DEL,
+	DMSC_CMD_TUNNEL_GET,	/* one by DMSC_TUNNEL_A_ID, or dump */
+	DMSC_CMD_RULE_NEW,
+	DMSC_CMD_RULE_DEL,
+	DMSC_CMD_RULE_GET,	/* dump */
+	DMSC_CMD_FLOW_GET,	/* dump */
+	DMSC_CMD_FLOW_FLUSH,
+	DMSC_CMD_EVENT,		/* multicast on "events" */
+	__DMSC_CMD_MAX
+};
+#define DMSC_CMD_MAX (__DMSC_CMD_MAX - 1)
+
+/* Feature bits in DMSC_A_FEATURES: what this module can do. */
+enum dmsc_feature {
+	DMSC_F_SRV6_ENCAP	= 1 << 0,	/* H.Encaps */
+	DMSC_F_SRV6_ENCAP_RED	= 1 << 1,	/* H.Encaps.Red */
+	DMSC_F_INNER_IPV4	= 1 << 2,
+	DMSC_F_INNER_IPV6	= 1 << 3,
+	DMSC_F_FLOW_TABLE	= 1 << 4,
+	DMSC_F_BACKUP_PATH	= 1 << 5,
+};
+
+enum dmsc_attr {
+	DMSC_A_UNSPEC,
+	DMSC_A_PAD,
+	DMSC_A_VERSION,		/* string: module version */
+	DMSC_A_FEATURES,	/* u64: enum dmsc_feature bits */
+	DMSC_A_NETNS_COOKIE,	/* u64: which namespace answered */
+	DMSC_A_STATS,		/* nest: enum dmsc_stats_attr */
+	DMSC_A_FLOW_LIMIT,	/* u32: flow table entries, 0 = no tracking */
+	DMSC_A_FLOW_TIMEOUT,	/* u32: ms of idleness before a flow ages out */
+	DMSC_A_TUNNEL,		/* nest: enum dmsc_tunnel_attr */
+	DMSC_A_RULE,		/* nest: enum dmsc_rule_attr */
+	DMSC_A_FLOW,		/* nest: enum dmsc_flow_attr */
+	DMSC_A_EVENT,		/* u32: enum dmsc_event */
+	__DMSC_A_MAX
+};
+#define DMSC_A_MAX (__DMSC_A_MAX - 1)
+
+/* Per network namespace counters, all u64 unless noted. */
+enum dmsc_stats_attr {
+	DMSC_STATS_A_UNSPEC,
+	DMSC_STATS_A_PAD,
+	DMSC_STATS_A_TUNNELS,		/* u32 */
+	DMSC_STATS_A_RULES,		/* u32 */
+	DMSC_STATS_A_FLOWS,		/* u32: flows tracked now */
+	DMSC_STATS_A_ROCE_PACKETS,	/* RoCEv2 packets the hook saw */
+	DMSC_STATS_A_ENCAP_PACKETS,	/* ... of which were encapsulated */
+	DMSC_STATS_A_ENCAP_BYTES,	/* inner bytes encapsulated */
+	DMSC_STATS_A_DROP_MTU,		/* too big once encapsulated */
+	DMSC_STATS_A_DROP_NOROUTE,	/* no route to the first segment */
+	DMSC_STATS_A_DROP_NOMEM,	/* headroom or allocation failure */
+	DMSC_STATS_A_MALFORMED,	/* UDP/4791 too short for a BTH: passed */
+	DMSC_STATS_A_FLOWS_UNTRACKED,	/* flow table full */
+	__DMSC_STATS_A_MAX
+};
+#define DMSC_STATS_A_MAX (__DMSC_STATS_A_MAX - 1)
+
+enum dmsc_tunnel_mode {
+	DMSC_MODE_ENCAP,	/* H.Encaps: SRH carries every SID */
+	DMSC_MODE_ENCAP_RED,	/* H.Encaps.Red: first SID only in DA */
+	__DMSC_MODE_MAX
+};
+#define DMSC_MODE_MAX (__DMSC_MODE_MAX - 1)
+
+enum dmsc_tunnel_active {
+	DMSC_ACTIVE_PRIMARY,	/* weighted segment lists */
+	DMSC_ACTIVE_BACKUP,	/* every flow on the backup list */
+	__DMSC_ACTIVE_MAX
+};
+#define DMSC_ACTIVE_MAX (__DMSC_ACTIVE_MAX - 1)
+
+enum dmsc_tunnel_attr {
+	DMSC_TUNNEL_A_UNSPEC,
+	DMSC_TUNNEL_A_PAD,
+	DMSC_TUNNEL_A_ID,	/* u32, not 0 */
+	DMSC_TUNNEL_A_SRC,	/* in6_addr: outer source address */
+	DMSC_TUNNEL_A_MODE,	/* u8: enum dmsc_tunnel_mode */
+	DMSC_TUNNEL_A_PATH,	/* nest, repeated 1..DMSC_MAX_PATHS times */
+	DMSC_TUNNEL_A_BACKUP,	/* nest: a path whose weight is ignored */
+	DMSC_TUNNEL_A_ACTIVE,	/* u8: enum dmsc_tunnel_active */
+	DMSC_TUNNEL_A_ADMIN_UP,	/* u8: 0 = out of service, rules skip it */
+	DMSC_TUNNEL_A_PACKETS,	/* u64, replies only */
+	DMSC_TUNNEL_A_BYTES,	/* u64, replies only */
+	DMSC_TUNNEL_A_FLOWS,	/* u32, replies only */
+	DMSC_TUNNEL_A_SWITCHES,	/* u64: primary <-> backup, replies only */
+	__DMSC_TUNNEL_A_MAX
+};
+#define DMSC_TUNNEL_A_MAX (__DMSC_TUNNEL_A_MAX - 1)
+
+enum dmsc_path_attr {
+	DMSC_PATH_A_UNSPEC,
+	DMSC_PATH_A_PAD,
+	DMSC_PATH_A_SEGS,	/* in6_addr[]: SIDs in travel order */
+	DMSC_PATH_A_WEIGHT,	/* u32: 1..DMSC_MAX_WEIGHT, default 1 */
+	DMSC_PATH_A_INDEX,	/* u32: position in the tunnel, replies only */
+	DMSC_PATH_A_PACKETS,	/* u64, replies only */
+	DMSC_PATH_A_BYTES,	/* u64, replies only */
+	DMSC_PATH_A_FLOWS,	/* u32, replies only */
+	__DMSC_PATH_A_MAX
+};
+#define DMSC_PATH_A_MAX (__DMSC_PATH_A_MAX - 1)
+
+/*
+ * A rule matches inner packets by destination prefix, optional source
+ * prefix and optional BTH destination-QP range. The most specific rule
+ * wins: longest destination prefix, then longest source prefix, then the
+ * narrowest QP range, then the rule added first. Its key (family, dst,
+ * dst_len, src, src_len, qpn range) is unique.
+ */
+enum dmsc_rule_attr {
+	DMSC_RULE_A_UNSPEC,
+	DMSC_RULE_A_PAD,
+	DMSC_RULE_A_FAMILY,	/* u8: AF_INET or AF_INET6 (inner) */
+	DMSC_RULE_A_DST,	/* 4 or 16 bytes, per family */
+	DMSC_RULE_A_DST_LEN,	/* u8 */
+	DMSC_RULE_A_SRC,	/* 4 or 16 bytes; absent = any */
+	DMSC_RULE_A_SRC_LEN,	/* u8 */
+	DMSC_RULE_A_QPN_LO,	/* u32 <= DMSC_QPN_MAX; absent = 0 */
+	DMSC_RULE_A_QPN_HI,	/* u32 <= DMSC_QPN_MAX; absent = max */
+	DMSC_RULE_A_TUNNEL,	/* u32: tunnel id */
+	DMSC_RULE_A_PACKETS,	/* u64: packets matched, replies only */
+	__DMSC_RULE_A_MAX
+};
+#define DMSC_RULE_A_MAX (__DMSC_RULE_A_MAX - 1)
+
+/* DMSC_FLOW_A_PATH of a flow carried by the backup segment list. */
+#define DMSC_FLOW_PATH_BACKUP	0xffffffff
+
+/* A flow is (inner src, inner dst, UDP source port, BTH dest QP). */
+enum dmsc_flow_attr {
+	DMSC_FLOW_A_UNSPEC,
+	DMSC_FLOW_A_PAD,
+	DMSC_FLOW_A_FAMILY,	/* u8 */
+	DMSC_FLOW_A_SRC,	/* 4 or 16 bytes */
+	DMSC_FLOW_A_DST,	/* 4 or 16 bytes */
+	DMSC_FLOW_A_SPORT,	/* u16, host order */
+	DMSC_FLOW_A_QPN,	/* u32 */
+	DMSC_FLOW_A_TUNNEL,	/* u32 */
+	DMSC_FLOW_A_PATH,	/* u32: path index or DMSC_FLOW_PATH_BACKUP */
+	DMSC_FLOW_A_PACKETS,	/* u64 */
+	DMSC_FLOW_A_BYTES,	/* u64 */
+	DMSC_FLOW_A_IDLE_MS,	/* u32: since the last packet */
+	__DMSC_FLOW_A_MAX
+};
+#define DMSC_FLOW_A_MAX (__DMSC_FLOW_A_MAX - 1)
+
+/* DMSC_A_EVENT values, sent with DMSC_CMD_EVENT on "events". */
+enum dmsc_event {
+	DMSC_EVENT_UNSPEC,
+	DMSC_EVENT_TUNNEL_BACKUP,	/* a tunnel moved to its backup */
+	DMSC_EVENT_TUNNEL_PRIMARY,	/* ... and back */
+	__DMSC_EVENT_MAX
+};
+#define DMSC_EVENT_MAX (__DMSC_EVENT_MAX - 1)
+
+#endif /* _UAPI_LINUX_DMSC_H */
