@@ -1,0 +1,108 @@
+#!/bin/busybox sh
+# /init of the dmsc test VM (PID 1, busybox sh). Built into the initramfs by
+# mkinitramfs.sh; run.sh appends a second archive with /dmsc-run/conf (NONCE,
+# OUTDIR, INTERACTIVE) and /dmsc-run/cmd.sh (environment, cd, exec COMMAND).
+#
+# It loads the 9p modules, mounts the host root read-only at /newroot, gives
+# it fresh writable /tmp and /run and the kernel filesystems, runs cmd.sh in a
+# chroot there, prints "DMSC_VM_EXIT=<rc>:<taint>:<nonce>" and powers off.
+# PID 1 must never exit (the kernel would panic), hence no "set -e": every
+# failure goes through fail(), which powers off without the marker.
+
+/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+
+mount -t devtmpfs devtmpfs /dev
+# The initramfs has no /dev/console node, so the kernel could not give us a
+# console: take it from devtmpfs.
+exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+
+off() {
+	sync
+	poweroff -f
+	# Not reached unless poweroff failed; -no-reboot makes this exit QEMU too.
+	echo b >/proc/sysrq-trigger
+	sleep 1000
+}
+
+fail() {
+	echo "dmsc-vm: init: $*"
+	dmesg | tail -n 20
+	off
+}
+
+NONCE=
+OUTDIR=
+INTERACTIVE=0
+[ -r /dmsc-run/conf ] || fail "no /dmsc-run/conf: run this initramfs through tools/vm/run.sh"
+. /dmsc-run/conf
+
+while read -r m; do
+	insmod "/modules/$m.ko" || fail "insmod $m failed"
+done </modules/load
+
+# 512 KiB is the largest msize the virtio transport takes on 6.1; big messages
+# cut the number of round trips through QEMU for reads of binaries and data.
+P9OPTS=trans=virtio,version=9p2000.L,msize=512000
+
+# The virtio device may still be probing: retry briefly.
+i=0
+until mount -t 9p -o "$P9OPTS,ro,cache=loose" hostroot /newroot 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 50 ] || fail "cannot mount the host root (9p tag hostroot)"
+	sleep 0.1
+done
+
+R=/newroot
+# Writable, empty places over the read-only host tree. /var/run is a symlink
+# to /run on Debian, so "ip netns add" finds /var/run/netns writable.
+mount -t tmpfs -o mode=0755 tmpfs $R/run || fail "mount /run"
+mount -t tmpfs -o mode=1777 tmpfs $R/tmp || fail "mount /tmp"
+mount -t proc proc $R/proc || fail "mount /proc"
+mount -t sysfs sysfs $R/sys || fail "mount /sys"
+mount -t devtmpfs devtmpfs $R/dev || fail "mount /dev"
+mkdir -p $R/dev/pts $R/dev/shm
+mount -t devpts -o newinstance,ptmxmode=0666 devpts $R/dev/pts
+mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm
+# Cheap and wanted by tc/bpftool, tracing and cgroup-aware tools; not fatal.
+mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
+mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
+
+if [ -n "$OUTDIR" ]; then
+	# After /tmp: an OUTDIR under /tmp must land on top of the guest's tmpfs.
+	# cache=none: every write reaches the host before write() returns, so
+	# nothing is lost by the forced power-off.
+	mkdir -p "$R$OUTDIR" || fail "mkdir $OUTDIR"
+	mount -t 9p -o "$P9OPTS,cache=none" hostout "$R$OUTDIR" ||
+		fail "cannot mount $OUTDIR (9p tag hostout)"
+fi
+
+hostname dmsc-vm
+ip link set lo up
+
+mkdir -p $R/run/dmsc-vm
+cp /dmsc-run/cmd.sh $R/run/dmsc-vm/cmd.sh
+
+# env -i: the command sees only what cmd.sh exports, not the kernel's
+# leftovers (HOME=/, TERM=linux, BOOT_IMAGE...). The host's /bin/sh runs it.
+if [ "$INTERACTIVE" = 1 ]; then
+	env -i chroot $R /bin/sh /run/dmsc-vm/cmd.sh
+else
+	env -i chroot $R /bin/sh /run/dmsc-vm/cmd.sh </dev/null
+fi
+rc=$?
+
+taint=$(cat /proc/sys/kernel/tainted)
+# D (oops, 128), W (warning, 512), L (soft lockup, 16384): show why, since the
+# console is quiet by default.
+if [ $((taint & (128 | 512 | 16384))) -ne 0 ]; then
+	echo "dmsc-vm: kernel oops/warning (tainted=$taint); kernel log:"
+	dmesg | tail -n 80
+fi
+echo "DMSC_VM_EXIT=$rc:$taint:$NONCE"
+off

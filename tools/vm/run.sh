@@ -1,0 +1,255 @@
+#!/bin/bash
+# Run a command as root inside a QEMU VM booting a Debian kernel, with the
+# host root shared read-only over 9p, and return the command's exit status.
+#
+# usage: run.sh [options] -- COMMAND [ARGS...]
+#        run.sh -l
+#
+#   -k KVER     kernel: full KVER or a prefix (6.1, 6.12); default: newest 6.1
+#   -m MEM_MB   guest memory (default 1024)
+#   -c CPUS     guest CPUs (default 2)
+#   -t SECS     kill the VM and fail after SECS seconds (default 600)
+#   -o OUTDIR   share OUTDIR writable, mounted in the guest at the same path
+#   -e VAR[=VAL] pass VAR to the command (DMSC_* are always passed)
+#   -d          show the kernel log on the console (loglevel 7)
+#   -s          strict: fail (rc 126) if the guest kernel oopsed or warned
+#   -i          interactive: the console's input is the command's stdin
+#               (QEMU monitor: Ctrl-A c, quit: Ctrl-A x)
+#   -a ACCEL    tcg (default) or kvm; also DMSC_VM_ACCEL
+#   -l          list the kernels we test on and exit
+#   -h          this help
+#
+# The command runs in the guest in the host's current directory, with
+# PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin,
+# HOME=/tmp, TERM=dumb; /tmp, /run, /dev/shm are fresh tmpfs (host /tmp is
+# hidden). Exit status: the command's; 124 on timeout; 125 if the VM failed
+# (no exit marker: panic, setup error); 126 in strict mode on oops/warning;
+# 2 on usage errors.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+usage() {
+	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "$0"
+}
+die() {
+	echo "run.sh: $*" >&2
+	exit 125
+}
+bad_usage() {
+	echo "run.sh: $*" >&2
+	usage >&2
+	exit 2
+}
+
+kspec=
+mem=1024
+cpus=2
+timeout_s=600
+outdir=
+debug=0
+strict=0
+interactive=0
+accel=${DMSC_VM_ACCEL:-tcg}
+extra_env=()
+
+while getopts ":k:m:c:t:o:e:dsia:lh" opt; do
+	case $opt in
+	k) kspec=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	t) timeout_s=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	e) extra_env+=("$OPTARG") ;;
+	d) debug=1 ;;
+	s) strict=1 ;;
+	i) interactive=1 ;;
+	a) accel=$OPTARG ;;
+	l) exec "$here/kernels.sh" ;;
+	h) usage; exit 0 ;;
+	:) bad_usage "-$OPTARG needs an argument" ;;
+	*) bad_usage "unknown option -$OPTARG" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" != -- ] || shift
+[ $# -gt 0 ] || bad_usage "no command"
+
+for v in "$mem" "$cpus" "$timeout_s"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || bad_usage "not a positive number: $v"
+done
+case $accel in
+tcg | kvm) ;;
+*) bad_usage "unknown accelerator: $accel" ;;
+esac
+
+if [ -n "$kspec" ]; then
+	kver=$("$here/kernels.sh" -r "$kspec") || exit 125
+else
+	kver=$("$here/kernels.sh" -d) || exit 125
+fi
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || die "cannot read $kernel"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+
+if [ -n "$outdir" ]; then
+	mkdir -p "$outdir"
+	outdir=$(cd "$outdir" && pwd -P)
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmsc-vm.XXXXXX")
+qpid=
+fpid=
+cleanup() {
+	# Kill QEMU (through timeout(1), which passes the signal on) if we are
+	# interrupted, then drop the temporary files.
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	[ -z "$fpid" ] || kill "$fpid" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- initramfs: cached per kernel, rebuilt when its inputs change ----------
+cache=${DMSC_VM_CACHE:-$top/build/vm}
+key=$( {
+	cat "$here/mkinitramfs.sh" "$here/init.sh"
+	stat -Lc '%n %s %Y' "/lib/modules/$kver/modules.dep" /bin/busybox
+} | sha256sum | cut -c1-16)
+base=$cache/initramfs-$kver-$key.cpio
+if [ ! -s "$base" ]; then
+	"$here/mkinitramfs.sh" "$kver" "$base" || die "initramfs build failed"
+	# Drop stale builds for this kernel.
+	for f in "$cache/initramfs-$kver-"*.cpio; do
+		[ "$f" = "$base" ] || rm -f "$f"
+	done
+fi
+
+# --- per-run archive: configuration and the command, appended to the base --
+# Quote for the guest's sh (dash or busybox): single quotes, ' as '\''.
+q() {
+	local s=${1//\'/\'\\\'\'}
+	printf "'%s'" "$s"
+}
+nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+mkdir -p "$tmp/run/dmsc-run"
+{
+	echo "NONCE=$nonce"
+	echo "OUTDIR=$(q "$outdir")"
+	echo "INTERACTIVE=$interactive"
+} >"$tmp/run/dmsc-run/conf"
+{
+	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	echo "export HOME=/tmp USER=root LOGNAME=root SHELL=/bin/sh TERM=dumb LANG=C.UTF-8"
+	echo "export DMSC_VM=1 DMSC_VM_KVER=$(q "$kver")"
+	while IFS= read -r name; do
+		echo "export $name=$(q "${!name}")"
+	done < <(compgen -e | grep '^DMSC_' | grep -v '^DMSC_VM_\(ACCEL\|CACHE\)$' || true)
+	for e in ${extra_env[@]+"${extra_env[@]}"}; do
+		name=${e%%=*}
+		[[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || bad_usage "bad variable name: $name"
+		if [ "$name" = "$e" ]; then
+			[ -n "${!name+x}" ] || continue
+			echo "export $name=$(q "${!name}")"
+		else
+			echo "export $name=$(q "${e#*=}")"
+		fi
+	done
+	echo "cd $(q "$PWD") || { echo \"dmsc-vm: $(q "$PWD") is not visible in the VM\" >&2; exit 125; }"
+	printf 'exec'
+	for a in "$@"; do
+		printf ' %s' "$(q "$a")"
+	done
+	echo
+} >"$tmp/run/dmsc-run/cmd.sh"
+(cd "$tmp/run" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet) >"$tmp/run.cpio"
+cat "$base" "$tmp/run.cpio" >"$tmp/initrd"
+
+# --- QEMU -------------------------------------------------------------------
+if [ "$debug" = 1 ]; then
+	loglevel=7
+else
+	# 2: only panics and oopses (EMERG, ALERT) reach the console.
+	loglevel=2
+fi
+# panic=-1 + -no-reboot: a panic ends QEMU at once instead of waiting for
+# the timeout. No EFI, so Debian's lockdown-in-secure-boot never triggers and
+# unsigned out-of-tree modules load (with a taint); sig_enforce=0 to be sure.
+append="console=ttyS0 loglevel=$loglevel panic=-1 oops=continue module.sig_enforce=0"
+append+=" mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nokbd"
+
+if [ "$accel" = kvm ]; then
+	accel_args=(-accel kvm -cpu host)
+else
+	accel_args=(-accel tcg,thread=multi -cpu max)
+fi
+
+if [ "$interactive" = 1 ]; then
+	console=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$tmp/console.log"
+		-serial chardev:con -mon chardev=con,mode=readline)
+else
+	console=(-chardev "stdio,id=con,signal=off,logfile=$tmp/console.log"
+		-serial chardev:con)
+fi
+
+qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
+	"${accel_args[@]}" -machine pc -smp "$cpus" -m "$mem"
+	-kernel "$kernel" -initrd "$tmp/initrd" -append "$append"
+	"${console[@]}"
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
+if [ -n "$outdir" ]; then
+	qemu+=(-fsdev "local,id=hostout,path=$outdir,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=hostout,mount_tag=hostout)
+fi
+
+marker="DMSC_VM_EXIT=[0-9]*:[0-9]*:$nonce"
+set +e
+if [ "$interactive" = 1 ]; then
+	timeout -k 5 "$timeout_s" "${qemu[@]}"
+	qrc=$?
+else
+	# Console to stdout without CRs and without our marker line; sed -u so
+	# output streams line by line.
+	mkfifo "$tmp/console"
+	# The power-off message is KERN_EMERG: hide it unless -d.
+	quiet_re='^\[ *[0-9.]*\] reboot: Power down$'
+	[ "$debug" = 0 ] || quiet_re="^$marker$"
+	sed -u -e 's/\r$//' -e "/^$marker\$/d" -e "s/$marker\$//" -e "/$quiet_re/d" <"$tmp/console" &
+	fpid=$!
+	timeout -k 5 "$timeout_s" "${qemu[@]}" </dev/null >"$tmp/console" &
+	qpid=$!
+	wait "$qpid"
+	qrc=$?
+	qpid=
+	wait "$fpid"
+	fpid=
+fi
+set -e
+
+res=$(grep -ao "$marker" "$tmp/console.log" 2>/dev/null | tail -n 1 || true)
+if [ -z "$res" ]; then
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		echo "run.sh: timeout: the VM ($kver) did not finish within ${timeout_s}s" >&2
+		exit 124
+	fi
+	if grep -aq 'Kernel panic' "$tmp/console.log" 2>/dev/null; then
+		echo "run.sh: the guest kernel ($kver) panicked" >&2
+	else
+		echo "run.sh: the VM ($kver) ended without an exit status (qemu rc $qrc); rerun with -d to see the kernel log" >&2
+	fi
+	exit 125
+fi
+res=${res#DMSC_VM_EXIT=}
+rc=${res%%:*}
+taint=${res#*:}
+taint=${taint%%:*}
+if [ $((taint & (128 | 512 | 16384))) -ne 0 ]; then
+	echo "run.sh: warning: the guest kernel ($kver) oopsed or warned (tainted=$taint)" >&2
+	if [ "$strict" = 1 ] && [ "$rc" = 0 ]; then
+		rc=126
+	fi
+fi
+exit "$rc"
