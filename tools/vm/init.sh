@@ -4,10 +4,10 @@
 # OUTDIR, INTERACTIVE) and /dmsc-run/cmd.sh (environment, cd, exec COMMAND).
 #
 # It loads the 9p modules, mounts the host root read-only at /newroot, gives
-# it fresh writable /tmp and /run and the kernel filesystems, runs cmd.sh in a
-# chroot there, prints "DMSC_VM_EXIT=<rc>:<taint>:<nonce>" and powers off.
+# it fresh writable /tmp and /run and the kernel filesystems, and switches to
+# it, running stage2.sh as PID 1 there.
 # PID 1 must never exit (the kernel would panic), hence no "set -e": every
-# failure goes through fail(), which powers off without the marker.
+# failure goes through fail(), which powers off without the exit marker.
 
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
@@ -71,6 +71,7 @@ mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm
 mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+mount -t securityfs securityfs $R/sys/kernel/security 2>/dev/null
 mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
 
 if [ -n "$OUTDIR" ]; then
@@ -85,24 +86,12 @@ fi
 hostname dmsc-vm
 ip link set lo up
 
-mkdir -p $R/run/dmsc-vm
-cp /dmsc-run/cmd.sh $R/run/dmsc-vm/cmd.sh
-
-# env -i: the command sees only what cmd.sh exports, not the kernel's
-# leftovers (HOME=/, TERM=linux, BOOT_IMAGE...). The host's /bin/sh runs it.
-if [ "$INTERACTIVE" = 1 ]; then
-	env -i chroot $R /bin/sh /run/dmsc-vm/cmd.sh
-else
-	env -i chroot $R /bin/sh /run/dmsc-vm/cmd.sh </dev/null
-fi
-rc=$?
-
-taint=$(cat /proc/sys/kernel/tainted)
-# D (oops, 128), W (warning, 512), L (soft lockup, 16384): show why, since the
-# console is quiet by default.
-if [ $((taint & (128 | 512 | 16384))) -ne 0 ]; then
-	echo "dmsc-vm: kernel oops/warning (tainted=$taint); kernel log:"
-	dmesg | tail -n 80
-fi
-echo "DMSC_VM_EXIT=$rc:$taint:$NONCE"
-off
+# Become the host root for real (switch_root, not a chrooted child): the
+# kernel's own helpers (request_module -> /sbin/modprobe, firmware loading)
+# resolve paths in PID 1's root, which must have the host's /lib/modules.
+# Stage 2 runs from tmpfs with our busybox, so it does not depend on the host.
+S=$R/run/dmsc-vm
+mkdir -p $S
+cp /bin/busybox /stage2.sh /dmsc-run/cmd.sh $S/ || fail "cannot set up stage 2"
+exec switch_root $R /run/dmsc-vm/busybox sh /run/dmsc-vm/stage2.sh "$NONCE" "$INTERACTIVE"
+fail "switch_root failed"

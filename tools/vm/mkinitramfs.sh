@@ -82,6 +82,7 @@ done
 mkdir -p "$stage"/{bin,dev,proc,sys,newroot,modules}
 cp "$BUSYBOX" "$stage/bin/busybox"
 cp "$here/init.sh" "$stage/init"
+cp "$here/stage2.sh" "$stage/stage2.sh"
 chmod 755 "$stage/init" "$stage/bin/busybox"
 
 for n in "${order[@]}"; do

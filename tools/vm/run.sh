@@ -115,7 +115,7 @@ trap 'exit 143' TERM
 # --- initramfs: cached per kernel, rebuilt when its inputs change ----------
 cache=${DMSC_VM_CACHE:-$top/build/vm}
 key=$( {
-	cat "$here/mkinitramfs.sh" "$here/init.sh"
+	cat "$here/mkinitramfs.sh" "$here/init.sh" "$here/stage2.sh"
 	stat -Lc '%n %s %Y' "/lib/modules/$kver/modules.dep" /bin/busybox
 } | sha256sum | cut -c1-16)
 base=$cache/initramfs-$kver-$key.cpio
