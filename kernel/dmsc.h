@@ -41,10 +41,7 @@ struct dmsc_stats {
 };
 
 #define DMSC_FLOW_LIMIT_DEFAULT		65536
-#define DMSC_FLOW_LIMIT_MAX		(1U << 20)
 #define DMSC_FLOW_TIMEOUT_DEFAULT	30000	/* ms */
-#define DMSC_FLOW_TIMEOUT_MIN		100
-#define DMSC_FLOW_TIMEOUT_MAX		3600000
 
 struct dmsc_net {
 	struct net *net;

@@ -31,6 +31,9 @@
 #define DMSC_MAX_SEGS		16	/* SIDs in one segment list */
 #define DMSC_MAX_WEIGHT		65535
 #define DMSC_QPN_MAX		0xffffff	/* BTH destination QP is 24 bits */
+#define DMSC_FLOW_LIMIT_MAX	(1U << 20)	/* DMSC_A_FLOW_LIMIT */
+#define DMSC_FLOW_TIMEOUT_MIN	100		/* DMSC_A_FLOW_TIMEOUT, ms */
+#define DMSC_FLOW_TIMEOUT_MAX	3600000
 
 enum dmsc_cmd {
 	DMSC_CMD_UNSPEC,

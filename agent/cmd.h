@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The object commands of the dmsc CLI; each returns the exit code. */
+#ifndef DMSC_CMD_H
+#define DMSC_CMD_H
+
+#include <stdbool.h>
+
+#include "nl.h"
+
+struct cli {
+	bool json;
+	bool stats;
+	struct dmsc_nl nl;
+	bool nl_open;
+};
+
+/* Open the netlink socket on first use; prints the error itself. */
+int cli_nl(struct cli *cli);
+
+int cmd_info(struct cli *cli, int argc, char **argv);
+int cmd_set(struct cli *cli, int argc, char **argv);
+int cmd_tunnel(struct cli *cli, int argc, char **argv);
+int cmd_rule(struct cli *cli, int argc, char **argv);
+int cmd_flow(struct cli *cli, int argc, char **argv);
+int cmd_monitor(struct cli *cli, int argc, char **argv);
+
+/* "dmsc: OBJECT: what is wrong" and the exit code of a usage error. */
+int usage_error(const char *object, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* DMSC_CMD_H */
