@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * admit.c - admission control, priority and preemption, elastic bandwidth,
+ * and the incremental re-solves (link failure, bandwidth change).
+ *
+ * Routing minimises the max utilisation; if even the best routing puts a
+ * link over capacity, someone must give way.  On the most loaded link we
+ * rank what crosses it: worse priority first (a request by its setup
+ * priority, an established demand or reservation by its hold priority),
+ * at equal priority a request before an established demand (requests never
+ * preempt equals), elastic demands shrink towards their minimum before
+ * anyone is dropped, then the larger flow first (fewest victims).  An
+ * established demand only ranks ahead of a request whose setup priority is
+ * strictly better than its hold priority, which is exactly the RSVP-TE
+ * preemption rule.  Then we re-route and look again.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpte_int.h"
+
+void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	free(s->reason);
+	s->reason = mpte_xstrdup(buf);
+}
+
+void mpte_append_id(char **list, const char *id)
+{
+	size_t n = *list ? strlen(*list) : 0;
+
+	*list = mpte_xrealloc(*list, n + strlen(id) + 2);
+	if (n)
+		(*list)[n++] = ',';
+	strcpy(*list + n, id);
+}
+
+static void node_set_str(const struct mpte_topology *t, const int *v, int n,
+			 char *buf, size_t len)
+{
+	size_t o = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < n && o + 1 < len; i++)
+		o += snprintf(buf + o, len - o, "%s%s", i ? "," : "",
+			      t->nodes[v[i]].name);
+}
+
+static int reachable(struct mpte_ctx *ctx, const struct mpte_demand *d,
+		     const struct mpte_filter *f, const double *w,
+		     double *dist)
+{
+	int j, ok = 0;
+
+	mpte_dijkstra(ctx->t, &ctx->sp2, d->ingress, d->ningress, w, f,
+		      d->egress, d->negress);
+	*dist = HUGE_VAL_D;
+	for (j = 0; j < d->negress; j++)
+		if (ctx->sp2.dist[d->egress[j]] < *dist) {
+			*dist = ctx->sp2.dist[d->egress[j]];
+			ok = 1;
+		}
+	return ok;
+}
+
+/* Is there any path meeting the demand's constraints?  If not, say why. */
+static int feasible(struct mpte_ctx *ctx, int di)
+{
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	struct mpte_dstate *s = &ctx->st[di];
+	struct mpte_filter f;
+	char in[256], out[256];
+	double dist, *w;
+	int a, any_failed = 0, ok;
+
+	for (a = 0; a < ctx->t->narcs; a++)
+		any_failed |= ctx->failed[a];
+	node_set_str(ctx->t, d->ingress, d->ningress, in, sizeof(in));
+	node_set_str(ctx->t, d->egress, d->negress, out, sizeof(out));
+	memset(&f, 0, sizeof(f));
+	f.failed = ctx->failed;
+	if (!reachable(ctx, d, &f, NULL, &dist)) {
+		mpte_set_reason(s, "no path from %s to %s in the topology%s",
+				in, out, any_failed ? " after link failures" : "");
+		return 0;
+	}
+	mpte_filter_for(ctx, d, &f);
+	if (!reachable(ctx, d, &f, NULL, &dist)) {
+		mpte_set_reason(s, "no path from %s to %s meets the colour constraints (include_any 0x%x, include_all 0x%x, exclude_any 0x%x)",
+				in, out, d->include_any, d->include_all,
+				d->exclude_any);
+		return 0;
+	}
+	if (d->max_delay > 0) {
+		w = mpte_xcalloc(ctx->t->narcs, sizeof(double));
+		for (a = 0; a < ctx->t->narcs; a++)
+			w[a] = ctx->t->arcs[a].delay;
+		ok = reachable(ctx, d, &f, w, &dist);
+		free(w);
+		if (!ok || dist > d->max_delay + MPTE_EPS) {
+			mpte_set_reason(s, "no path from %s to %s within max_delay %g (the least delay is %g)",
+					in, out, d->max_delay, dist);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+struct victim {
+	int demand;		/* -1: a background reservation */
+	int prio;
+	int is_new;
+	int shrinkable;
+	double flow;		/* on the overloaded arc */
+};
+
+static int cmp_victim(const void *x, const void *y)
+{
+	const struct victim *a = x, *b = y;
+
+	if (a->prio != b->prio)
+		return b->prio - a->prio;	/* worse (larger) first */
+	if (a->is_new != b->is_new)
+		return b->is_new - a->is_new;
+	if (a->shrinkable != b->shrinkable)
+		return b->shrinkable - a->shrinkable;
+	if (a->flow != b->flow)
+		return a->flow < b->flow ? 1 : -1;
+	return a->demand - b->demand;
+}
+
+static double flow_on_arc(const struct mpte_dstate *s, int arc)
+{
+	double f = 0;
+	int p, i;
+
+	for (p = 0; p < s->npaths; p++)
+		for (i = 0; i < s->paths[p].len; i++)
+			if (s->paths[p].arcs[i] == arc)
+				f += s->paths[p].flow;
+	return f;
+}
+
+static void record_preempt_bg(struct mpte_ctx *ctx, int arc, int prio,
+			      double bw)
+{
+	ctx->bgp = mpte_xrealloc(ctx->bgp, (ctx->nbgp + 1) * sizeof(*ctx->bgp));
+	ctx->bgp[ctx->nbgp].arc = arc;
+	ctx->bgp[ctx->nbgp].priority = prio;
+	ctx->bgp[ctx->nbgp].bandwidth = bw;
+	ctx->nbgp++;
+}
+
+/* Take a demand out: rejected if it was a request, preempted otherwise. */
+static void push_out(struct mpte_ctx *ctx, int di, int arc,
+		     const char *by, char **preempted)
+{
+	struct mpte_dstate *s = &ctx->st[di];
+	const struct mpte_arc *a = &ctx->t->arcs[arc];
+
+	mpte_drop_paths(ctx, di);
+	s->active = 0;
+	s->touched = 1;
+	if (s->is_new) {
+		s->status = MPTE_REJECTED;
+		mpte_set_reason(s, "insufficient capacity: link %s (%g) cannot carry it at setup priority %d",
+				a->name, a->capacity, ctx->ds->d[di].setup);
+	} else {
+		s->status = MPTE_PREEMPTED;
+		if (by) {
+			mpte_set_reason(s, "preempted on link %s by setup priority better than hold priority %d",
+					a->name, ctx->ds->d[di].hold);
+			free(s->preempted_by);
+			s->preempted_by = mpte_xstrdup(by);
+		} else {
+			mpte_set_reason(s, "capacity lost on link %s; hold priority %d is the lowest there",
+					a->name, ctx->ds->d[di].hold);
+		}
+		if (preempted)
+			mpte_append_id(preempted, ctx->ds->d[di].id);
+	}
+}
+
+/*
+ * One round on the most loaded arc: choose victims until the excess is
+ * covered.  Returns 1 if something changed.
+ */
+static int relieve_arc(struct mpte_ctx *ctx, int arc, char **preempted)
+{
+	const struct mpte_topology *t = ctx->t;
+	double excess = ctx->background[arc] + ctx->load[arc] -
+			t->arcs[arc].capacity;
+	struct victim *v;
+	int nv = 0, di, q, k, changed = 0;
+
+	v = mpte_xcalloc(ctx->ds->n + MPTE_PRIORITIES, sizeof(*v));
+	for (di = 0; di < ctx->ds->n; di++) {
+		const struct mpte_dstate *s = &ctx->st[di];
+		const struct mpte_demand *d = &ctx->ds->d[di];
+		double f;
+
+		if (s->status != MPTE_ADMITTED)
+			continue;
+		f = flow_on_arc(s, arc);
+		if (f <= 0)
+			continue;
+		v[nv].demand = di;
+		v[nv].is_new = s->is_new;
+		v[nv].prio = s->is_new ? d->setup : d->hold;
+		v[nv].shrinkable = d->elastic && s->admitted > d->bw_min + MPTE_EPS;
+		v[nv].flow = f;
+		nv++;
+	}
+	for (q = 0; q < MPTE_PRIORITIES; q++) {
+		double b = ctx->bg_prio[arc * MPTE_PRIORITIES + q];
+
+		if (b <= 0)
+			continue;
+		v[nv].demand = -1;
+		v[nv].prio = q;
+		v[nv].flow = b;
+		nv++;
+	}
+	qsort(v, nv, sizeof(*v), cmp_victim);
+
+	for (k = 0; k < nv && excess > MPTE_EPS * t->arcs[arc].capacity; k++) {
+		char *by = NULL;
+		int j;
+
+		if (!v[k].is_new) {
+			/* who may preempt it: requests here with better setup */
+			for (j = 0; j < nv; j++)
+				if (v[j].demand >= 0 && v[j].is_new &&
+				    v[j].prio < v[k].prio)
+					mpte_append_id(&by,
+						       ctx->ds->d[v[j].demand].id);
+		}
+		if (v[k].demand < 0) {
+			double take = v[k].flow < excess ? v[k].flow : excess;
+
+			if (!by) {
+				/* nothing here outranks it: reservations that
+				 * predate us are not ours to move */
+				continue;
+			}
+			ctx->bg_prio[arc * MPTE_PRIORITIES + v[k].prio] -= take;
+			record_preempt_bg(ctx, arc, v[k].prio, take);
+			excess -= take;
+			changed = 1;
+			free(by);
+			mpte_recompute_loads(ctx);
+			continue;
+		}
+		di = v[k].demand;
+		if (v[k].shrinkable) {
+			struct mpte_dstate *s = &ctx->st[di];
+			double min = ctx->ds->d[di].bw_min;
+			double nb = s->admitted * (1 - excess / v[k].flow);
+
+			if (nb < min)
+				nb = min;
+			excess -= v[k].flow * (1 - nb / s->admitted);
+			mpte_path_set_flow(ctx, di, nb / s->admitted);
+			s->admitted = nb;
+			s->touched = 1;
+			changed = 1;
+			if (excess > MPTE_EPS * t->arcs[arc].capacity &&
+			    nb <= min + MPTE_EPS) {
+				free(by);
+				continue;	/* at its floor; next victim */
+			}
+			free(by);
+			continue;
+		}
+		excess -= v[k].flow;
+		push_out(ctx, di, arc, by, preempted);
+		changed = 1;
+		free(by);
+	}
+	free(v);
+	return changed;
+}
+
+static double admitted_lb_tolerance(const struct mpte_ctx *ctx)
+{
+	double lb = ctx->lower_bound;
+
+	if (lb <= 0 || lb >= 1)
+		return ctx->opt.tolerance;
+	/* reaching U <= 1 is provably possible: aim just below 1 */
+	return (1 / lb - 1) * 0.5;
+}
+
+/* Until nothing is over capacity: optimise harder, then push out. */
+static void resolve_overload(struct mpte_ctx *ctx, char **preempted)
+{
+	int rounds = 0, tried_harder = 0;
+
+	while (rounds++ < 4 * ctx->ds->n + 16) {
+		int arc;
+		double u = mpte_current_max_util(ctx, &arc);
+
+		if (u <= 1 + 1e-9 || arc < 0)
+			return;
+		if (!tried_harder && ctx->lower_bound > 0 &&
+		    ctx->lower_bound < 1) {
+			struct mpte_options save = ctx->opt;
+
+			tried_harder = 1;
+			ctx->opt.tolerance = admitted_lb_tolerance(ctx);
+			ctx->opt.max_iterations = ctx->iterations +
+						  save.max_iterations;
+			mpte_optimise(ctx);
+			ctx->opt = save;
+			continue;
+		}
+		if (!relieve_arc(ctx, arc, preempted))
+			return;		/* nothing movable: report as is */
+		mpte_optimise(ctx);
+	}
+}
+
+/*
+ * Requests pushed out early may fit once the rest has been re-routed:
+ * offer them again, best priority first, each moved alone.
+ */
+static void readmit(struct mpte_ctx *ctx)
+{
+	int di, tries = 0, prio;
+
+	for (prio = 0; prio < MPTE_PRIORITIES; prio++)
+		for (di = 0; di < ctx->ds->n && tries < 64; di++) {
+			struct mpte_dstate *s = &ctx->st[di];
+			int k;
+
+			if (s->status != MPTE_REJECTED || !s->touched ||
+			    ctx->ds->d[di].setup != prio)
+				continue;
+			tries++;
+			for (k = 0; k < ctx->ds->n; k++)
+				ctx->st[k].active = 0;
+			s->status = MPTE_ADMITTED;
+			s->admitted = ctx->ds->d[di].elastic ?
+				      ctx->ds->d[di].bw_min : s->requested;
+			s->active = 1;
+			mpte_optimise(ctx);
+			if (mpte_current_max_util(ctx, NULL) <= 1 + 1e-9) {
+				free(s->reason);
+				s->reason = NULL;
+				continue;
+			}
+			mpte_drop_paths(ctx, di);
+			s->status = MPTE_REJECTED;
+			s->active = 0;
+		}
+}
+
+int mpte_admit(struct mpte_ctx *ctx)
+{
+	int di, nrej = 0;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+
+		mpte_drop_paths(ctx, di);
+		s->touched = 0;
+		if (!feasible(ctx, di)) {
+			s->status = MPTE_REJECTED;
+			s->active = 0;
+			nrej++;
+			continue;
+		}
+		s->status = MPTE_ADMITTED;
+		s->admitted = s->requested;
+		s->active = 1;
+	}
+	mpte_optimise(ctx);
+	if (!ctx->opt.admission)
+		return 0;
+	resolve_overload(ctx, NULL);
+	readmit(ctx);
+	for (di = 0; di < ctx->ds->n; di++)
+		ctx->st[di].active = ctx->st[di].status == MPTE_ADMITTED;
+	ctx->max_util = mpte_current_max_util(ctx, NULL);
+	return 0;
+}
+
+/* Make the admitted demands crossing overloaded arcs movable too. */
+static int widen(struct mpte_ctx *ctx)
+{
+	const struct mpte_topology *t = ctx->t;
+	unsigned char *hot = mpte_xcalloc(t->narcs, 1);
+	int a, di, p, i, n = 0, any = 0;
+
+	for (a = 0; a < t->narcs; a++)
+		if (!ctx->failed[a] &&
+		    ctx->background[a] + ctx->load[a] >
+		    t->arcs[a].capacity * (1 + 1e-9))
+			hot[a] = any = 1;
+	for (di = 0; any && di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+
+		if (s->status != MPTE_ADMITTED || s->active)
+			continue;
+		for (p = 0; p < s->npaths && !s->active; p++)
+			for (i = 0; i < s->paths[p].len; i++)
+				if (hot[s->paths[p].arcs[i]]) {
+					s->active = s->touched = 1;
+					n++;
+					break;
+				}
+	}
+	free(hot);
+	return n;
+}
+
+static void begin_event(struct mpte_ctx *ctx)
+{
+	int di;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		ctx->st[di].active = 0;
+		ctx->st[di].touched = 0;
+		ctx->st[di].is_new = 0;
+	}
+}
+
+static void end_event(struct mpte_ctx *ctx, const char *what,
+		      char *preempted, const unsigned char *extra)
+{
+	unsigned char *which = mpte_xcalloc(ctx->ds->n, 1);
+	struct mpte_event *ev;
+	int di;
+
+	if (mpte_current_max_util(ctx, NULL) > 1 + 1e-9) {
+		for (di = 0; di < ctx->ds->n; di++)
+			if (ctx->st[di].touched &&
+			    ctx->st[di].status == MPTE_ADMITTED)
+				ctx->st[di].active = 1;
+		if (widen(ctx))
+			mpte_optimise(ctx);
+		resolve_overload(ctx, &preempted);
+	}
+	ctx->events = mpte_xrealloc(ctx->events,
+				    (ctx->nevents + 1) * sizeof(*ctx->events));
+	ev = &ctx->events[ctx->nevents++];
+	memset(ev, 0, sizeof(*ev));
+	ev->what = mpte_xstrdup(what);
+	for (di = 0; di < ctx->ds->n; di++) {
+		if (ctx->st[di].touched || (extra && extra[di]))
+			which[di] = 1;
+		if (ctx->st[di].touched)
+			mpte_append_id(&ev->touched, ctx->ds->d[di].id);
+	}
+	ev->preempted = preempted;
+	mpte_finish(ctx, which);
+	ev->max_utilisation = ctx->max_util;
+	for (di = 0; di < ctx->ds->n; di++)
+		ctx->st[di].active = 0;
+	free(which);
+}
+
+int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
+		   size_t errlen)
+{
+	const struct mpte_topology *t = ctx->t;
+	unsigned char *backup_hit;
+	char what[256];
+	int l = mpte_link_lookup(t, id), k, di, p, i, j;
+
+	if (l < 0) {
+		snprintf(err, errlen, "unknown link \"%s\"", id);
+		return -1;
+	}
+	begin_event(ctx);
+	for (k = 0; k < 2; k++)
+		if (t->links[l].arc[k] >= 0)
+			ctx->failed[t->links[l].arc[k]] = 1;
+	backup_hit = mpte_xcalloc(ctx->ds->n, 1);
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+		int hit = 0;
+
+		for (i = 0; i < s->backup.len; i++)
+			if (ctx->failed[s->backup.arcs[i]])
+				backup_hit[di] = 1;
+		if (s->status != MPTE_ADMITTED)
+			continue;
+		for (p = 0; p < s->npaths && !hit; p++)
+			for (j = 0; j < s->paths[p].len; j++)
+				if (ctx->failed[s->paths[p].arcs[j]])
+					hit = 1;
+		if (!hit)
+			continue;
+		s->touched = 1;
+		mpte_drop_paths(ctx, di);
+		if (!feasible(ctx, di)) {
+			s->status = MPTE_REJECTED;
+			continue;
+		}
+		s->active = 1;
+	}
+	mpte_recompute_loads(ctx);
+	mpte_optimise(ctx);
+	snprintf(what, sizeof(what), "link-failure %s", t->links[l].id);
+	end_event(ctx, what, NULL, backup_hit);
+	free(backup_hit);
+	return 0;
+}
+
+int mpte_set_bandwidth(struct mpte_ctx *ctx, const char *id, double bw,
+		       char *err, size_t errlen)
+{
+	int di = mpte_demand_index(ctx, id);
+	const struct mpte_demand *d;
+	struct mpte_dstate *s;
+	char what[256];
+
+	if (di < 0) {
+		snprintf(err, errlen, "unknown demand \"%s\"", id);
+		return -1;
+	}
+	d = &ctx->ds->d[di];
+	s = &ctx->st[di];
+	if (!d->elastic) {
+		snprintf(err, errlen, "demand \"%s\" is not elastic", id);
+		return -1;
+	}
+	if (!(bw >= d->bw_min && bw <= d->bw_max)) {
+		snprintf(err, errlen,
+			 "demand \"%s\": %g is outside its elastic range %g..%g",
+			 id, bw, d->bw_min, d->bw_max);
+		return -1;
+	}
+	begin_event(ctx);
+	s->is_new = 1;		/* the growth is a new request */
+	s->touched = 1;
+	s->requested = bw;
+	if (s->status != MPTE_ADMITTED) {
+		if (feasible(ctx, di)) {
+			s->status = MPTE_ADMITTED;
+			s->admitted = bw;
+			s->active = 1;
+			free(s->reason);
+			s->reason = NULL;
+			free(s->preempted_by);
+			s->preempted_by = NULL;
+			mpte_optimise(ctx);
+		}
+	} else if (bw <= s->admitted) {
+		/* shrinking frees capacity and moves no one else */
+		mpte_path_set_flow(ctx, di, bw / s->admitted);
+		s->admitted = bw;
+	} else {
+		mpte_path_set_flow(ctx, di, bw / s->admitted);
+		s->admitted = bw;
+		s->active = 1;
+		mpte_optimise(ctx);
+	}
+	snprintf(what, sizeof(what), "bandwidth %s %g", id, bw);
+	end_event(ctx, what, NULL, NULL);
+	return 0;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * context.c - the solver context: creation, grouping of demands that can
+ * share a shortest-path tree, the top-level solve, accessors.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpte_int.h"
+
+void mpte_options_default(struct mpte_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->admission = 1;
+	o->max_iterations = 400;
+	o->tolerance = 0.002;
+	o->time_limit = 0;
+	o->ecmp_baseline = 0;
+	o->backups = 1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static unsigned int group_hash(const int *ing, int n, uint32_t x, uint32_t y,
+			       uint32_t z)
+{
+	unsigned int h = 2166136261u ^ x ^ (y * 31) ^ (z * 131);
+	int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned int)ing[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * Demands with the same (sorted) ingress set and colour constraints see the
+ * same graph from the same sources: one Dijkstra per sweep serves them all.
+ */
+static void build_groups(struct mpte_ctx *ctx)
+{
+	const struct mpte_demand_set *ds = ctx->ds;
+	unsigned int size = 16, mask, h;
+	int *table, di, g, k;
+	int **sorted;
+
+	while (size < 2u * (unsigned int)ds->n + 1)
+		size <<= 1;
+	mask = size - 1;
+	table = mpte_xcalloc(size, sizeof(int));
+	for (h = 0; h < size; h++)
+		table[h] = -1;
+	sorted = mpte_xcalloc(ds->n, sizeof(int *));
+	ctx->groups = mpte_xcalloc(ds->n, sizeof(*ctx->groups));
+	for (di = 0; di < ds->n; di++) {
+		const struct mpte_demand *d = &ds->d[di];
+		int *ing = mpte_xcalloc(d->ningress, sizeof(int));
+
+		memcpy(ing, d->ingress, d->ningress * sizeof(int));
+		qsort(ing, d->ningress, sizeof(int), cmp_int);
+		sorted[di] = ing;
+		h = group_hash(ing, d->ningress, d->include_any, d->include_all,
+			       d->exclude_any) & mask;
+		for (;;) {
+			struct mpte_group *gr;
+
+			g = table[h];
+			if (g < 0) {
+				g = ctx->ngroups++;
+				table[h] = g;
+				gr = &ctx->groups[g];
+				gr->ingress = ing;
+				sorted[di] = NULL;
+				gr->ningress = d->ningress;
+				gr->include_any = d->include_any;
+				gr->include_all = d->include_all;
+				gr->exclude_any = d->exclude_any;
+				break;
+			}
+			gr = &ctx->groups[g];
+			if (gr->ningress == d->ningress &&
+			    !memcmp(gr->ingress, ing, d->ningress * sizeof(int)) &&
+			    gr->include_any == d->include_any &&
+			    gr->include_all == d->include_all &&
+			    gr->exclude_any == d->exclude_any)
+				break;
+			h = (h + 1) & mask;
+		}
+		ctx->st[di].group = g;
+		ctx->groups[g].nmembers++;
+	}
+	for (g = 0; g < ctx->ngroups; g++) {
+		ctx->groups[g].members = mpte_xcalloc(ctx->groups[g].nmembers,
+						      sizeof(int));
+		ctx->groups[g].nmembers = 0;
+	}
+	for (di = 0; di < ds->n; di++) {
+		struct mpte_group *gr = &ctx->groups[ctx->st[di].group];
+
+		gr->members[gr->nmembers++] = di;
+		free(sorted[di]);
+	}
+	free(sorted);
+	free(table);
+
+	/* targets: the union of the members' egresses, for early stop */
+	{
+		unsigned char *seen = mpte_xcalloc(ctx->t->nnodes, 1);
+
+		for (g = 0; g < ctx->ngroups; g++) {
+			struct mpte_group *gr = &ctx->groups[g];
+			int n = 0;
+
+			for (k = 0; k < gr->nmembers; k++)
+				n += ds->d[gr->members[k]].negress;
+			gr->targets = mpte_xcalloc(n, sizeof(int));
+			for (k = 0; k < gr->nmembers; k++) {
+				const struct mpte_demand *d =
+					&ds->d[gr->members[k]];
+				int j;
+
+				for (j = 0; j < d->negress; j++)
+					if (!seen[d->egress[j]]) {
+						seen[d->egress[j]] = 1;
+						gr->targets[gr->ntargets++] =
+							d->egress[j];
+					}
+			}
+			for (k = 0; k < gr->ntargets; k++)
+				seen[gr->targets[k]] = 0;
+		}
+		free(seen);
+	}
+}
+
+struct mpte_ctx *mpte_new(const struct mpte_topology *t,
+			  const struct mpte_demand_set *ds,
+			  const struct mpte_options *o)
+{
+	struct mpte_ctx *ctx = mpte_xcalloc(1, sizeof(*ctx));
+	int a, q, di;
+
+	ctx->t = t;
+	ctx->ds = ds;
+	if (o)
+		ctx->opt = *o;
+	else
+		mpte_options_default(&ctx->opt);
+	if (ctx->opt.max_iterations <= 0)
+		ctx->opt.max_iterations = 400;
+	ctx->st = mpte_xcalloc(ds->n, sizeof(*ctx->st));
+	ctx->load = mpte_xcalloc(t->narcs, sizeof(double));
+	ctx->background = mpte_xcalloc(t->narcs, sizeof(double));
+	ctx->bg_prio = mpte_xcalloc((size_t)t->narcs * MPTE_PRIORITIES,
+				    sizeof(double));
+	ctx->failed = mpte_xcalloc(t->narcs, 1);
+	ctx->len = mpte_xcalloc(t->narcs, sizeof(double));
+	ctx->mark_a = mpte_xcalloc(t->narcs, sizeof(int));
+	ctx->mark_b = mpte_xcalloc(t->narcs, sizeof(int));
+	for (a = 0; a < t->narcs; a++)
+		for (q = 0; q < MPTE_PRIORITIES; q++)
+			ctx->bg_prio[a * MPTE_PRIORITIES + q] =
+				t->arcs[a].reserved[q];
+	for (di = 0; di < ds->n; di++) {
+		ctx->st[di].requested = ds->d[di].bandwidth;
+		ctx->st[di].is_new = !ds->d[di].existing;
+	}
+	build_groups(ctx);
+	mpte_sp_init(&ctx->sp, t->nnodes);
+	mpte_sp_init(&ctx->sp2, t->nnodes);
+	mpte_recompute_loads(ctx);
+	ctx->ecmp_util = -1;
+	return ctx;
+}
+
+static void dstate_free(struct mpte_dstate *s)
+{
+	int p;
+
+	for (p = 0; p < s->npaths; p++)
+		free(s->paths[p].arcs);
+	free(s->paths);
+	free(s->reason);
+	free(s->backup.arcs);
+	free(s->backup_reason);
+	free(s->preempted_by);
+}
+
+void mpte_free(struct mpte_ctx *ctx)
+{
+	int i;
+
+	if (!ctx)
+		return;
+	for (i = 0; i < ctx->ds->n; i++)
+		dstate_free(&ctx->st[i]);
+	for (i = 0; i < ctx->ngroups; i++) {
+		free(ctx->groups[i].ingress);
+		free(ctx->groups[i].members);
+		free(ctx->groups[i].targets);
+	}
+	for (i = 0; i < ctx->nevents; i++) {
+		free(ctx->events[i].what);
+		free(ctx->events[i].touched);
+		free(ctx->events[i].preempted);
+	}
+	free(ctx->events);
+	free(ctx->groups);
+	free(ctx->st);
+	free(ctx->load);
+	free(ctx->background);
+	free(ctx->bg_prio);
+	free(ctx->failed);
+	free(ctx->len);
+	free(ctx->mark_a);
+	free(ctx->mark_b);
+	free(ctx->bgp);
+	mpte_sp_fini(&ctx->sp);
+	mpte_sp_fini(&ctx->sp2);
+	free(ctx);
+}
+
+/* Derive what is reported (DAG, final paths, backups) for some demands. */
+void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
+{
+	int di;
+
+	for (di = 0; di < ctx->ds->n; di++)
+		if (ctx->st[di].status == MPTE_ADMITTED &&
+		    (!which || which[di]))
+			mpte_finalise_paths(ctx, di);
+	mpte_recompute_loads(ctx);
+	ctx->max_util = mpte_current_max_util(ctx, NULL);
+	if (ctx->opt.backups)
+		for (di = 0; di < ctx->ds->n; di++)
+			if (!which || which[di])
+				mpte_compute_backup(ctx, di);
+}
+
+int mpte_solve(struct mpte_ctx *ctx)
+{
+	int r = mpte_admit(ctx);
+
+	mpte_finish(ctx, NULL);
+	if (ctx->opt.ecmp_baseline)
+		ctx->ecmp_util = mpte_ecmp(ctx);
+	return r;
+}
+
+static int find_demand(const struct mpte_ctx *ctx, const char *id)
+{
+	int i;
+
+	for (i = 0; i < ctx->ds->n; i++)
+		if (!strcmp(ctx->ds->d[i].id, id))
+			return i;
+	return -1;
+}
+
+int mpte_demand_index(const struct mpte_ctx *ctx, const char *id)
+{
+	return find_demand(ctx, id);
+}
+
+double mpte_max_utilisation(const struct mpte_ctx *ctx)
+{
+	return ctx->max_util;
+}
+
+double mpte_lower_bound(const struct mpte_ctx *ctx)
+{
+	return ctx->lower_bound;
+}
+
+double mpte_ecmp_max_utilisation(const struct mpte_ctx *ctx)
+{
+	return ctx->ecmp_util;
+}
+
+double mpte_solve_seconds(const struct mpte_ctx *ctx)
+{
+	return ctx->solve_seconds;
+}
+
+enum mpte_status mpte_demand_status(const struct mpte_ctx *ctx,
+				    const char *demand)
+{
+	int i = find_demand(ctx, demand);
+
+	return i < 0 ? MPTE_PENDING : ctx->st[i].status;
+}
+
+double mpte_demand_admitted(const struct mpte_ctx *ctx, const char *demand)
+{
+	int i = find_demand(ctx, demand);
+
+	if (i < 0 || ctx->st[i].status != MPTE_ADMITTED)
+		return 0;
+	return ctx->st[i].admitted;
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dag.c - from a demand's weighted paths to what MPTE signals: a DAG of
+ * junctions with per-next-hop load-balancing weights, and at most
+ * max_paths weighted paths that realise exactly the same link flows.
+ *
+ * The optimiser's paths are each simple, but together they may form a
+ * cycle (one path crossing u->v, another v->u); forwarding state per
+ * junction must be acyclic, so such flow is cancelled (it only ever adds
+ * load) and the rest decomposed again.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpte_int.h"
+
+struct arcflow {
+	int arc;
+	double flow;
+};
+
+/* Sum the demand's path flows per arc (small: paths x hops entries). */
+static int collect(const struct mpte_ctx *ctx, const struct mpte_dstate *s,
+		   struct arcflow **out)
+{
+	struct arcflow *af;
+	int n = 0, cap = 0, p, i, k;
+
+	(void)ctx;
+	for (p = 0; p < s->npaths; p++)
+		cap += s->paths[p].len;
+	af = mpte_xcalloc(cap, sizeof(*af));
+	for (p = 0; p < s->npaths; p++)
+		for (i = 0; i < s->paths[p].len; i++) {
+			int a = s->paths[p].arcs[i];
+
+			for (k = 0; k < n; k++)
+				if (af[k].arc == a)
+					break;
+			if (k == n) {
+				af[n].arc = a;
+				af[n++].flow = 0;
+			}
+			af[k].flow += s->paths[p].flow;
+		}
+	*out = af;
+	return n;
+}
+
+/*
+ * Find a cycle among arcs with flow (DFS over the tiny subgraph) and put
+ * its arc indices (into af) in cyc.  Returns its length, 0 if acyclic.
+ */
+static int find_cycle(const struct mpte_topology *t, const struct arcflow *af,
+		      int n, int *cyc)
+{
+	int *state = mpte_xcalloc(n, sizeof(int));	/* per arc entry */
+	int *stack = mpte_xcalloc(n + 1, sizeof(int));
+	int start, len = 0;
+
+	/* DFS over arcs: arc e is followed by arcs leaving its head */
+	for (start = 0; start < n && !len; start++) {
+		int depth = 0, i;
+
+		if (state[start] || af[start].flow <= 0)
+			continue;
+		stack[depth++] = start;
+		state[start] = 1;
+		while (depth && !len) {
+			int e = stack[depth - 1], next = -1;
+
+			for (i = 0; i < n; i++) {
+				if (af[i].flow <= 0 ||
+				    t->arcs[af[i].arc].from != t->arcs[af[e].arc].to)
+					continue;
+				if (state[i] == 1) {
+					/* back edge: the cycle is i..e */
+					int j = depth - 1;
+
+					while (stack[j] != i)
+						j--;
+					for (; j < depth; j++)
+						cyc[len++] = stack[j];
+					break;
+				}
+				if (state[i] == 0) {
+					next = i;
+					break;
+				}
+			}
+			if (len)
+				break;
+			if (next >= 0) {
+				state[next] = 1;
+				stack[depth++] = next;
+			} else {
+				state[e] = 2;
+				depth--;
+			}
+		}
+	}
+	free(state);
+	free(stack);
+	return len;
+}
+
+static int is_in(const int *set, int n, int v)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == v)
+			return 1;
+	return 0;
+}
+
+/* Re-derive paths from acyclic arc flows: follow the fattest arc. */
+static void decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
+{
+	const struct mpte_topology *t = ctx->t;
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	struct mpte_dstate *s = &ctx->st[di];
+	struct mpte_path *np = NULL;
+	int nnp = 0, cap = 0, p, *buf = mpte_xcalloc(n + 1, sizeof(int));
+
+	for (;;) {
+		int len = 0, v = -1, i, best;
+		double bott = HUGE_VAL_D;
+
+		/* start at an ingress with outgoing flow */
+		for (i = 0; i < n && v < 0; i++)
+			if (af[i].flow > 1e-12 * s->admitted &&
+			    is_in(d->ingress, d->ningress, t->arcs[af[i].arc].from))
+				v = t->arcs[af[i].arc].from;
+		if (v < 0)
+			break;
+		while (!is_in(d->egress, d->negress, v) && len < n) {
+			best = -1;
+			for (i = 0; i < n; i++)
+				if (af[i].flow > 1e-12 * s->admitted &&
+				    t->arcs[af[i].arc].from == v &&
+				    (best < 0 || af[i].flow > af[best].flow))
+					best = i;
+			if (best < 0)
+				break;
+			buf[len++] = best;
+			if (af[best].flow < bott)
+				bott = af[best].flow;
+			v = t->arcs[af[best].arc].to;
+		}
+		if (!len || !is_in(d->egress, d->negress, v))
+			break;	/* conservation broken by rounding: stop */
+		if (nnp == cap) {
+			cap = cap ? 2 * cap : 8;
+			np = mpte_xrealloc(np, cap * sizeof(*np));
+		}
+		np[nnp].arcs = mpte_xcalloc(len, sizeof(int));
+		np[nnp].len = len;
+		np[nnp].flow = bott;
+		for (i = 0; i < len; i++) {
+			np[nnp].arcs[i] = af[buf[i]].arc;
+			af[buf[i]].flow -= bott;
+		}
+		nnp++;
+	}
+	for (p = 0; p < s->npaths; p++)
+		free(s->paths[p].arcs);
+	free(s->paths);
+	s->paths = np;
+	s->npaths = nnp;
+	s->pcap = cap;
+	free(buf);
+}
+
+static int cmp_flow_desc(const void *x, const void *y)
+{
+	const struct mpte_path *a = x, *b = y;
+
+	if (a->flow != b->flow)
+		return a->flow < b->flow ? 1 : -1;
+	return 0;
+}
+
+/*
+ * Make the demand's paths final: acyclic union, at most max_paths, no
+ * negligible paths, flows summing to the admitted bandwidth.  Loads are
+ * recomputed by the caller.
+ */
+void mpte_finalise_paths(struct mpte_ctx *ctx, int di)
+{
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	struct mpte_dstate *s = &ctx->st[di];
+	struct arcflow *af;
+	int n, *cyc, len, p, cancelled = 0;
+	double sum = 0;
+
+	n = collect(ctx, s, &af);
+	cyc = mpte_xcalloc(n + 1, sizeof(int));
+	while ((len = find_cycle(ctx->t, af, n, cyc)) > 0) {
+		double m = HUGE_VAL_D;
+		int i;
+
+		for (i = 0; i < len; i++)
+			if (af[cyc[i]].flow < m)
+				m = af[cyc[i]].flow;
+		for (i = 0; i < len; i++)
+			af[cyc[i]].flow -= m;
+		cancelled = 1;
+	}
+	if (cancelled)
+		decompose(ctx, di, af, n);
+	free(cyc);
+	free(af);
+
+	qsort(s->paths, s->npaths, sizeof(*s->paths), cmp_flow_desc);
+	while (s->npaths > 1 &&
+	       (s->npaths > d->max_paths ||
+		s->paths[s->npaths - 1].flow < 1e-6 * s->admitted)) {
+		s->npaths--;
+		free(s->paths[s->npaths].arcs);
+	}
+	for (p = 0; p < s->npaths; p++)
+		sum += s->paths[p].flow;
+	if (sum > 0)
+		for (p = 0; p < s->npaths; p++)
+			s->paths[p].flow *= s->admitted / sum;
+}
+
+/* The junctions of the demand's DAG with their next hops and weights. */
+struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di)
+{
+	const struct mpte_topology *t = ctx->t;
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	const struct mpte_dstate *s = &ctx->st[di];
+	struct json_object *dag = json_object_new_object();
+	struct json_object *junctions = json_object_new_array();
+	struct json_object *links = json_object_new_array();
+	struct arcflow *af;
+	int n, i, k, *nodes, nn = 0;
+
+	n = collect(ctx, s, &af);
+	nodes = mpte_xcalloc(2 * n + 1, sizeof(int));
+	for (i = 0; i < n; i++) {
+		int u = t->arcs[af[i].arc].from, v = t->arcs[af[i].arc].to;
+
+		if (!is_in(nodes, nn, u))
+			nodes[nn++] = u;
+		if (!is_in(nodes, nn, v))
+			nodes[nn++] = v;
+	}
+	for (k = 0; k < nn; k++) {
+		struct json_object *j = json_object_new_object();
+		struct json_object *nh = json_object_new_array();
+		int u = nodes[k];
+		double out = 0;
+
+		for (i = 0; i < n; i++)
+			if (t->arcs[af[i].arc].from == u)
+				out += af[i].flow;
+		json_object_object_add(j, "node",
+				       json_object_new_string(t->nodes[u].name));
+		json_object_object_add(j, "role", json_object_new_string(
+			is_in(d->ingress, d->ningress, u) ? "ingress" :
+			is_in(d->egress, d->negress, u) ? "egress" : "transit"));
+		for (i = 0; i < n; i++) {
+			const struct mpte_arc *a = &t->arcs[af[i].arc];
+			struct json_object *h;
+
+			if (a->from != u)
+				continue;
+			h = json_object_new_object();
+			json_object_object_add(h, "node",
+				json_object_new_string(t->nodes[a->to].name));
+			json_object_object_add(h, "link",
+				json_object_new_string(a->name));
+			json_object_object_add(h, "bandwidth",
+				json_object_new_double(af[i].flow));
+			json_object_object_add(h, "weight",
+				json_object_new_double(out > 0 ?
+						       af[i].flow / out : 0));
+			json_object_array_add(nh, h);
+		}
+		json_object_object_add(j, "next_hops", nh);
+		json_object_array_add(junctions, j);
+	}
+	for (i = 0; i < n; i++) {
+		struct json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "link",
+			json_object_new_string(t->arcs[af[i].arc].name));
+		json_object_object_add(l, "bandwidth",
+				       json_object_new_double(af[i].flow));
+		json_object_array_add(links, l);
+	}
+	json_object_object_add(dag, "junctions", junctions);
+	json_object_object_add(dag, "links", links);
+	free(nodes);
+	free(af);
+	return dag;
+}

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * graph.c - topology indexing, name lookup and the one Dijkstra everything
+ * uses (congestion lengths, IGP metric, delay, backups): a binary heap with
+ * decrease-key, multi-source start (a super-source for several ingresses),
+ * an arc filter for TE constraints, and an early stop once every target is
+ * settled.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mpte_int.h"
+
+void *mpte_xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *mpte_xrealloc(void *p, size_t sz)
+{
+	p = realloc(p, sz ? sz : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+char *mpte_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+double mpte_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static unsigned int hash_name(const char *s)
+{
+	unsigned int h = 2166136261u;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* Build the name hash and the CSR adjacency; call once after parsing. */
+int mpte_topology_index(struct mpte_topology *t)
+{
+	unsigned int size = 16;
+	int i, *fill;
+
+	while (size < 2u * (unsigned int)t->nnodes + 1)
+		size <<= 1;
+	t->hash_mask = size - 1;
+	t->node_hash = mpte_xcalloc(size, sizeof(int));
+	for (i = 0; i < (int)size; i++)
+		t->node_hash[i] = -1;
+	for (i = 0; i < t->nnodes; i++) {
+		unsigned int h = hash_name(t->nodes[i].name) & t->hash_mask;
+
+		while (t->node_hash[h] >= 0) {
+			if (!strcmp(t->nodes[t->node_hash[h]].name,
+				    t->nodes[i].name))
+				return -1;	/* duplicate */
+			h = (h + 1) & t->hash_mask;
+		}
+		t->node_hash[h] = i;
+	}
+
+	t->out_start = mpte_xcalloc(t->nnodes + 1, sizeof(int));
+	t->out_arc = mpte_xcalloc(t->narcs, sizeof(int));
+	for (i = 0; i < t->narcs; i++)
+		t->out_start[t->arcs[i].from + 1]++;
+	for (i = 0; i < t->nnodes; i++)
+		t->out_start[i + 1] += t->out_start[i];
+	fill = mpte_xcalloc(t->nnodes, sizeof(int));
+	for (i = 0; i < t->narcs; i++) {
+		int u = t->arcs[i].from;
+
+		t->out_arc[t->out_start[u] + fill[u]++] = i;
+	}
+	free(fill);
+	return 0;
+}
+
+int mpte_node_lookup(const struct mpte_topology *t, const char *name)
+{
+	unsigned int h = hash_name(name) & t->hash_mask;
+
+	while (t->node_hash[h] >= 0) {
+		if (!strcmp(t->nodes[t->node_hash[h]].name, name))
+			return t->node_hash[h];
+		h = (h + 1) & t->hash_mask;
+	}
+	return -1;
+}
+
+/* A link by its id, or "A-B" / "A->B" naming its end points. */
+int mpte_link_lookup(const struct mpte_topology *t, const char *id)
+{
+	int i;
+
+	for (i = 0; i < t->nlinks; i++)
+		if (!strcmp(t->links[i].id, id))
+			return i;
+	for (i = 0; i < t->narcs; i++)
+		if (!strcmp(t->arcs[i].name, id))
+			return t->arcs[i].link;
+	return -1;
+}
+
+int mpte_sp_init(struct mpte_sp *sp, int n)
+{
+	int i;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->n = n;
+	sp->dist = mpte_xcalloc(n, sizeof(double));
+	sp->pred = mpte_xcalloc(n, sizeof(int));
+	sp->done = mpte_xcalloc(n, 1);
+	sp->touched = mpte_xcalloc(n, sizeof(int));
+	sp->heap_cap = n;
+	sp->heap_node = mpte_xcalloc(n, sizeof(int));
+	sp->heap_key = mpte_xcalloc(n, sizeof(double));
+	for (i = 0; i < n; i++) {
+		sp->dist[i] = HUGE_VAL_D;
+		sp->pred[i] = -1;
+	}
+	return 0;
+}
+
+void mpte_sp_fini(struct mpte_sp *sp)
+{
+	free(sp->dist);
+	free(sp->pred);
+	free(sp->done);
+	free(sp->touched);
+	free(sp->heap_node);
+	free(sp->heap_key);
+	memset(sp, 0, sizeof(*sp));
+}
+
+int mpte_arc_usable(const struct mpte_topology *t, int a,
+		    const struct mpte_filter *f)
+{
+	const struct mpte_arc *arc = &t->arcs[a];
+
+	if (arc->capacity <= 0)
+		return 0;
+	if (f->failed && f->failed[a])
+		return 0;
+	if (f->arc_off && f->arc_off[a])
+		return 0;
+	if (f->node_off && f->node_off[arc->to])
+		return 0;
+	if (f->exclude_any && (arc->colours & f->exclude_any))
+		return 0;
+	if (f->include_any && !(arc->colours & f->include_any))
+		return 0;
+	if ((arc->colours & f->include_all) != f->include_all)
+		return 0;
+	return 1;
+}
+
+/*
+ * Lazy-deletion binary heap: a node may sit in the heap more than once; the
+ * stale copies are skipped when popped.  Simpler than decrease-key and just
+ * as fast on sparse graphs.
+ */
+static void heap_push(struct mpte_sp *sp, int v, double key)
+{
+	int i;
+
+	if (sp->heap_len == sp->heap_cap) {
+		sp->heap_cap *= 2;
+		sp->heap_node = mpte_xrealloc(sp->heap_node,
+					      sp->heap_cap * sizeof(int));
+		sp->heap_key = mpte_xrealloc(sp->heap_key,
+					     sp->heap_cap * sizeof(double));
+	}
+	i = sp->heap_len++;
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (sp->heap_key[p] <= key)
+			break;
+		sp->heap_node[i] = sp->heap_node[p];
+		sp->heap_key[i] = sp->heap_key[p];
+		i = p;
+	}
+	sp->heap_node[i] = v;
+	sp->heap_key[i] = key;
+}
+
+static int heap_pop(struct mpte_sp *sp, double *key)
+{
+	int top = sp->heap_node[0], i = 0, v;
+	double k;
+
+	*key = sp->heap_key[0];
+	sp->heap_len--;
+	if (!sp->heap_len)
+		return top;
+	v = sp->heap_node[sp->heap_len];
+	k = sp->heap_key[sp->heap_len];
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= sp->heap_len)
+			break;
+		if (c + 1 < sp->heap_len && sp->heap_key[c + 1] < sp->heap_key[c])
+			c++;
+		if (sp->heap_key[c] >= k)
+			break;
+		sp->heap_node[i] = sp->heap_node[c];
+		sp->heap_key[i] = sp->heap_key[c];
+		i = c;
+	}
+	sp->heap_node[i] = v;
+	sp->heap_key[i] = k;
+	return top;
+}
+
+static void sp_reset(struct mpte_sp *sp)
+{
+	int i;
+
+	for (i = 0; i < sp->ntouched; i++) {
+		int v = sp->touched[i];
+
+		sp->dist[v] = HUGE_VAL_D;
+		sp->pred[v] = -1;
+		sp->done[v] = 0;
+	}
+	sp->ntouched = 0;
+	sp->heap_len = 0;
+}
+
+static void sp_set(struct mpte_sp *sp, int v, double d, int pred)
+{
+	if (sp->dist[v] == HUGE_VAL_D)
+		sp->touched[sp->ntouched++] = v;
+	sp->dist[v] = d;
+	sp->pred[v] = pred;
+}
+
+/*
+ * Shortest paths from the source set under per-arc lengths len (NULL: the
+ * IGP metric).  With targets, stop once all of them are settled; nodes not
+ * reached keep dist HUGE_VAL_D.  The result stays in sp until the next call.
+ */
+void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
+		   const int *src, int nsrc, const double *len,
+		   const struct mpte_filter *f, const int *targets,
+		   int ntargets)
+{
+	int i, left = ntargets;
+	unsigned char *is_target = NULL;
+
+	sp_reset(sp);
+	for (i = 0; i < nsrc; i++) {
+		if (f && f->node_off && f->node_off[src[i]])
+			continue;
+		if (sp->dist[src[i]] == 0)
+			continue;
+		sp_set(sp, src[i], 0, -1);
+		heap_push(sp, src[i], 0);
+	}
+	if (ntargets) {
+		/* done[] doubles as the settled mark; targets use bit 1 */
+		is_target = sp->done;
+		for (i = 0; i < ntargets; i++) {
+			if (is_target[targets[i]] & 2) {
+				left--;
+				continue;
+			}
+			is_target[targets[i]] |= 2;
+		}
+	}
+	while (sp->heap_len) {
+		double d;
+		int u = heap_pop(sp, &d), k;
+
+		if ((sp->done[u] & 1) || d > sp->dist[u])
+			continue;
+		sp->done[u] |= 1;
+		if (sp->dist[u] == HUGE_VAL_D)
+			continue;
+		if (is_target && (sp->done[u] & 2) && --left == 0)
+			break;
+		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
+			int a = t->out_arc[k], v = t->arcs[a].to;
+			double nd;
+
+			if (sp->done[v] & 1)
+				continue;
+			if (f && !mpte_arc_usable(t, a, f))
+				continue;
+			nd = d + (len ? len[a] : t->arcs[a].igp_metric);
+			if (nd < sp->dist[v]) {
+				sp_set(sp, v, nd, a);
+				heap_push(sp, v, nd);
+			}
+		}
+	}
+	if (is_target) {
+		/* clear target bits; nodes never reached were not recorded */
+		for (i = 0; i < ntargets; i++) {
+			if (sp->dist[targets[i]] == HUGE_VAL_D)
+				sp->done[targets[i]] = 0;
+			else
+				sp->done[targets[i]] &= 1;
+		}
+	}
+}
+
+/* Walk predecessors back from node; arcs come out in forward order. */
+int mpte_sp_extract(const struct mpte_topology *t, const struct mpte_sp *sp,
+		    int node, int *arcs, int max)
+{
+	int n = 0, v = node, i;
+
+	if (sp->dist[node] == HUGE_VAL_D)
+		return -1;
+	while (sp->pred[v] >= 0) {
+		if (n == max)
+			return -1;
+		arcs[n++] = sp->pred[v];
+		v = t->arcs[sp->pred[v]].from;
+	}
+	for (i = 0; i < n / 2; i++) {
+		int x = arcs[i];
+
+		arcs[i] = arcs[n - 1 - i];
+		arcs[n - 1 - i] = x;
+	}
+	return n;
+}
+
+void mpte_filter_for(const struct mpte_ctx *ctx, const struct mpte_demand *d,
+		     struct mpte_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->include_any = d->include_any;
+	f->include_all = d->include_all;
+	f->exclude_any = d->exclude_any;
+	f->failed = ctx->failed;
+}

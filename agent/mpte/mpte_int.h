@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mpte_int.h - data structures shared by the solver's modules.
+ *
+ * The topology is a directed graph of arcs; a bidirectional link becomes two
+ * arcs that remember each other (a fibre cut takes both).  Demands carry
+ * their TE constraints; the context holds the solution: per demand a small
+ * set of weighted paths (the working representation, from which the DAG,
+ * junction weights and segment lists are derived), per arc the load.
+ */
+#ifndef MPTE_INT_H
+#define MPTE_INT_H
+
+#include <math.h>
+
+#include "mpte.h"
+
+#define HUGE_VAL_D	HUGE_VAL
+
+#define MPTE_EPS	1e-9
+/* paths a demand may hold while optimising; cut to max_paths at the end */
+#define MPTE_WORK_PATHS	32
+
+struct mpte_node {
+	char *name;
+	char *sid;		/* node SID (End); the name if none given */
+};
+
+struct mpte_arc {
+	int from, to;
+	int link;		/* index of the input link it came from */
+	int reverse;		/* the other direction of the same link, or -1 */
+	double capacity;
+	double te_metric;
+	double igp_metric;	/* what shortest-path routing uses */
+	double delay;
+	uint32_t colours;	/* admin-group bitmask */
+	int *srlg;
+	int nsrlg;
+	double reserved[MPTE_PRIORITIES];	/* already in use, per priority */
+	char *adj_sid;		/* End.X SID, for hops IGP routing won't take */
+	char *name;		/* "from->to" */
+};
+
+struct mpte_link {
+	char *id;		/* given id, or "from-to" */
+	int arc[2];		/* one or two arcs; arc[1] = -1 if directed */
+};
+
+struct mpte_topology {
+	int nnodes, narcs, nlinks;
+	struct mpte_node *nodes;
+	struct mpte_arc *arcs;
+	struct mpte_link *links;
+	int *out_start, *out_arc;	/* CSR adjacency, outgoing */
+	char **colour_names;		/* bit number -> name, may be NULL */
+	int ncolours;
+	int *node_hash;			/* open addressing, -1 = empty */
+	unsigned int hash_mask;
+};
+
+struct mpte_demand {
+	char *id;
+	int *ingress, ningress;
+	int *egress, negress;
+	double bandwidth;		/* requested */
+	double bw_min, bw_max;		/* elastic range; min == max if fixed */
+	int elastic;
+	int setup, hold;
+	uint32_t include_any, include_all, exclude_any;
+	double max_delay;		/* 0: unconstrained */
+	enum mpte_protection protection;
+	int max_paths;
+	int existing;			/* already established: preemptable */
+};
+
+struct mpte_demand_set {
+	int n;
+	struct mpte_demand *d;
+};
+
+struct mpte_path {
+	int *arcs;
+	int len;
+	double flow;
+};
+
+struct mpte_dstate {
+	enum mpte_status status;
+	char *reason;
+	double requested;		/* current request (elastic may change) */
+	double admitted;		/* bandwidth carried when admitted */
+	struct mpte_path *paths;
+	int npaths, pcap;
+	int group;			/* shared-Dijkstra group */
+	int active;			/* being optimised in this run */
+	int is_new;			/* a request, not an established one:
+					 * loses ties, may preempt worse holds */
+	int touched;			/* moved by the last incremental event */
+	struct mpte_path backup;	/* len 0: none */
+	char *backup_reason;
+	char *preempted_by;		/* ids, comma separated */
+};
+
+/* Demands with the same ingress set and colour constraints share one
+ * shortest-path tree per sweep. */
+struct mpte_group {
+	int *ingress, ningress;
+	uint32_t include_any, include_all, exclude_any;
+	int *members, nmembers;
+	int *targets, ntargets;		/* union of the members' egresses */
+};
+
+struct mpte_bg_preempt {
+	int arc;
+	int priority;
+	double bandwidth;
+};
+
+struct mpte_event {
+	char *what;			/* "link-failure L1-S1", "bandwidth d3 300" */
+	char *touched;			/* ids re-optimised */
+	char *preempted;		/* ids pushed out */
+	double max_utilisation;
+};
+
+/* Arc filter for a Dijkstra run. */
+struct mpte_filter {
+	uint32_t include_any, include_all, exclude_any;
+	const unsigned char *arc_off;	/* optional per-arc exclusions */
+	const unsigned char *node_off;	/* optional per-node exclusions */
+	const unsigned char *failed;	/* failed arcs (context-wide) */
+};
+
+/* Reusable Dijkstra workspace. */
+struct mpte_sp {
+	int n;
+	double *dist;
+	int *pred;			/* arc into node, -1 at a source */
+	unsigned char *done;
+	int *heap_node;
+	double *heap_key;
+	int heap_len, heap_cap;
+	int *touched;			/* nodes whose dist was set, for reset */
+	int ntouched;
+};
+
+struct mpte_ctx {
+	const struct mpte_topology *t;
+	const struct mpte_demand_set *ds;
+	struct mpte_options opt;
+
+	struct mpte_dstate *st;
+	struct mpte_group *groups;
+	int ngroups;
+
+	double *load;			/* admitted demand flow per arc */
+	double *background;		/* reservations not preempted, per arc */
+	double *bg_prio;		/* [arc * 8 + prio] still reserved */
+	unsigned char *failed;		/* per arc */
+
+	/* optimisation state */
+	double alpha, uref;
+	int restricted;			/* final phase: no new paths */
+	double *len;			/* exp(alpha (u - uref)) / c */
+
+	double max_util;
+	double lower_bound;
+	double ecmp_util;
+	double solve_seconds;
+	int iterations;
+
+	struct mpte_bg_preempt *bgp;
+	int nbgp;
+	struct mpte_event *events;
+	int nevents;
+
+	int *mark_a, *mark_b;		/* per-arc stamps for path overlap */
+	int stamp;
+	struct mpte_sp sp;		/* group sweeps */
+	struct mpte_sp sp2;		/* per-demand searches (delay, backup) */
+};
+
+/* graph.c */
+int mpte_topology_index(struct mpte_topology *t);
+int mpte_node_lookup(const struct mpte_topology *t, const char *name);
+int mpte_link_lookup(const struct mpte_topology *t, const char *id);
+int mpte_sp_init(struct mpte_sp *sp, int n);
+void mpte_sp_fini(struct mpte_sp *sp);
+int mpte_arc_usable(const struct mpte_topology *t, int a,
+		    const struct mpte_filter *f);
+void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
+		   const int *src, int nsrc, const double *len,
+		   const struct mpte_filter *f, const int *targets,
+		   int ntargets);
+int mpte_sp_extract(const struct mpte_topology *t, const struct mpte_sp *sp,
+		    int node, int *arcs, int max);
+void mpte_filter_for(const struct mpte_ctx *ctx, const struct mpte_demand *d,
+		     struct mpte_filter *f);
+
+/* context.c */
+void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which);
+int mpte_demand_index(const struct mpte_ctx *ctx, const char *id);
+
+/* solve.c */
+void mpte_arc_len_update(struct mpte_ctx *ctx, int a);
+void mpte_recompute_loads(struct mpte_ctx *ctx);
+double mpte_current_max_util(const struct mpte_ctx *ctx, int *argmax);
+int mpte_optimise(struct mpte_ctx *ctx);
+int mpte_best_path(struct mpte_ctx *ctx, int di, const double *len,
+		   const unsigned char *arc_off, const unsigned char *node_off,
+		   int *arcs, int max);
+double mpte_path_delay(const struct mpte_topology *t, const int *arcs,
+		       int len);
+void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale);
+void mpte_drop_paths(struct mpte_ctx *ctx, int di);
+
+/* admit.c */
+int mpte_admit(struct mpte_ctx *ctx);
+void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void mpte_append_id(char **list, const char *id);
+
+/* dag.c */
+void mpte_finalise_paths(struct mpte_ctx *ctx, int di);
+struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di);
+
+/* segments.c */
+struct mpte_sid_cache;
+struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx);
+void mpte_sid_cache_free(struct mpte_sid_cache *c);
+struct json_object *mpte_segments_json(struct mpte_sid_cache *c,
+				       const int *arcs, int len, int *exact);
+
+/* backup.c */
+void mpte_compute_backup(struct mpte_ctx *ctx, int di);
+
+/* ecmp.c */
+double mpte_ecmp(const struct mpte_ctx *ctx);
+
+/* util */
+void *mpte_xcalloc(size_t n, size_t sz);
+void *mpte_xrealloc(void *p, size_t sz);
+char *mpte_xstrdup(const char *s);
+double mpte_now(void);
+
+#endif

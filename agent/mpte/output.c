@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * output.c - the result as JSON (for the SMO and -j) and as a summary a
+ * person can read.  Both are derived from the final paths, so the DAG, the
+ * link flows, the segment lists and the weights always agree.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpte_int.h"
+
+static const char *status_name(enum mpte_status s)
+{
+	switch (s) {
+	case MPTE_ADMITTED:
+		return "admitted";
+	case MPTE_REJECTED:
+		return "rejected";
+	case MPTE_PREEMPTED:
+		return "preempted";
+	default:
+		return "pending";
+	}
+}
+
+static const char *prot_name(enum mpte_protection p)
+{
+	static const char *const n[] = { "none", "link", "node", "srlg" };
+
+	return n[p];
+}
+
+static struct json_object *hops_json(const struct mpte_topology *t,
+				     const int *arcs, int len)
+{
+	struct json_object *h = json_object_new_array();
+	int i;
+
+	if (!len)
+		return h;
+	json_object_array_add(h, json_object_new_string(
+		t->nodes[t->arcs[arcs[0]].from].name));
+	for (i = 0; i < len; i++)
+		json_object_array_add(h, json_object_new_string(
+			t->nodes[t->arcs[arcs[i]].to].name));
+	return h;
+}
+
+static struct json_object *id_list(const char *csv)
+{
+	struct json_object *a = json_object_new_array();
+	char *copy, *tok, *save = NULL;
+
+	if (!csv)
+		return a;
+	copy = mpte_xstrdup(csv);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		json_object_array_add(a, json_object_new_string(tok));
+	free(copy);
+	return a;
+}
+
+/* Integer weights for the data plane, summing to about 10000, never 0. */
+static int int_weight(double flow, double total)
+{
+	int w = (int)(flow / total * 10000 + 0.5);
+
+	return w < 1 ? 1 : w;
+}
+
+static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
+				       struct mpte_sid_cache *cache)
+{
+	const struct mpte_topology *t = ctx->t;
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	const struct mpte_dstate *s = &ctx->st[di];
+	struct json_object *o = json_object_new_object();
+	int p, exact;
+
+	json_object_object_add(o, "id", json_object_new_string(d->id));
+	json_object_object_add(o, "status",
+			       json_object_new_string(status_name(s->status)));
+	json_object_object_add(o, "requested",
+			       json_object_new_double(s->requested));
+	json_object_object_add(o, "admitted", json_object_new_double(
+		s->status == MPTE_ADMITTED ? s->admitted : 0));
+	if (s->reason && s->status != MPTE_ADMITTED)
+		json_object_object_add(o, "reason",
+				       json_object_new_string(s->reason));
+	if (s->preempted_by && s->status == MPTE_PREEMPTED)
+		json_object_object_add(o, "preempted_by",
+				       id_list(s->preempted_by));
+	if (s->status != MPTE_ADMITTED)
+		return o;
+
+	json_object_object_add(o, "dag", mpte_dag_json(ctx, di));
+	{
+		struct json_object *paths = json_object_new_array();
+
+		for (p = 0; p < s->npaths; p++) {
+			const struct mpte_path *pp = &s->paths[p];
+			struct json_object *po = json_object_new_object();
+
+			json_object_object_add(po, "weight", json_object_new_int(
+				int_weight(pp->flow, s->admitted)));
+			json_object_object_add(po, "bandwidth",
+					       json_object_new_double(pp->flow));
+			json_object_object_add(po, "hops",
+					       hops_json(t, pp->arcs, pp->len));
+			json_object_object_add(po, "segments",
+				mpte_segments_json(cache, pp->arcs, pp->len,
+						   &exact));
+			if (!exact)
+				json_object_object_add(po, "exact",
+					json_object_new_boolean(0));
+			json_object_object_add(po, "delay", json_object_new_double(
+				mpte_path_delay(t, pp->arcs, pp->len)));
+			json_object_array_add(paths, po);
+		}
+		json_object_object_add(o, "paths", paths);
+	}
+	if (d->protection != MPTE_PROTECT_NONE) {
+		json_object_object_add(o, "protection",
+			json_object_new_string(prot_name(d->protection)));
+		if (s->backup.len) {
+			struct json_object *b = json_object_new_object();
+			int i, fits = 1;
+
+			for (i = 0; i < s->backup.len; i++) {
+				int a = s->backup.arcs[i];
+
+				if (ctx->background[a] + ctx->load[a] +
+				    s->admitted > t->arcs[a].capacity * (1 + 1e-9))
+					fits = 0;
+			}
+			json_object_object_add(b, "hops",
+				hops_json(t, s->backup.arcs, s->backup.len));
+			json_object_object_add(b, "segments",
+				mpte_segments_json(cache, s->backup.arcs,
+						   s->backup.len, &exact));
+			if (!exact)
+				json_object_object_add(b, "exact",
+					json_object_new_boolean(0));
+			json_object_object_add(b, "fits",
+					       json_object_new_boolean(fits));
+			json_object_object_add(o, "backup", b);
+		} else {
+			json_object_object_add(o, "backup", NULL);
+			if (s->backup_reason)
+				json_object_object_add(o, "backup_reason",
+					json_object_new_string(s->backup_reason));
+		}
+	}
+	return o;
+}
+
+struct json_object *mpte_result_json(struct mpte_ctx *ctx)
+{
+	const struct mpte_topology *t = ctx->t;
+	struct json_object *r = json_object_new_object();
+	struct json_object *sum = json_object_new_object();
+	struct json_object *dem = json_object_new_array();
+	struct json_object *links = json_object_new_array();
+	struct mpte_sid_cache *cache = mpte_sid_cache_new(ctx);
+	int di, a, n[4] = { 0 };
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		n[ctx->st[di].status]++;
+		json_object_array_add(dem, demand_json(ctx, di, cache));
+	}
+	mpte_sid_cache_free(cache);
+
+	json_object_object_add(sum, "nodes", json_object_new_int(t->nnodes));
+	json_object_object_add(sum, "links", json_object_new_int(t->narcs));
+	json_object_object_add(sum, "demands", json_object_new_int(ctx->ds->n));
+	json_object_object_add(sum, "admitted",
+			       json_object_new_int(n[MPTE_ADMITTED]));
+	json_object_object_add(sum, "rejected",
+			       json_object_new_int(n[MPTE_REJECTED]));
+	json_object_object_add(sum, "preempted",
+			       json_object_new_int(n[MPTE_PREEMPTED]));
+	json_object_object_add(sum, "max_utilisation",
+			       json_object_new_double(ctx->max_util));
+	json_object_object_add(sum, "lower_bound",
+			       json_object_new_double(ctx->lower_bound));
+	if (ctx->ecmp_util >= 0)
+		json_object_object_add(sum, "ecmp_max_utilisation",
+				       json_object_new_double(ctx->ecmp_util));
+	json_object_object_add(sum, "iterations",
+			       json_object_new_int(ctx->iterations));
+	json_object_object_add(sum, "solve_seconds",
+			       json_object_new_double(ctx->solve_seconds));
+	json_object_object_add(r, "summary", sum);
+	json_object_object_add(r, "demands", dem);
+
+	for (a = 0; a < t->narcs; a++) {
+		struct json_object *l = json_object_new_object();
+		const struct mpte_arc *arc = &t->arcs[a];
+
+		json_object_object_add(l, "link", json_object_new_string(arc->name));
+		json_object_object_add(l, "capacity",
+				       json_object_new_double(arc->capacity));
+		json_object_object_add(l, "reserved",
+				       json_object_new_double(ctx->background[a]));
+		json_object_object_add(l, "load",
+				       json_object_new_double(ctx->load[a]));
+		json_object_object_add(l, "utilisation", json_object_new_double(
+			(ctx->background[a] + ctx->load[a]) / arc->capacity));
+		if (ctx->failed[a])
+			json_object_object_add(l, "failed",
+					       json_object_new_boolean(1));
+		json_object_array_add(links, l);
+	}
+	json_object_object_add(r, "links", links);
+
+	if (ctx->nbgp) {
+		struct json_object *bp = json_object_new_array();
+		int i;
+
+		for (i = 0; i < ctx->nbgp; i++) {
+			struct json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "link", json_object_new_string(
+				t->arcs[ctx->bgp[i].arc].name));
+			json_object_object_add(o, "priority",
+				json_object_new_int(ctx->bgp[i].priority));
+			json_object_object_add(o, "bandwidth",
+				json_object_new_double(ctx->bgp[i].bandwidth));
+			json_object_array_add(bp, o);
+		}
+		json_object_object_add(r, "preempted_reservations", bp);
+	}
+	if (ctx->nevents) {
+		struct json_object *ev = json_object_new_array();
+		int i;
+
+		for (i = 0; i < ctx->nevents; i++) {
+			struct json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "event",
+				json_object_new_string(ctx->events[i].what));
+			json_object_object_add(o, "touched",
+				id_list(ctx->events[i].touched));
+			json_object_object_add(o, "preempted",
+				id_list(ctx->events[i].preempted));
+			json_object_object_add(o, "max_utilisation",
+				json_object_new_double(
+					ctx->events[i].max_utilisation));
+			json_object_array_add(ev, o);
+		}
+		json_object_object_add(r, "events", ev);
+	}
+	return r;
+}
+
+void mpte_print_summary(struct mpte_ctx *ctx, FILE *f)
+{
+	const struct mpte_topology *t = ctx->t;
+	int di, p, i, n[4] = { 0 };
+
+	for (di = 0; di < ctx->ds->n; di++)
+		n[ctx->st[di].status]++;
+	fprintf(f, "topology: %d nodes, %d links; demands: %d admitted, %d rejected, %d preempted\n",
+		t->nnodes, t->narcs, n[MPTE_ADMITTED], n[MPTE_REJECTED],
+		n[MPTE_PREEMPTED]);
+	fprintf(f, "max utilisation %.4f (lower bound %.4f", ctx->max_util,
+		ctx->lower_bound);
+	if (ctx->ecmp_util >= 0)
+		fprintf(f, ", ECMP %.4f", ctx->ecmp_util);
+	fprintf(f, "), %d sweeps, %.3f s\n", ctx->iterations,
+		ctx->solve_seconds);
+	for (di = 0; di < ctx->ds->n; di++) {
+		const struct mpte_demand *d = &ctx->ds->d[di];
+		const struct mpte_dstate *s = &ctx->st[di];
+
+		if (s->status != MPTE_ADMITTED) {
+			fprintf(f, "%s: %s: %s\n", d->id, status_name(s->status),
+				s->reason ? s->reason : "");
+			continue;
+		}
+		fprintf(f, "%s: admitted %g of %g on %d path%s\n", d->id,
+			s->admitted, s->requested, s->npaths,
+			s->npaths == 1 ? "" : "s");
+		for (p = 0; p < s->npaths; p++) {
+			const struct mpte_path *pp = &s->paths[p];
+
+			fprintf(f, "  %6.2f%% %10g  %s", 100 * pp->flow / s->admitted,
+				pp->flow, t->nodes[t->arcs[pp->arcs[0]].from].name);
+			for (i = 0; i < pp->len; i++)
+				fprintf(f, " %s", t->nodes[t->arcs[pp->arcs[i]].to].name);
+			fputc('\n', f);
+		}
+		if (d->protection != MPTE_PROTECT_NONE) {
+			if (s->backup.len) {
+				fprintf(f, "  backup (%s):     %s",
+					prot_name(d->protection),
+					t->nodes[t->arcs[s->backup.arcs[0]].from].name);
+				for (i = 0; i < s->backup.len; i++)
+					fprintf(f, " %s", t->nodes[t->arcs[s->backup.arcs[i]].to].name);
+				fputc('\n', f);
+			} else {
+				fprintf(f, "  backup (%s): none: %s\n",
+					prot_name(d->protection),
+					s->backup_reason ? s->backup_reason : "");
+			}
+		}
+	}
+	for (i = 0; i < ctx->nevents; i++)
+		fprintf(f, "event %s: touched [%s], preempted [%s], max utilisation %.4f\n",
+			ctx->events[i].what,
+			ctx->events[i].touched ? ctx->events[i].touched : "",
+			ctx->events[i].preempted ? ctx->events[i].preempted : "",
+			ctx->events[i].max_utilisation);
+}

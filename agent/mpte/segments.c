@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * segments.c - turn a path into the shortest SRv6 segment list that still
+ * pins it: a node SID sends the packet along IGP shortest paths, so a
+ * stretch of the path needs no SID of its own when it is the *unique*
+ * IGP shortest path between its ends (a tie would let ECMP spray the
+ * packet off our path).  Greedy from the head: extend the stretch while it
+ * stays the unique shortest path, then name its end.  A single hop that
+ * IGP would not take (worse metric, or a tie) needs the link's adjacency
+ * SID (End.X); without one we fall back to the far node's SID and mark the
+ * list inexact.
+ *
+ * IGP routing ignores TE colours but not failures, so the shortest-path
+ * trees are computed over all working arcs.  Trees are cached by head
+ * node in a small direct-mapped table: paths of one demand share heads.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpte_int.h"
+
+#define SID_CACHE_SLOTS 256
+
+struct sid_tree {
+	int root;		/* -1: empty slot */
+	double *dist;
+	unsigned char *count;	/* number of shortest paths, capped at 2 */
+};
+
+struct mpte_sid_cache {
+	const struct mpte_ctx *ctx;
+	struct sid_tree slot[SID_CACHE_SLOTS];
+	struct mpte_sp sp;
+	int *order;
+};
+
+struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
+{
+	struct mpte_sid_cache *c = mpte_xcalloc(1, sizeof(*c));
+	int i;
+
+	c->ctx = ctx;
+	for (i = 0; i < SID_CACHE_SLOTS; i++)
+		c->slot[i].root = -1;
+	mpte_sp_init(&c->sp, ctx->t->nnodes);
+	c->order = mpte_xcalloc(ctx->t->nnodes, sizeof(int));
+	return c;
+}
+
+void mpte_sid_cache_free(struct mpte_sid_cache *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < SID_CACHE_SLOTS; i++) {
+		free(c->slot[i].dist);
+		free(c->slot[i].count);
+	}
+	mpte_sp_fini(&c->sp);
+	free(c->order);
+	free(c);
+}
+
+static const double *cmp_dist;
+
+static int cmp_by_dist(const void *x, const void *y)
+{
+	double a = cmp_dist[*(const int *)x], b = cmp_dist[*(const int *)y];
+
+	return a < b ? -1 : a > b;
+}
+
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * (1 + fabs(a) + fabs(b));
+}
+
+static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
+{
+	const struct mpte_topology *t = c->ctx->t;
+	struct sid_tree *s = &c->slot[root % SID_CACHE_SLOTS];
+	struct mpte_filter f;
+	int i, n = 0;
+
+	if (s->root == root)
+		return s;
+	if (!s->dist) {
+		s->dist = mpte_xcalloc(t->nnodes, sizeof(double));
+		s->count = mpte_xcalloc(t->nnodes, 1);
+	}
+	s->root = root;
+	memset(&f, 0, sizeof(f));
+	f.failed = c->ctx->failed;
+	mpte_dijkstra(t, &c->sp, &root, 1, NULL, &f, NULL, 0);
+	for (i = 0; i < t->nnodes; i++) {
+		s->dist[i] = c->sp.dist[i];
+		s->count[i] = 0;
+		if (s->dist[i] != HUGE_VAL_D)
+			c->order[n++] = i;
+	}
+	/* count shortest paths in order of distance, capped at 2 */
+	cmp_dist = s->dist;
+	qsort(c->order, n, sizeof(int), cmp_by_dist);
+	s->count[root] = 1;
+	for (i = 0; i < n; i++) {
+		int u = c->order[i], k;
+
+		if (!s->count[u])
+			continue;
+		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
+			int a = t->out_arc[k], v = t->arcs[a].to;
+
+			if (v == root || !mpte_arc_usable(t, a, &f))
+				continue;
+			if (near(s->dist[u] + t->arcs[a].igp_metric,
+				 s->dist[v])) {
+				int cnt = s->count[v] + s->count[u];
+
+				s->count[v] = cnt > 2 ? 2 : cnt;
+			}
+		}
+	}
+	return s;
+}
+
+struct json_object *mpte_segments_json(struct mpte_sid_cache *c,
+				       const int *arcs, int len, int *exact)
+{
+	const struct mpte_topology *t = c->ctx->t;
+	struct json_object *sids = json_object_new_array();
+	int i = 0;
+
+	*exact = 1;
+	while (i < len) {
+		int head = t->arcs[arcs[i]].from, j = i, end;
+		const struct sid_tree *tr = tree(c, head);
+		double cum = 0;
+
+		/* extend while arcs[i..j] is the unique shortest path */
+		while (j < len) {
+			int v = t->arcs[arcs[j]].to;
+
+			cum += t->arcs[arcs[j]].igp_metric;
+			if (!near(cum, tr->dist[v]) || tr->count[v] != 1)
+				break;
+			j++;
+		}
+		if (j == i) {
+			const struct mpte_arc *a = &t->arcs[arcs[i]];
+
+			if (a->adj_sid) {
+				json_object_array_add(sids,
+					json_object_new_string(a->adj_sid));
+			} else {
+				*exact = 0;
+				json_object_array_add(sids,
+					json_object_new_string(t->nodes[a->to].sid));
+			}
+			i++;
+			continue;
+		}
+		end = t->arcs[arcs[j - 1]].to;
+		json_object_array_add(sids,
+			json_object_new_string(t->nodes[end].sid));
+		i = j;
+	}
+	/* an adjacency SID as the last segment still needs the egress */
+	if (len && t->arcs[arcs[len - 1]].adj_sid) {
+		size_t n = json_object_array_length(sids);
+		const char *last = json_object_get_string(
+			json_object_array_get_idx(sids, n - 1));
+
+		if (!strcmp(last, t->arcs[arcs[len - 1]].adj_sid))
+			json_object_array_add(sids, json_object_new_string(
+				t->nodes[t->arcs[arcs[len - 1]].to].sid));
+	}
+	return sids;
+}

@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * solve.c - minimise the maximum link utilisation over the demands that are
+ * admitted (a min-congestion multicommodity flow).
+ *
+ * The max is not smooth, so we minimise the exponential potential
+ *	Phi = sum_e exp(alpha (u_e - uref)),	u_e = (background_e + load_e) / c_e
+ * whose minimiser approaches the min-max one as alpha grows (the log of Phi
+ * over alpha is within ln(m)/alpha of the max).  Each demand keeps at most
+ * max_paths paths; a sweep visits demands grouped by ingress set and colour
+ * constraints, computes one shortest-path tree per group under the
+ * derivative lengths len_e = exp(alpha (u_e - uref)) / c_e, adds the
+ * shortest path to each demand's set and moves flow to it from its longer
+ * paths with a projected Newton step (Bertsekas-Gafni path formulation).
+ * Loads and lengths are updated as each demand moves (Gauss-Seidel), which
+ * converges far faster than moving everyone at once.  alpha starts soft and
+ * doubles per level (continuation), so early steps move a lot of flow and
+ * late steps polish.
+ *
+ * Lengths normalised to sum_e len_e c_e = 1 are a feasible dual of the LP
+ *	min U  s.t.  background_e + load_e <= U c_e,
+ * which gives a certified lower bound
+ *	LB = sum_e y_e background_e + sum_k d_k dist_y(k).
+ * We stop when the max utilisation is within tolerance of the best bound
+ * seen, so the gap we report is proven, not guessed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpte_int.h"
+
+#define BETA_START	4.0	/* alpha * U at the first level */
+#define BETA_MAX	8192.0
+#define SWEEPS_PER_LEVEL 3
+#define RESTRICTED_SWEEPS 60
+
+void mpte_arc_len_update(struct mpte_ctx *ctx, int a)
+{
+	const struct mpte_arc *arc = &ctx->t->arcs[a];
+	double u = (ctx->background[a] + ctx->load[a]) / arc->capacity;
+	double x = ctx->alpha * (u - ctx->uref);
+
+	if (x > 700)
+		x = 700;
+	ctx->len[a] = exp(x) / arc->capacity;
+}
+
+static void all_len_update(struct mpte_ctx *ctx)
+{
+	int a;
+
+	for (a = 0; a < ctx->t->narcs; a++)
+		mpte_arc_len_update(ctx, a);
+}
+
+static void add_flow(struct mpte_ctx *ctx, const int *arcs, int len,
+		     double f)
+{
+	int i;
+
+	for (i = 0; i < len; i++) {
+		ctx->load[arcs[i]] += f;
+		if (ctx->load[arcs[i]] < 0 && ctx->load[arcs[i]] > -1e-9)
+			ctx->load[arcs[i]] = 0;
+		mpte_arc_len_update(ctx, arcs[i]);
+	}
+}
+
+void mpte_recompute_loads(struct mpte_ctx *ctx)
+{
+	int a, di, p;
+
+	for (a = 0; a < ctx->t->narcs; a++) {
+		int q;
+
+		ctx->load[a] = 0;
+		ctx->background[a] = 0;
+		if (ctx->failed[a])
+			continue;
+		for (q = 0; q < MPTE_PRIORITIES; q++)
+			ctx->background[a] += ctx->bg_prio[a * MPTE_PRIORITIES + q];
+	}
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+
+		for (p = 0; p < s->npaths; p++) {
+			int i;
+
+			for (i = 0; i < s->paths[p].len; i++)
+				ctx->load[s->paths[p].arcs[i]] +=
+					s->paths[p].flow;
+		}
+	}
+	all_len_update(ctx);
+}
+
+double mpte_current_max_util(const struct mpte_ctx *ctx, int *argmax)
+{
+	double best = 0;
+	int a;
+
+	if (argmax)
+		*argmax = -1;
+	for (a = 0; a < ctx->t->narcs; a++) {
+		double u;
+
+		if (ctx->failed[a])
+			continue;
+		u = (ctx->background[a] + ctx->load[a]) /
+		    ctx->t->arcs[a].capacity;
+		if (u > best || (argmax && *argmax < 0)) {
+			best = u;
+			if (argmax)
+				*argmax = a;
+		}
+	}
+	return best;
+}
+
+double mpte_path_delay(const struct mpte_topology *t, const int *arcs,
+		       int len)
+{
+	double d = 0;
+	int i;
+
+	for (i = 0; i < len; i++)
+		d += t->arcs[arcs[i]].delay;
+	return d;
+}
+
+static double path_len(const double *len, const int *arcs, int n)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += len[arcs[i]];
+	return s;
+}
+
+/* Nearest reached egress of demand d in sp, or -1. */
+static int nearest_egress(const struct mpte_sp *sp, const struct mpte_demand *d)
+{
+	int best = -1, j;
+
+	for (j = 0; j < d->negress; j++) {
+		int v = d->egress[j];
+
+		if (sp->dist[v] == HUGE_VAL_D)
+			continue;
+		if (best < 0 || sp->dist[v] < sp->dist[best])
+			best = v;
+	}
+	return best;
+}
+
+/* Shortest path for demand di alone, in ctx->sp2, under lengths w. */
+static int search(struct mpte_ctx *ctx, int di, const double *w,
+		  const unsigned char *arc_off, const unsigned char *node_off,
+		  int *arcs, int max, double *dist)
+{
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	struct mpte_filter f;
+	int v;
+
+	mpte_filter_for(ctx, d, &f);
+	f.arc_off = arc_off;
+	f.node_off = node_off;
+	mpte_dijkstra(ctx->t, &ctx->sp2, d->ingress, d->ningress, w, &f,
+		      d->egress, d->negress);
+	v = nearest_egress(&ctx->sp2, d);
+	if (v < 0)
+		return -1;
+	if (dist)
+		*dist = ctx->sp2.dist[v];
+	return mpte_sp_extract(ctx->t, &ctx->sp2, v, arcs, max);
+}
+
+/*
+ * The best path under lengths len that meets the demand's constraints,
+ * max_delay included.  A delay bound makes this a constrained shortest path
+ * (NP-hard), so we use LARAC: Lagrangian relaxation over len + lambda delay,
+ * which returns a delay-feasible path close to the cheapest one.
+ * Returns the number of arcs, or -1 if no feasible path exists.
+ */
+int mpte_best_path(struct mpte_ctx *ctx, int di, const double *len,
+		   const unsigned char *arc_off, const unsigned char *node_off,
+		   int *arcs, int max)
+{
+	const struct mpte_topology *t = ctx->t;
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	double *w, cd, dd, cc, dc;
+	int *pd, n, nd, a, it;
+
+	n = search(ctx, di, len, arc_off, node_off, arcs, max, NULL);
+	if (n < 0 || d->max_delay <= 0 ||
+	    mpte_path_delay(t, arcs, n) <= d->max_delay + MPTE_EPS)
+		return n;
+
+	w = mpte_xcalloc(t->narcs, sizeof(double));
+	pd = mpte_xcalloc(max, sizeof(int));
+	for (a = 0; a < t->narcs; a++)
+		w[a] = t->arcs[a].delay;
+	nd = search(ctx, di, w, arc_off, node_off, pd, max, NULL);
+	if (nd < 0 || mpte_path_delay(t, pd, nd) > d->max_delay + MPTE_EPS) {
+		n = -1;
+		goto out;
+	}
+	cc = path_len(len, arcs, n);
+	dc = mpte_path_delay(t, arcs, n);
+	for (it = 0; it < 12; it++) {
+		double lambda, cr, dr, comb;
+		int nr;
+
+		cd = path_len(len, pd, nd);
+		dd = mpte_path_delay(t, pd, nd);
+		if (dc - dd <= 0)
+			break;
+		lambda = (cd - cc) / (dc - dd);
+		if (lambda < 0)
+			lambda = 0;
+		for (a = 0; a < t->narcs; a++)
+			w[a] = len[a] + lambda * t->arcs[a].delay;
+		nr = search(ctx, di, w, arc_off, node_off, arcs, max, &comb);
+		if (nr < 0)
+			break;
+		cr = path_len(len, arcs, nr);
+		dr = mpte_path_delay(t, arcs, nr);
+		/* no path improves on the current pair: pd is the answer */
+		if (comb >= cc + lambda * dc - 1e-12 * (1 + fabs(comb)))
+			break;
+		if (dr <= d->max_delay + MPTE_EPS) {
+			memcpy(pd, arcs, nr * sizeof(int));
+			nd = nr;
+		} else {
+			cc = cr;
+			dc = dr;
+		}
+	}
+	memcpy(arcs, pd, nd * sizeof(int));
+	n = nd;
+out:
+	free(w);
+	free(pd);
+	return n;
+}
+
+static int same_path(const struct mpte_path *p, const int *arcs, int n)
+{
+	return p->len == n && !memcmp(p->arcs, arcs, n * sizeof(int));
+}
+
+static int cmp_path_flow(const void *x, const void *y)
+{
+	const struct mpte_path *a = x, *b = y;
+
+	return a->flow < b->flow ? 1 : a->flow > b->flow ? -1 : 0;
+}
+
+static void path_remove(struct mpte_dstate *s, int p)
+{
+	free(s->paths[p].arcs);
+	s->paths[p] = s->paths[--s->npaths];
+}
+
+/*
+ * Move flow of demand di towards path q (arcs/n): add q to the set if it
+ * is new, then one projected Newton step from each longer path.
+ */
+static void update_demand(struct mpte_ctx *ctx, int di, const int *q, int n)
+{
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	struct mpte_dstate *s = &ctx->st[di];
+	int qi = -1, p, i;
+
+	for (p = 0; p < s->npaths; p++)
+		if (same_path(&s->paths[p], q, n)) {
+			qi = p;
+			break;
+		}
+	if (qi < 0) {
+		int cap = d->max_paths > MPTE_WORK_PATHS ? d->max_paths
+							  : MPTE_WORK_PATHS;
+
+		if (ctx->restricted)
+			return;		/* final phase: the path sets are fixed */
+		if (s->pcap < cap) {
+			s->paths = mpte_xrealloc(s->paths, cap * sizeof(*s->paths));
+			s->pcap = cap;
+		}
+		if (s->npaths == 0) {
+			/* first route: everything on the shortest path */
+			s->paths[0].arcs = mpte_xcalloc(n ? n : 1, sizeof(int));
+			memcpy(s->paths[0].arcs, q, n * sizeof(int));
+			s->paths[0].len = n;
+			s->paths[0].flow = s->admitted;
+			s->npaths = 1;
+			add_flow(ctx, q, n, s->admitted);
+			return;
+		}
+		if (s->npaths == cap) {
+			/* full: the thinnest path gives way if q is shorter */
+			int pmin = 0;
+
+			for (p = 1; p < s->npaths; p++)
+				if (s->paths[p].flow < s->paths[pmin].flow)
+					pmin = p;
+			if (path_len(ctx->len, s->paths[pmin].arcs,
+				     s->paths[pmin].len) <=
+			    path_len(ctx->len, q, n))
+				return;
+			add_flow(ctx, s->paths[pmin].arcs, s->paths[pmin].len,
+				 -s->paths[pmin].flow);
+			add_flow(ctx, q, n, s->paths[pmin].flow);
+			free(s->paths[pmin].arcs);
+			s->paths[pmin].arcs = mpte_xcalloc(n ? n : 1,
+							   sizeof(int));
+			memcpy(s->paths[pmin].arcs, q, n * sizeof(int));
+			s->paths[pmin].len = n;
+			qi = pmin;
+		} else {
+			qi = s->npaths++;
+			s->paths[qi].arcs = mpte_xcalloc(n ? n : 1, sizeof(int));
+			memcpy(s->paths[qi].arcs, q, n * sizeof(int));
+			s->paths[qi].len = n;
+			s->paths[qi].flow = 0;
+		}
+	}
+
+	for (p = 0; p < s->npaths; p++) {
+		struct mpte_path *pp = &s->paths[p];
+		double lp, lq, h = 0, step;
+
+		if (p == qi || pp->flow <= 0)
+			continue;
+		lp = path_len(ctx->len, pp->arcs, pp->len);
+		lq = path_len(ctx->len, q, n);
+		if (lp <= lq * (1 + 1e-12))
+			continue;
+		/* arcs on both paths see no change: only the symmetric
+		 * difference enters the curvature and the move */
+		ctx->stamp++;
+		for (i = 0; i < n; i++)
+			ctx->mark_a[q[i]] = ctx->stamp;
+		for (i = 0; i < pp->len; i++)
+			ctx->mark_b[pp->arcs[i]] = ctx->stamp;
+		for (i = 0; i < pp->len; i++)
+			if (ctx->mark_a[pp->arcs[i]] != ctx->stamp)
+				h += ctx->len[pp->arcs[i]] /
+				     ctx->t->arcs[pp->arcs[i]].capacity;
+		for (i = 0; i < n; i++)
+			if (ctx->mark_b[q[i]] != ctx->stamp)
+				h += ctx->len[q[i]] /
+				     ctx->t->arcs[q[i]].capacity;
+		h *= ctx->alpha;
+		step = h > 0 ? (lp - lq) / h : pp->flow;
+		if (step > pp->flow)
+			step = pp->flow;
+		for (i = 0; i < pp->len; i++)
+			if (ctx->mark_a[pp->arcs[i]] != ctx->stamp)
+				add_flow(ctx, &pp->arcs[i], 1, -step);
+		for (i = 0; i < n; i++)
+			if (ctx->mark_b[q[i]] != ctx->stamp)
+				add_flow(ctx, &q[i], 1, step);
+		pp->flow -= step;
+		s->paths[qi].flow += step;
+	}
+	/* paths that carry (almost) nothing free their slot */
+	for (p = s->npaths - 1; p >= 0; p--) {
+		if (p == qi || s->paths[p].flow > 1e-12 * s->admitted)
+			continue;
+		if (s->paths[p].flow > 0) {
+			add_flow(ctx, s->paths[p].arcs, s->paths[p].len,
+				 -s->paths[p].flow);
+			add_flow(ctx, s->paths[qi].arcs, s->paths[qi].len,
+				 s->paths[p].flow);
+			s->paths[qi].flow += s->paths[p].flow;
+		}
+		if (qi == s->npaths - 1)
+			qi = p;
+		path_remove(s, p);
+	}
+}
+
+/* Remove a demand's flow from the network and forget its paths. */
+void mpte_drop_paths(struct mpte_ctx *ctx, int di)
+{
+	struct mpte_dstate *s = &ctx->st[di];
+	int p;
+
+	for (p = 0; p < s->npaths; p++) {
+		add_flow(ctx, s->paths[p].arcs, s->paths[p].len,
+			 -s->paths[p].flow);
+		free(s->paths[p].arcs);
+	}
+	free(s->paths);
+	s->paths = NULL;
+	s->npaths = 0;
+	s->pcap = 0;
+}
+
+/* Scale a demand's path flows (elastic grow/shrink), keeping its split. */
+void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale)
+{
+	struct mpte_dstate *s = &ctx->st[di];
+	int p;
+
+	for (p = 0; p < s->npaths; p++) {
+		double nf = s->paths[p].flow * scale;
+
+		add_flow(ctx, s->paths[p].arcs, s->paths[p].len,
+			 nf - s->paths[p].flow);
+		s->paths[p].flow = nf;
+	}
+}
+
+/* One Gauss-Seidel sweep over the active demands. */
+static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
+{
+	int g, k;
+
+	for (g = 0; g < ctx->ngroups; g++) {
+		const struct mpte_group *gr = &ctx->groups[g];
+		struct mpte_filter f;
+		int any = 0;
+
+		for (k = 0; k < gr->nmembers; k++)
+			if (ctx->st[gr->members[k]].active)
+				any = 1;
+		if (!any)
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.include_any = gr->include_any;
+		f.include_all = gr->include_all;
+		f.exclude_any = gr->exclude_any;
+		f.failed = ctx->failed;
+		mpte_dijkstra(ctx->t, &ctx->sp, gr->ingress, gr->ningress,
+			      ctx->len, &f, gr->targets, gr->ntargets);
+		for (k = 0; k < gr->nmembers; k++) {
+			int di = gr->members[k], v, n;
+			const struct mpte_demand *d = &ctx->ds->d[di];
+
+			if (!ctx->st[di].active)
+				continue;
+			v = nearest_egress(&ctx->sp, d);
+			if (v < 0)
+				continue;	/* filtered out earlier */
+			n = mpte_sp_extract(ctx->t, &ctx->sp, v, buf, bufmax);
+			if (n < 0)
+				continue;
+			if (d->max_delay > 0 &&
+			    mpte_path_delay(ctx->t, buf, n) >
+			    d->max_delay + MPTE_EPS) {
+				n = mpte_best_path(ctx, di, ctx->len, NULL,
+						   NULL, buf, bufmax);
+				if (n < 0)
+					continue;
+			}
+			update_demand(ctx, di, buf, n);
+		}
+	}
+}
+
+/*
+ * Certified lower bound on the best max utilisation reachable by moving the
+ * active demands only (the others are fixed load), from the current lengths.
+ */
+static double lower_bound(struct mpte_ctx *ctx)
+{
+	const struct mpte_topology *t = ctx->t;
+	double s = 0, fixed = 0, moved = 0;
+	int a, g, k, p;
+
+	for (a = 0; a < t->narcs; a++) {
+		if (ctx->failed[a])
+			continue;
+		s += ctx->len[a] * t->arcs[a].capacity;
+		fixed += ctx->len[a] * (ctx->background[a] + ctx->load[a]);
+	}
+	if (s <= 0)
+		return 0;
+	for (g = 0; g < ctx->ngroups; g++) {
+		const struct mpte_group *gr = &ctx->groups[g];
+		struct mpte_filter f;
+		int any = 0;
+
+		for (k = 0; k < gr->nmembers; k++)
+			if (ctx->st[gr->members[k]].active)
+				any = 1;
+		if (!any)
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.include_any = gr->include_any;
+		f.include_all = gr->include_all;
+		f.exclude_any = gr->exclude_any;
+		f.failed = ctx->failed;
+		mpte_dijkstra(t, &ctx->sp, gr->ingress, gr->ningress,
+			      ctx->len, &f, gr->targets, gr->ntargets);
+		for (k = 0; k < gr->nmembers; k++) {
+			int di = gr->members[k], v;
+			struct mpte_dstate *st = &ctx->st[di];
+			double cur = 0;
+
+			if (!st->active)
+				continue;
+			v = nearest_egress(&ctx->sp, &ctx->ds->d[di]);
+			if (v < 0)
+				continue;
+			for (p = 0; p < st->npaths; p++)
+				cur += st->paths[p].flow *
+				       path_len(ctx->len, st->paths[p].arcs,
+						st->paths[p].len);
+			/* replace this demand's current cost by its cheapest */
+			moved += cur - st->admitted * ctx->sp.dist[v];
+		}
+	}
+	return (fixed - moved) / s;
+}
+
+/*
+ * Cut every active demand to its max_paths fattest paths (its flow moves
+ * onto them in proportion).  Returns how many demands were cut.
+ */
+static int cut_to_max_paths(struct mpte_ctx *ctx)
+{
+	int di, p, cut = 0;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+		int keep = ctx->ds->d[di].max_paths;
+		double kept = 0;
+
+		if (!s->active || s->npaths <= keep)
+			continue;
+		qsort(s->paths, s->npaths, sizeof(*s->paths), cmp_path_flow);
+		while (s->npaths > keep) {
+			struct mpte_path *pp = &s->paths[--s->npaths];
+
+			add_flow(ctx, pp->arcs, pp->len, -pp->flow);
+			free(pp->arcs);
+		}
+		for (p = 0; p < s->npaths; p++)
+			kept += s->paths[p].flow;
+		if (kept <= 0) {
+			s->paths[0].flow = kept = 1e-300;
+		}
+		mpte_path_set_flow(ctx, di, s->admitted / kept);
+		cut++;
+	}
+	return cut;
+}
+
+/* Final phase sweep: move flow among the paths each demand already has. */
+static void restricted_sweep(struct mpte_ctx *ctx, int *buf)
+{
+	int di, p;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+		int best = 0;
+		double bl = HUGE_VAL_D;
+
+		if (!s->active || s->npaths < 2)
+			continue;
+		for (p = 0; p < s->npaths; p++) {
+			double l = path_len(ctx->len, s->paths[p].arcs,
+					    s->paths[p].len);
+
+			if (l < bl) {
+				bl = l;
+				best = p;
+			}
+		}
+		memcpy(buf, s->paths[best].arcs,
+		       s->paths[best].len * sizeof(int));
+		update_demand(ctx, di, buf, s->paths[best].len);
+	}
+}
+
+/*
+ * Optimise the active demands.  Demands without paths get their first
+ * route in the first sweep (sequential shortest path under congestion
+ * lengths, already a decent start).  Phase 0 lets a demand hold up to
+ * MPTE_WORK_PATHS paths, so the flow can find its shape; phase 1 cuts
+ * each to max_paths and re-balances within those.
+ */
+int mpte_optimise(struct mpte_ctx *ctx)
+{
+	const struct mpte_topology *t = ctx->t;
+	double t0 = mpte_now(), u, est = 0, cap = 0, best_lb = 0, beta;
+	int *buf, bufmax = t->nnodes + 1, di, a, level_sweeps, nactive = 0;
+	int phase = 0, budget = ctx->opt.max_iterations, sweeps = 0;
+
+	for (di = 0; di < ctx->ds->n; di++)
+		if (ctx->st[di].active) {
+			nactive++;
+			if (!ctx->st[di].npaths)
+				est += 2 * ctx->st[di].admitted;
+		}
+	if (!nactive) {
+		ctx->max_util = mpte_current_max_util(ctx, NULL);
+		return 0;
+	}
+	for (a = 0; a < t->narcs; a++)
+		if (!ctx->failed[a])
+			cap += t->arcs[a].capacity;
+	buf = mpte_xcalloc(bufmax, sizeof(int));
+
+	/* a first guess of the utilisation sets the softness of step one */
+	mpte_recompute_loads(ctx);
+	u = mpte_current_max_util(ctx, NULL);
+	if (cap > 0 && est / cap > u)
+		u = est / cap;
+	if (u <= 0)
+		u = 1e-3;
+	beta = BETA_START;
+	ctx->uref = u;
+	ctx->alpha = beta / u;
+	all_len_update(ctx);
+
+	level_sweeps = 0;
+	for (;;) {
+		int stop;
+
+		if (phase == 0)
+			sweep(ctx, buf, bufmax);
+		else
+			restricted_sweep(ctx, buf);
+		ctx->iterations++;
+		sweeps++;
+		level_sweeps++;
+		u = mpte_current_max_util(ctx, NULL);
+		if (level_sweeps < SWEEPS_PER_LEVEL && beta < BETA_MAX &&
+		    sweeps < budget)
+			continue;
+		if (phase == 0) {
+			double lb = lower_bound(ctx);
+
+			if (lb > best_lb)
+				best_lb = lb;
+		}
+		stop = u <= best_lb * (1 + ctx->opt.tolerance) + 1e-12 ||
+		       sweeps >= budget ||
+		       (ctx->opt.time_limit > 0 &&
+			mpte_now() - t0 > ctx->opt.time_limit);
+		if (stop && phase == 0 && cut_to_max_paths(ctx)) {
+			phase = 1;
+			ctx->restricted = 1;
+			sweeps = 0;
+			budget = RESTRICTED_SWEEPS;
+			stop = 0;
+			u = mpte_current_max_util(ctx, NULL);
+		}
+		if (stop)
+			break;
+		/* next level: sharper, re-centred on the current max */
+		if (beta < BETA_MAX)
+			beta *= 2;
+		level_sweeps = 0;
+		ctx->uref = u;
+		ctx->alpha = beta / (u > 1e-9 ? u : 1e-9);
+		all_len_update(ctx);
+	}
+	ctx->restricted = 0;
+	free(buf);
+	ctx->max_util = mpte_current_max_util(ctx, NULL);
+	/* a bound with some demands frozen is not a bound on the whole */
+	for (di = 0; di < ctx->ds->n; di++)
+		if (ctx->st[di].status == MPTE_ADMITTED && !ctx->st[di].active)
+			break;
+	if (di == ctx->ds->n)
+		ctx->lower_bound = best_lb;
+	ctx->solve_seconds += mpte_now() - t0;
+	return 0;
+}
