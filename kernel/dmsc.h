@@ -8,6 +8,12 @@
 
 #include <linux/u64_stats_sync.h>
 #include <linux/percpu.h>
+#include <linux/rhashtable-types.h>
+#include <linux/siphash.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <linux/in6.h>
+#include <net/dst_cache.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/genetlink.h>
@@ -43,9 +49,29 @@ struct dmsc_stats {
 #define DMSC_FLOW_LIMIT_DEFAULT		65536
 #define DMSC_FLOW_TIMEOUT_DEFAULT	30000	/* ms */
 
+struct dmsc_rule_table;
+
 struct dmsc_net {
 	struct net *net;
 	struct dmsc_pcpu_stats __percpu *stats;
+
+	/* Tunnels by id (tunnel.c); the xarray has its own lock. */
+	struct xarray tunnels;
+
+	/*
+	 * Rules by inner family, [0] IPv4 and [1] IPv6, each an array
+	 * sorted most specific first and replaced whole (rule.c). NULL
+	 * when the family has no rule: the hook returns at once.
+	 */
+	struct dmsc_rule_table __rcu *rules[2];
+	u64 rule_seq;		/* age of rules, for the last tie-break */
+
+	/* Flows (flow.c) and the work that ages them out. */
+	struct rhashtable flows;
+	struct delayed_work flow_gc;
+
+	/* Flow hash key for path selection, random per namespace. */
+	siphash_key_t hash_key;
 
 	/* Settings; written under genl_mutex, read locklessly. */
 	u32 flow_limit;
@@ -75,6 +101,162 @@ static inline struct dmsc_net *dmsc_pernet(const struct net *net)
 } while (0)
 
 void dmsc_stats_read(struct dmsc_net *dn, struct dmsc_stats *out);
+
+/*
+ * Every writer (netlink handlers, dumps included) runs under genl_mutex:
+ * the family has no parallel_ops. The hook only reads, under RCU.
+ */
+#define dmsc_dereference(p)	rcu_dereference_protected(p, true)
+
+/* srv6.c: one segment list, ready to push. */
+struct dmsc_path {
+	u32 weight;
+	u8 nsegs;
+	u16 srh_len;		/* bytes of SRH pushed, 0 if none */
+	u16 overhead;		/* outer IPv6 header + SRH */
+	struct in6_addr segs[DMSC_MAX_SEGS];	/* travel order */
+	struct ipv6_sr_hdr *srh;	/* prebuilt, per the tunnel mode */
+	struct dst_cache dst_cache;	/* route to segs[0] */
+};
+
+const char *dmsc_sid_invalid(const struct in6_addr *sid);
+int dmsc_srv6_path_init(struct dmsc_path *path, u8 mode,
+			const struct in6_addr *segs, u32 nsegs, u32 weight);
+void dmsc_srv6_path_release(struct dmsc_path *path);
+
+/* Outcome of dmsc_srv6_xmit(); the skb is consumed in every case. */
+enum dmsc_tx {
+	DMSC_TX_OK,
+	DMSC_TX_MTU,
+	DMSC_TX_NOROUTE,
+	DMSC_TX_NOMEM,
+};
+
+struct dmsc_tunnel_cfg;
+enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
+			    const struct dmsc_tunnel_cfg *cfg,
+			    struct dmsc_path *path, u8 family);
+
+/*
+ * tunnel.c. A flow hashes into one of DMSC_BUCKETS buckets, each naming
+ * a path: 1024 buckets give every weight a share within 1/1024 of its
+ * exact value, and a flow keeps its path while its bucket keeps it.
+ */
+#define DMSC_BUCKETS		1024
+#define DMSC_BACKUP_IDX		DMSC_MAX_PATHS	/* paths[] slot of the backup */
+
+/* What a tunnel carries; immutable once published, replaced whole. */
+struct dmsc_tunnel_cfg {
+	struct rcu_head rcu;
+	struct in6_addr src;
+	u8 mode;
+	u8 n_paths;
+	bool has_backup;
+	u8 buckets[DMSC_BUCKETS];
+	struct dmsc_path paths[DMSC_MAX_PATHS + 1];
+};
+
+/* Per cpu, per path index; [DMSC_BACKUP_IDX] counts the backup. */
+struct dmsc_tunnel_pcpu {
+	u64_stats_t packets[DMSC_MAX_PATHS + 1];
+	u64_stats_t bytes[DMSC_MAX_PATHS + 1];
+	struct u64_stats_sync syncp;
+};
+
+struct dmsc_tunnel {
+	u32 id;
+	u8 active;		/* enum dmsc_tunnel_active, READ_ONCE */
+	u8 admin_up;		/* READ_ONCE */
+	u32 n_rules;		/* rules pointing here, under genl_mutex */
+	atomic64_t switches;
+	struct dmsc_tunnel_cfg __rcu *cfg;
+	struct dmsc_tunnel_pcpu __percpu *stats;
+	struct rcu_head rcu;
+	/* Flows in the flow table by bucket: per-path FLOWS without a walk. */
+	atomic_t bucket_flows[DMSC_BUCKETS];
+};
+
+/* Path index of a flow hash: the bucket's path, or the backup. */
+static inline u32 dmsc_tunnel_path(const struct dmsc_tunnel *tun,
+				   const struct dmsc_tunnel_cfg *cfg, u32 bucket)
+{
+	if (READ_ONCE(tun->active) == DMSC_ACTIVE_BACKUP && cfg->has_backup)
+		return DMSC_BACKUP_IDX;
+	return cfg->buckets[bucket];
+}
+
+void dmsc_tunnel_count(struct dmsc_tunnel *tun, u32 idx, unsigned int len);
+struct dmsc_tunnel *dmsc_tunnel_get(struct dmsc_net *dn, u32 id);
+int dmsc_tunnel_net_init(struct dmsc_net *dn);
+void dmsc_tunnel_net_exit(struct dmsc_net *dn);
+int dmsc_tunnel_new_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_tunnel_set_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_tunnel_del_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_tunnel_get_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_tunnel_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* rule.c */
+struct dmsc_rule {
+	u8 family;		/* AF_INET or AF_INET6 */
+	u8 dst_len;
+	u8 src_len;		/* 0: any source */
+	struct in6_addr dst;	/* IPv4 in the first 4 bytes */
+	struct in6_addr src;
+	u32 qpn_lo;
+	u32 qpn_hi;
+	u64 seq;
+	struct dmsc_tunnel *tun;	/* holds tun->n_rules */
+	u64 __percpu *packets;
+	struct rcu_head rcu;
+};
+
+struct dmsc_rule_table {
+	struct rcu_head rcu;
+	u32 n;
+	struct dmsc_rule *rules[];
+};
+
+struct dmsc_rule *dmsc_rule_lookup(const struct dmsc_rule_table *t,
+				   const void *saddr, const void *daddr,
+				   u32 qpn);
+int dmsc_rule_net_init(struct dmsc_net *dn);
+void dmsc_rule_net_exit(struct dmsc_net *dn);
+int dmsc_rule_new_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_rule_del_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_rule_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* flow.c. The key is also what path selection hashes (without tunnel). */
+struct dmsc_flow_key {
+	struct in6_addr src;	/* IPv4 in the first 4 bytes, rest 0 */
+	struct in6_addr dst;
+	__be16 sport;
+	u8 family;
+	u8 pad;
+	u32 qpn;
+	u32 tunnel;		/* last: not part of the path hash */
+} __aligned(8);
+
+#define DMSC_FLOW_HASH_LEN	offsetof(struct dmsc_flow_key, tunnel)
+
+void dmsc_flow_account(struct dmsc_net *dn, const struct dmsc_flow_key *key,
+		       struct dmsc_tunnel *tun, u32 bucket, unsigned int len);
+void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun);
+int dmsc_flow_net_init(struct dmsc_net *dn);
+void dmsc_flow_net_exit(struct dmsc_net *dn);
+int dmsc_flow_get_start(struct netlink_callback *cb);
+int dmsc_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int dmsc_flow_get_done(struct netlink_callback *cb);
+int dmsc_flow_flush_doit(struct sk_buff *skb, struct genl_info *info);
+
+/* steer.c */
+int dmsc_steer_net_init(struct net *net);
+void dmsc_steer_net_exit(struct net *net);
+
+/* genl.c: the nested policies, for handlers parsing their nests. */
+extern const struct nla_policy dmsc_tunnel_policy[DMSC_TUNNEL_A_MAX + 1];
+extern const struct nla_policy dmsc_path_policy[DMSC_PATH_A_MAX + 1];
+extern const struct nla_policy dmsc_rule_policy[DMSC_RULE_A_MAX + 1];
+extern const struct nla_policy dmsc_flow_policy[DMSC_FLOW_A_MAX + 1];
 
 int dmsc_genl_init(void);
 void dmsc_genl_exit(void);

@@ -7,6 +7,11 @@
  * Policies are strict: an attribute the kernel does not know, of the
  * wrong type or out of range is refused with an extack naming it.
  * Attributes that only replies carry are NLA_REJECT in requests.
+ *
+ * Every changing command needs CAP_NET_ADMIN in the user namespace that
+ * owns the network namespace (GENL_UNS_ADMIN_PERM, as WireGuard does):
+ * plain GENL_ADMIN_PERM would ask it of the initial user namespace and
+ * lock containers out of their own namespaces.
  */
 
 #include <net/genetlink.h>
@@ -14,6 +19,8 @@
 
 #include "dmsc.h"
 #include "version.h"
+
+#define DMSC_ADMIN_PERM GENL_UNS_ADMIN_PERM
 
 #define DMSC_FEATURES (DMSC_F_SRV6_ENCAP | DMSC_F_SRV6_ENCAP_RED | \
 		       DMSC_F_INNER_IPV4 | DMSC_F_INNER_IPV6 | \
@@ -39,7 +46,7 @@ static struct netlink_range_validation dmsc_flow_timeout_range = {
 	.min = DMSC_FLOW_TIMEOUT_MIN, .max = DMSC_FLOW_TIMEOUT_MAX,
 };
 
-static const struct nla_policy dmsc_path_policy[DMSC_PATH_A_MAX + 1] = {
+const struct nla_policy dmsc_path_policy[DMSC_PATH_A_MAX + 1] = {
 	/* Length and SID checks are done by the handler, with a message. */
 	[DMSC_PATH_A_SEGS]	= { .type = NLA_BINARY },
 	[DMSC_PATH_A_WEIGHT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
@@ -50,7 +57,7 @@ static const struct nla_policy dmsc_path_policy[DMSC_PATH_A_MAX + 1] = {
 	[DMSC_PATH_A_FLOWS]	= { .type = NLA_REJECT },
 };
 
-static const struct nla_policy dmsc_tunnel_policy[DMSC_TUNNEL_A_MAX + 1] = {
+const struct nla_policy dmsc_tunnel_policy[DMSC_TUNNEL_A_MAX + 1] = {
 	[DMSC_TUNNEL_A_ID]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[DMSC_TUNNEL_A_SRC]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
 	[DMSC_TUNNEL_A_MODE]	= NLA_POLICY_MAX(NLA_U8, DMSC_MODE_MAX),
@@ -64,7 +71,7 @@ static const struct nla_policy dmsc_tunnel_policy[DMSC_TUNNEL_A_MAX + 1] = {
 	[DMSC_TUNNEL_A_SWITCHES] = { .type = NLA_REJECT },
 };
 
-static const struct nla_policy dmsc_rule_policy[DMSC_RULE_A_MAX + 1] = {
+const struct nla_policy dmsc_rule_policy[DMSC_RULE_A_MAX + 1] = {
 	[DMSC_RULE_A_FAMILY]	= { .type = NLA_U8 },
 	[DMSC_RULE_A_DST]	= { .type = NLA_BINARY,
 				    .len = sizeof(struct in6_addr) },
@@ -78,7 +85,7 @@ static const struct nla_policy dmsc_rule_policy[DMSC_RULE_A_MAX + 1] = {
 	[DMSC_RULE_A_PACKETS]	= { .type = NLA_REJECT },
 };
 
-static const struct nla_policy dmsc_flow_policy[DMSC_FLOW_A_MAX + 1] = {
+const struct nla_policy dmsc_flow_policy[DMSC_FLOW_A_MAX + 1] = {
 	/* A flow dump may be filtered by tunnel; the rest is output. */
 	[DMSC_FLOW_A_TUNNEL]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[DMSC_FLOW_A_FAMILY]	= { .type = NLA_REJECT },
@@ -201,9 +208,22 @@ static const struct genl_ops dmsc_genl_ops[] = {
 	{
 		.cmd = DMSC_CMD_SET,
 		.doit = dmsc_set_doit,
-		.flags = GENL_ADMIN_PERM,
+		.flags = DMSC_ADMIN_PERM,
 	},
 };
+
+#ifdef DMSC_NEED_EXTACK_SLOTS
+/* See compat.h: formatted extack messages on kernels before 6.2. */
+static char dmsc_extack_ring[DMSC_EXTACK_SLOTS][DMSC_EXTACK_LEN];
+static atomic_t dmsc_extack_next = ATOMIC_INIT(0);
+
+char *dmsc_extack_slot(void)
+{
+	unsigned int i = atomic_inc_return(&dmsc_extack_next);
+
+	return dmsc_extack_ring[i % DMSC_EXTACK_SLOTS];
+}
+#endif
 
 static const struct genl_multicast_group dmsc_mcgrps[] = {
 	{ .name = DMSC_MCGRP_EVENTS },

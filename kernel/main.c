@@ -8,6 +8,7 @@
 #include <linux/module.h>
 #include <linux/init.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 
 #include "dmsc.h"
 #include "version.h"
@@ -50,25 +51,56 @@ void dmsc_stats_read(struct dmsc_net *dn, struct dmsc_stats *out)
 static int __net_init dmsc_net_init(struct net *net)
 {
 	struct dmsc_net *dn = dmsc_pernet(net);
+	int err;
 
 	dn->net = net;
 	dn->flow_limit = DMSC_FLOW_LIMIT_DEFAULT;
 	dn->flow_timeout_ms = DMSC_FLOW_TIMEOUT_DEFAULT;
+	get_random_bytes(&dn->hash_key, sizeof(dn->hash_key));
 	dn->stats = netdev_alloc_pcpu_stats(struct dmsc_pcpu_stats);
 	if (!dn->stats)
 		return -ENOMEM;
+	dmsc_tunnel_net_init(dn);
+	dmsc_rule_net_init(dn);
+	err = dmsc_flow_net_init(dn);
+	if (err)
+		goto err_stats;
+	/* Last: from here on packets reach the state above. */
+	err = dmsc_steer_net_init(net);
+	if (err)
+		goto err_flow;
 	return 0;
+
+err_flow:
+	dmsc_flow_net_exit(dn);
+err_stats:
+	free_percpu(dn->stats);
+	return err;
+}
+
+/*
+ * Unhook first; the namespace core then waits for a grace period before
+ * calling dmsc_net_exit(), so no packet is still using what it frees.
+ */
+static void __net_exit dmsc_net_pre_exit(struct net *net)
+{
+	dmsc_steer_net_exit(net);
 }
 
 static void __net_exit dmsc_net_exit(struct net *net)
 {
 	struct dmsc_net *dn = dmsc_pernet(net);
 
+	/* Flows point at tunnels and rules hold them: free in this order. */
+	dmsc_flow_net_exit(dn);
+	dmsc_rule_net_exit(dn);
+	dmsc_tunnel_net_exit(dn);
 	free_percpu(dn->stats);
 }
 
 static struct pernet_operations dmsc_net_ops = {
 	.init = dmsc_net_init,
+	.pre_exit = dmsc_net_pre_exit,
 	.exit = dmsc_net_exit,
 	.id = &dmsc_net_id,
 	.size = sizeof(struct dmsc_net),
@@ -97,6 +129,8 @@ static void __exit dmsc_exit(void)
 	/* No request can reach a namespace once the family is gone. */
 	dmsc_genl_exit();
 	unregister_pernet_subsys(&dmsc_net_ops);
+	/* Configurations and rules freed by call_rcu() run our code. */
+	rcu_barrier();
 }
 
 module_init(dmsc_init);
