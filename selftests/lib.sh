@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for dmsc selftests, in the manner of the kernel's
+# tools/testing/selftests/net/lib.sh: namespaces that clean themselves up,
+# the module from this tree for the running kernel, KTAP output.
+#
+# A test script sources this file, declares its cases and runs them:
+#
+#   source "$(dirname "$0")/lib.sh"
+#   test_foo() { ...; check "(( x == 3 ))" "why it failed"; }
+#   ktap_run test_foo "foo does bar" test_baz "baz is refused"
+#
+# Each case runs in a subshell with `set -e`: a failing command fails the
+# case; `fail MSG` fails it with a reason; `skip MSG` skips it.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DMSC=${DMSC:-$top/agent/dmsc}
+KVER=$(uname -r)
+DMSC_KO=${DMSC_KO:-$top/build/kmod/$KVER/kernel/dmsc.ko}
+[ -f "$DMSC_KO" ] || DMSC_KO=$top/kernel/dmsc.ko
+
+# Every namespace made through mkns is deleted on exit.
+NS_LIST=()
+NS_SUFFIX=$$
+
+ksft_pass=0
+ksft_fail=0
+ksft_skip=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 4
+}
+
+# check "ARITHMETIC OR TEST EXPRESSION" "reason": fail the case unless true.
+check() {
+	if ! eval "$1"; then
+		fail "${2:-$1}"
+	fi
+}
+
+# mkns NAME...: create namespaces NAME-$$ and set variables NAME to them.
+mkns() {
+	local n full
+	for n in "$@"; do
+		full="$n-$NS_SUFFIX"
+		ip netns add "$full"
+		ip -n "$full" link set lo up
+		NS_LIST+=("$full")
+		printf -v "$n" '%s' "$full"
+	done
+}
+
+cleanup_ns() {
+	local n
+	for n in "${NS_LIST[@]}"; do
+		ip netns del "$n" 2>/dev/null || true
+	done
+	NS_LIST=()
+}
+
+# Run dmsc in a namespace: dns NS ARGS...
+dns() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$DMSC" "$@"
+}
+
+# jq-free JSON field extraction: json_get 'expr' reads JSON on stdin and
+# prints the python expression evaluated on it as `d`.
+json_get() {
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"
+}
+
+module_loaded() {
+	[ -d /sys/module/dmsc ]
+}
+
+load_module() {
+	module_loaded || insmod "$DMSC_KO"
+}
+
+unload_module() {
+	! module_loaded || rmmod dmsc
+}
+
+# The kernel log since the test started must hold no splat.
+dmesg_mark() {
+	DMESG_START=$(dmesg | wc -l)
+}
+
+dmesg_clean() {
+	local bad
+	bad=$(dmesg | tail -n +"$((${DMESG_START:-0} + 1))" |
+		grep -E 'WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|kmemleak|refcount_t|list_(add|del) corruption|RCU stall|rcu_sched self-detected|Call Trace' || true)
+	if [ -n "$bad" ]; then
+		echo "$bad" | head -20 >&2
+		return 1
+	fi
+}
+
+# ktap_run FN DESCRIPTION [FN DESCRIPTION...]: run each case, print KTAP.
+ktap_run() {
+	local n=$(($# / 2)) i=0 fn desc rc log reason
+	echo "TAP version 13"
+	echo "1..$n"
+	while [ $# -ge 2 ]; do
+		fn=$1 desc=$2
+		shift 2
+		i=$((i + 1))
+		log=$(mktemp)
+		# Not in an && list: errexit must stay in force inside the case.
+		set +e
+		( set -e; trap cleanup_ns EXIT; "$fn" ) >"$log" 2>&1
+		rc=$?
+		sed 's/^/# /' "$log"
+		case $rc in
+		0) echo "ok $i $desc"; ksft_pass=$((ksft_pass + 1)) ;;
+		4) echo "ok $i $desc # SKIP $(grep -m1 '^SKIP: ' "$log" | cut -c7-)"
+		   ksft_skip=$((ksft_skip + 1)) ;;
+		*) reason=$(grep -m1 '^FAIL: ' "$log" | cut -c7-)
+		   echo "not ok $i $desc # ${reason:-exit $rc}"
+		   ksft_fail=$((ksft_fail + 1)) ;;
+		esac
+		rm -f "$log"
+	done
+	echo "# $ksft_pass passed, $ksft_fail failed, $ksft_skip skipped"
+	[ "$ksft_fail" = 0 ]
+}
+
+trap cleanup_ns EXIT

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run selftests one after another and pass their KTAP through. A program
+# that dies, hangs or reports fewer results than it planned gets a
+# "not ok" line of its own, so no failure can go unseen.
+#
+#   run_tests.sh [-t SECS] TEST...
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+limit=600
+if [ "${1:-}" = -t ]; then
+	limit=$2
+	shift 2
+fi
+
+rc=0
+for t in "$@"; do
+	echo "# selftest: $t on $(uname -r)"
+	out=$(mktemp)
+	timeout -k 10 "$limit" "$here/$t" 2>&1 | tee "$out"
+	trc=${PIPESTATUS[0]}
+	plan=$(grep -m1 -E '^1\.\.[0-9]+' "$out" | cut -c4-)
+	ran=$(grep -cE '^(not )?ok [0-9]+' "$out")
+	if [ -z "$plan" ] || [ "$ran" != "$plan" ]; then
+		echo "not ok - $t: planned ${plan:-?} results, reported $ran (exit $trc)"
+		rc=1
+	elif [ "$trc" != 0 ] && ! grep -qE '^not ok' "$out"; then
+		echo "not ok - $t: exit $trc with no failed case"
+		rc=1
+	fi
+	grep -qE '^not ok' "$out" && rc=1
+	rm -f "$out"
+done
+exit $rc
