@@ -210,6 +210,51 @@ static const struct genl_ops dmsc_genl_ops[] = {
 		.doit = dmsc_set_doit,
 		.flags = DMSC_ADMIN_PERM,
 	},
+	{
+		.cmd = DMSC_CMD_TUNNEL_NEW,
+		.doit = dmsc_tunnel_new_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_TUNNEL_SET,
+		.doit = dmsc_tunnel_set_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_TUNNEL_DEL,
+		.doit = dmsc_tunnel_del_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_TUNNEL_GET,
+		.doit = dmsc_tunnel_get_doit,
+		.dumpit = dmsc_tunnel_get_dumpit,
+	},
+	{
+		.cmd = DMSC_CMD_RULE_NEW,
+		.doit = dmsc_rule_new_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_RULE_DEL,
+		.doit = dmsc_rule_del_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_RULE_GET,
+		.dumpit = dmsc_rule_get_dumpit,
+	},
+	{
+		.cmd = DMSC_CMD_FLOW_GET,
+		.start = dmsc_flow_get_start,
+		.dumpit = dmsc_flow_get_dumpit,
+		.done = dmsc_flow_get_done,
+	},
+	{
+		.cmd = DMSC_CMD_FLOW_FLUSH,
+		.doit = dmsc_flow_flush_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
 };
 
 #ifdef DMSC_NEED_EXTACK_SLOTS
