@@ -12,7 +12,7 @@ pkgs=(
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
 	iproute2 tshark tcpdump util-linux procps dkms
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	python3
+	python3 python3-yaml
 )
 
 newest_612() {

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: userspace unit tests and style checks on the host, then
+# every selftest inside a VM on each test kernel. Prints the KTAP of
+# everything, then one line "N passed, N failed, N skipped"; exits
+# non-zero if anything failed. Expects `make all modules-all` done.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logdir=build/check
+mkdir -p "$logdir"
+rm -f "$logdir"/*.log
+failed_steps=()
+
+# step NAME CMD...: run CMD, show its output, keep it for counting. A step
+# that fails without a "not ok" line of its own gets one, so a crash or a
+# build failure is counted.
+step() {
+	local name=$1 log="$logdir/$1.log" rc
+	shift
+	echo "# ==== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" != 0 ] && ! grep -qE '^ *not ok' "$log"; then
+		echo "not ok - $name: exit $rc" | tee -a "$log"
+	fi
+	[ "$rc" = 0 ] || failed_steps+=("$name")
+}
+
+checkpatch() {
+	local cp=/usr/src/linux-source-6.1/scripts/checkpatch.pl out
+	echo "TAP version 13"
+	echo "1..1"
+	# compat.h exists to hold kernel version tests: that warning is its job.
+	out=$("$cp" --no-tree -q --ignore LINUX_VERSION_CODE \
+		-f kernel/*.c kernel/*.h 2>&1)
+	if [ -z "$out" ]; then
+		echo "ok 1 checkpatch: kernel/ is clean"
+	else
+		echo "$out" | sed 's/^/# /'
+		echo "not ok 1 checkpatch: kernel/ has style problems"
+	fi
+}
+
+step unit-agent make -s -C agent check
+[ -f tools/roce-gen/Makefile ] && step unit-roce-gen make -s -C tools/roce-gen check
+step checkpatch checkpatch
+step ynl python3 tools/ynl-check.py
+step dkms tools/dkms-check.sh
+
+make -s -C selftests all
+tests=$(make -s -C selftests list)
+for kver in $(tools/vm/kernels.sh); do
+	# -s: a kernel oops or WARN anywhere in the run fails it.
+	# shellcheck disable=SC2086
+	step "vm-$kver" tools/vm/run.sh -k "$kver" -s -m 2048 -t 2400 -- \
+		selftests/run_tests.sh -t 1200 $tests
+done
+
+pass=$(cat "$logdir"/*.log | grep -E '^ *ok ' | grep -vc '# SKIP')
+skip=$(cat "$logdir"/*.log | grep -E '^ *ok ' | grep -c '# SKIP')
+fail=$(cat "$logdir"/*.log | grep -cE '^ *not ok')
+echo
+if [ ${#failed_steps[@]} -ne 0 ]; then
+	echo "# failed steps: ${failed_steps[*]}"
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ] && [ ${#failed_steps[@]} -eq 0 ]
