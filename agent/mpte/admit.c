@@ -299,16 +299,40 @@ static double admitted_lb_tolerance(const struct mpte_ctx *ctx)
 	return (1 / lb - 1) * 0.5;
 }
 
+/*
+ * The most loaded arc over capacity that carries some of our flow (an arc
+ * over capacity with reservations alone is the input's business), at or
+ * below the utilisation "below"; -1 if none.
+ */
+static int worst_arc(const struct mpte_ctx *ctx, double below, double *util)
+{
+	int a, best = -1;
+
+	*util = 0;
+	for (a = 0; a < ctx->t->narcs; a++) {
+		double c = ctx->t->arcs[a].capacity, u;
+
+		if (ctx->failed[a] || ctx->load[a] <= MPTE_EPS * c)
+			continue;
+		u = (ctx->background[a] + ctx->load[a]) / c;
+		if (u > 1 + 1e-9 && u < below && u > *util) {
+			*util = u;
+			best = a;
+		}
+	}
+	return best;
+}
+
 /* Until nothing is over capacity: optimise harder, then push out. */
-static void resolve_overload(struct mpte_ctx *ctx, char **preempted)
+void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted)
 {
 	int rounds = 0, tried_harder = 0;
 
 	while (rounds++ < 4 * ctx->ds->n + 16) {
-		int arc;
-		double u = mpte_current_max_util(ctx, &arc);
+		double u, below = HUGE_VAL_D;
+		int arc = worst_arc(ctx, below, &u), changed = 0;
 
-		if (u <= 1 + 1e-9 || arc < 0)
+		if (arc < 0)
 			return;
 		if (!tried_harder && ctx->lower_bound > 0 &&
 		    ctx->lower_bound < 1) {
@@ -322,7 +346,12 @@ static void resolve_overload(struct mpte_ctx *ctx, char **preempted)
 			ctx->opt = save;
 			continue;
 		}
-		if (!relieve_arc(ctx, arc, preempted))
+		/* the worst arc may hold nothing we may move: try the next */
+		while (arc >= 0 && !(changed = relieve_arc(ctx, arc, preempted))) {
+			below = u;
+			arc = worst_arc(ctx, below, &u);
+		}
+		if (!changed)
 			return;		/* nothing movable: report as is */
 		mpte_optimise(ctx);
 	}
@@ -385,7 +414,7 @@ int mpte_admit(struct mpte_ctx *ctx)
 	mpte_optimise(ctx);
 	if (!ctx->opt.admission)
 		return 0;
-	resolve_overload(ctx, NULL);
+	mpte_resolve_overload(ctx, NULL);
 	readmit(ctx);
 	for (di = 0; di < ctx->ds->n; di++)
 		ctx->st[di].active = ctx->st[di].status == MPTE_ADMITTED;
@@ -447,7 +476,7 @@ static void end_event(struct mpte_ctx *ctx, const char *what,
 				ctx->st[di].active = 1;
 		if (widen(ctx))
 			mpte_optimise(ctx);
-		resolve_overload(ctx, &preempted);
+		mpte_resolve_overload(ctx, &preempted);
 	}
 	ctx->events = mpte_xrealloc(ctx->events,
 				    (ctx->nevents + 1) * sizeof(*ctx->events));

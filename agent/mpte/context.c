@@ -222,16 +222,42 @@ void mpte_free(struct mpte_ctx *ctx)
 	free(ctx);
 }
 
-/* Derive what is reported (DAG, final paths, backups) for some demands. */
+/*
+ * Derive what is reported (final paths, backups) for some demands.  Making
+ * paths final can move a little flow (a cycle broken, a path cut); re-balance
+ * within the final paths, and if that still leaves a link over capacity,
+ * admission has the last word.  Then backups, against the final loads.
+ */
 void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 {
-	int di;
+	int di, round, changed;
 
+	for (round = 0; round < 4; round++) {
+		changed = 0;
+		for (di = 0; di < ctx->ds->n; di++) {
+			struct mpte_dstate *s = &ctx->st[di];
+
+			s->active = 0;
+			if (s->status == MPTE_ADMITTED && (!which || which[di]) &&
+			    mpte_finalise_paths(ctx, di)) {
+				s->active = 1;
+				changed = 1;
+			}
+		}
+		mpte_recompute_loads(ctx);
+		if (!changed)
+			break;
+		mpte_polish(ctx);
+		if (!ctx->opt.admission ||
+		    mpte_current_max_util(ctx, NULL) <= 1 + 1e-9)
+			continue;
+		for (di = 0; di < ctx->ds->n; di++)
+			ctx->st[di].active = ctx->st[di].status == MPTE_ADMITTED &&
+					     (!which || which[di]);
+		mpte_resolve_overload(ctx, NULL);
+	}
 	for (di = 0; di < ctx->ds->n; di++)
-		if (ctx->st[di].status == MPTE_ADMITTED &&
-		    (!which || which[di]))
-			mpte_finalise_paths(ctx, di);
-	mpte_recompute_loads(ctx);
+		ctx->st[di].active = 0;
 	ctx->max_util = mpte_current_max_util(ctx, NULL);
 	if (ctx->opt.backups)
 		for (di = 0; di < ctx->ds->n; di++)

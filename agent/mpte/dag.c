@@ -114,7 +114,12 @@ static int is_in(const int *set, int n, int v)
 	return 0;
 }
 
-/* Re-derive paths from acyclic arc flows: follow the fattest arc. */
+/*
+ * Re-derive paths from acyclic arc flows, following the fattest arc from an
+ * ingress until an egress.  Each path is spliced from pieces of the old
+ * ones, so it meets arc constraints (colours) but not necessarily a delay
+ * bound: only used for demands without one.
+ */
 static void decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 {
 	const struct mpte_topology *t = ctx->t;
@@ -122,14 +127,14 @@ static void decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 	struct mpte_dstate *s = &ctx->st[di];
 	struct mpte_path *np = NULL;
 	int nnp = 0, cap = 0, p, *buf = mpte_xcalloc(n + 1, sizeof(int));
+	double floor = 1e-9 * s->admitted;
 
 	for (;;) {
 		int len = 0, v = -1, i, best;
 		double bott = HUGE_VAL_D;
 
-		/* start at an ingress with outgoing flow */
 		for (i = 0; i < n && v < 0; i++)
-			if (af[i].flow > 1e-12 * s->admitted &&
+			if (af[i].flow > floor &&
 			    is_in(d->ingress, d->ningress, t->arcs[af[i].arc].from))
 				v = t->arcs[af[i].arc].from;
 		if (v < 0)
@@ -137,7 +142,7 @@ static void decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 		while (!is_in(d->egress, d->negress, v) && len < n) {
 			best = -1;
 			for (i = 0; i < n; i++)
-				if (af[i].flow > 1e-12 * s->admitted &&
+				if (af[i].flow > floor &&
 				    t->arcs[af[i].arc].from == v &&
 				    (best < 0 || af[i].flow > af[best].flow))
 					best = i;
@@ -149,9 +154,9 @@ static void decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 			v = t->arcs[af[best].arc].to;
 		}
 		if (!len || !is_in(d->egress, d->negress, v))
-			break;	/* conservation broken by rounding: stop */
+			break;	/* only rounding dust is left */
 		if (nnp == cap) {
-			cap = cap ? 2 * cap : 8;
+			cap = cap ? 2 * cap : MPTE_WORK_PATHS;
 			np = mpte_xrealloc(np, cap * sizeof(*np));
 		}
 		np[nnp].arcs = mpte_xcalloc(len, sizeof(int));
@@ -163,13 +168,15 @@ static void decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 		}
 		nnp++;
 	}
+	free(buf);
+	if (!nnp)
+		return;		/* keep what we had rather than nothing */
 	for (p = 0; p < s->npaths; p++)
 		free(s->paths[p].arcs);
 	free(s->paths);
 	s->paths = np;
 	s->npaths = nnp;
 	s->pcap = cap;
-	free(buf);
 }
 
 static int cmp_flow_desc(const void *x, const void *y)
@@ -181,36 +188,69 @@ static int cmp_flow_desc(const void *x, const void *y)
 	return 0;
 }
 
+/* Does path pp use an arc of the cycle? */
+static int on_cycle(const struct mpte_path *pp, const struct arcflow *af,
+		    const int *cyc, int len)
+{
+	int i, k;
+
+	for (i = 0; i < pp->len; i++)
+		for (k = 0; k < len; k++)
+			if (pp->arcs[i] == af[cyc[k]].arc)
+				return 1;
+	return 0;
+}
+
 /*
  * Make the demand's paths final: acyclic union, at most max_paths, no
- * negligible paths, flows summing to the admitted bandwidth.  Loads are
- * recomputed by the caller.
+ * negligible paths, flows summing to the admitted bandwidth.  Flow around
+ * a cycle is cancelled and the rest decomposed again; for a demand with a
+ * delay bound that could splice a path over the bound, so there the
+ * thinnest path through the cycle is dropped instead (its flow spreads
+ * over the others).  Returns 1 if the flows changed; loads are recomputed
+ * by the caller.
  */
-void mpte_finalise_paths(struct mpte_ctx *ctx, int di)
+int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 {
 	const struct mpte_demand *d = &ctx->ds->d[di];
 	struct mpte_dstate *s = &ctx->st[di];
 	struct arcflow *af;
-	int n, *cyc, len, p, cancelled = 0;
+	int n, *cyc, len, p, changed = 0;
 	double sum = 0;
 
-	n = collect(ctx, s, &af);
-	cyc = mpte_xcalloc(n + 1, sizeof(int));
-	while ((len = find_cycle(ctx->t, af, n, cyc)) > 0) {
+	for (;;) {
+		int victim = -1, k;
 		double m = HUGE_VAL_D;
-		int i;
 
-		for (i = 0; i < len; i++)
-			if (af[cyc[i]].flow < m)
-				m = af[cyc[i]].flow;
-		for (i = 0; i < len; i++)
-			af[cyc[i]].flow -= m;
-		cancelled = 1;
+		n = collect(ctx, s, &af);
+		cyc = mpte_xcalloc(n + 1, sizeof(int));
+		len = find_cycle(ctx->t, af, n, cyc);
+		if (len && d->max_delay <= 0) {
+			/* cancel the cycle's flow (it only adds load), then
+			 * read paths off what is left */
+			do {
+				for (k = 0, m = HUGE_VAL_D; k < len; k++)
+					if (af[cyc[k]].flow < m)
+						m = af[cyc[k]].flow;
+				for (k = 0; k < len; k++)
+					af[cyc[k]].flow -= m;
+			} while ((len = find_cycle(ctx->t, af, n, cyc)) > 0);
+			decompose(ctx, di, af, n);
+			changed = 1;
+		}
+		for (p = 0; len && p < s->npaths; p++)
+			if (on_cycle(&s->paths[p], af, cyc, len) &&
+			    (victim < 0 || s->paths[p].flow < s->paths[victim].flow))
+				victim = p;
+		free(cyc);
+		free(af);
+		if (!len || victim < 0 || s->npaths < 2)
+			break;
+		/* delay-bound demand: drop the thinnest path on the cycle */
+		free(s->paths[victim].arcs);
+		s->paths[victim] = s->paths[--s->npaths];
+		changed = 1;
 	}
-	if (cancelled)
-		decompose(ctx, di, af, n);
-	free(cyc);
-	free(af);
 
 	qsort(s->paths, s->npaths, sizeof(*s->paths), cmp_flow_desc);
 	while (s->npaths > 1 &&
@@ -218,12 +258,14 @@ void mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 		s->paths[s->npaths - 1].flow < 1e-6 * s->admitted)) {
 		s->npaths--;
 		free(s->paths[s->npaths].arcs);
+		changed = 1;
 	}
 	for (p = 0; p < s->npaths; p++)
 		sum += s->paths[p].flow;
-	if (sum > 0)
+	if (sum > 0 && fabs(sum - s->admitted) > 1e-12 * s->admitted)
 		for (p = 0; p < s->npaths; p++)
 			s->paths[p].flow *= s->admitted / sum;
+	return changed;
 }
 
 /* The junctions of the demand's DAG with their next hops and weights. */

@@ -161,6 +161,7 @@ struct mpte_ctx {
 
 	/* optimisation state */
 	double alpha, uref;
+	double beta;			/* alpha * max utilisation, last used */
 	int restricted;			/* final phase: no new paths */
 	double *len;			/* exp(alpha (u - uref)) / c */
 
@@ -207,6 +208,7 @@ void mpte_arc_len_update(struct mpte_ctx *ctx, int a);
 void mpte_recompute_loads(struct mpte_ctx *ctx);
 double mpte_current_max_util(const struct mpte_ctx *ctx, int *argmax);
 int mpte_optimise(struct mpte_ctx *ctx);
+void mpte_polish(struct mpte_ctx *ctx);
 int mpte_best_path(struct mpte_ctx *ctx, int di, const double *len,
 		   const unsigned char *arc_off, const unsigned char *node_off,
 		   int *arcs, int max);
@@ -217,12 +219,13 @@ void mpte_drop_paths(struct mpte_ctx *ctx, int di);
 
 /* admit.c */
 int mpte_admit(struct mpte_ctx *ctx);
+void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted);
 void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mpte_append_id(char **list, const char *id);
 
 /* dag.c */
-void mpte_finalise_paths(struct mpte_ctx *ctx, int di);
+int mpte_finalise_paths(struct mpte_ctx *ctx, int di);
 struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di);
 
 /* segments.c */

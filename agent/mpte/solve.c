@@ -31,8 +31,13 @@
 
 #define BETA_START	4.0	/* alpha * U at the first level */
 #define BETA_MAX	8192.0
-#define SWEEPS_PER_LEVEL 3
-#define RESTRICTED_SWEEPS 60
+#define MIN_SWEEPS_PER_LEVEL 2
+#define MAX_SWEEPS_PER_LEVEL 30
+#define LEVEL_GAIN 1e-3
+#define EXP_ROOM 600.0	/* exponent headroom below the 700 clamp */
+#define STALL_GAIN 1e-5	/* at the sharpest level, stop when the max */
+#define STALL_SWEEPS 12	/* has not improved for this many sweeps */
+#define RESTRICTED_SWEEPS 150
 
 void mpte_arc_len_update(struct mpte_ctx *ctx, int a)
 {
@@ -264,6 +269,80 @@ static void path_remove(struct mpte_dstate *s, int p)
 }
 
 /*
+ * How much flow to move from path p to path q: the exact minimiser of the
+ * potential along that direction (one-dimensional and convex), by Newton
+ * steps kept inside a bisection bracket.  A single Newton step from 0
+ * would move at most about 1/alpha of utilisation, far too little when
+ * alpha is large and the flow is far from balanced.  Arcs shared by both
+ * paths do not change and are skipped (marks set by the caller).
+ */
+static double line_search(struct mpte_ctx *ctx, const int *p, int np,
+			  const int *q, int nq, double max)
+{
+	const struct mpte_arc *arcs = ctx->t->arcs;
+	double lo = 0, hi = max, x = 0, alpha = ctx->alpha;
+	int it, i;
+
+	/* lengths saturate at exp(700): never push an arc that far, or the
+	 * saturated (flat) potential would invite ever more flow onto it */
+	for (i = 0; i < nq; i++) {
+		int a = q[i];
+		double room = (EXP_ROOM / alpha + ctx->uref) * arcs[a].capacity -
+			      ctx->background[a] - ctx->load[a];
+
+		if (ctx->mark_b[a] == ctx->stamp)
+			continue;
+		if (room < hi)
+			hi = room > 0 ? room : 0;
+	}
+	if (hi <= 0)
+		return 0;
+	max = hi;
+
+	for (it = 0; it < 30; it++) {
+		double d1 = 0, d2 = 0, nx;
+
+		for (i = 0; i < nq; i++) {
+			int a = q[i];
+			double e, l;
+
+			if (ctx->mark_b[a] == ctx->stamp)
+				continue;
+			e = alpha * x / arcs[a].capacity;
+			l = ctx->len[a] * exp(e > 700 ? 700 : e);
+			d1 += l;
+			d2 += l / arcs[a].capacity;
+		}
+		for (i = 0; i < np; i++) {
+			int a = p[i];
+			double l;
+
+			if (ctx->mark_a[a] == ctx->stamp)
+				continue;
+			l = ctx->len[a] * exp(-alpha * x / arcs[a].capacity);
+			d1 -= l;
+			d2 += l / arcs[a].capacity;
+		}
+		/* d1: derivative of the potential (over alpha) at x */
+		if (!isfinite(d1) || d1 > 0)
+			hi = x;
+		else
+			lo = x;
+		if (it == 0 && d1 >= 0)
+			return 0;
+		if (isfinite(d1) && fabs(d1) <= 1e-10 * d2 * alpha * (hi + 1e-300))
+			break;
+		if (hi - lo <= 1e-12 * max)
+			break;
+		nx = isfinite(d1) && d2 > 0 ? x - d1 / (alpha * d2) : -1;
+		if (!(nx > lo && nx < hi))
+			nx = x == 0 && it == 0 ? hi : 0.5 * (lo + hi);
+		x = nx;
+	}
+	return x < lo ? lo : x;
+}
+
+/*
  * Move flow of demand di towards path q (arcs/n): add q to the set if it
  * is new, then one projected Newton step from each longer path.
  */
@@ -329,7 +408,7 @@ static void update_demand(struct mpte_ctx *ctx, int di, const int *q, int n)
 
 	for (p = 0; p < s->npaths; p++) {
 		struct mpte_path *pp = &s->paths[p];
-		double lp, lq, h = 0, step;
+		double lp, lq, step;
 
 		if (p == qi || pp->flow <= 0)
 			continue;
@@ -344,18 +423,7 @@ static void update_demand(struct mpte_ctx *ctx, int di, const int *q, int n)
 			ctx->mark_a[q[i]] = ctx->stamp;
 		for (i = 0; i < pp->len; i++)
 			ctx->mark_b[pp->arcs[i]] = ctx->stamp;
-		for (i = 0; i < pp->len; i++)
-			if (ctx->mark_a[pp->arcs[i]] != ctx->stamp)
-				h += ctx->len[pp->arcs[i]] /
-				     ctx->t->arcs[pp->arcs[i]].capacity;
-		for (i = 0; i < n; i++)
-			if (ctx->mark_b[q[i]] != ctx->stamp)
-				h += ctx->len[q[i]] /
-				     ctx->t->arcs[q[i]].capacity;
-		h *= ctx->alpha;
-		step = h > 0 ? (lp - lq) / h : pp->flow;
-		if (step > pp->flow)
-			step = pp->flow;
+		step = line_search(ctx, pp->arcs, pp->len, q, n, pp->flow);
 		for (i = 0; i < pp->len; i++)
 			if (ctx->mark_a[pp->arcs[i]] != ctx->stamp)
 				add_flow(ctx, &pp->arcs[i], 1, -step);
@@ -584,12 +652,15 @@ static void restricted_sweep(struct mpte_ctx *ctx, int *buf)
  * MPTE_WORK_PATHS paths, so the flow can find its shape; phase 1 cuts
  * each to max_paths and re-balances within those.
  */
-int mpte_optimise(struct mpte_ctx *ctx)
+static int optimise(struct mpte_ctx *ctx, int polish)
 {
 	const struct mpte_topology *t = ctx->t;
 	double t0 = mpte_now(), u, est = 0, cap = 0, best_lb = 0, beta;
 	int *buf, bufmax = t->nnodes + 1, di, a, level_sweeps, nactive = 0;
-	int phase = 0, budget = ctx->opt.max_iterations, sweeps = 0;
+	int phase = polish, sweeps = 0;
+	int budget = polish ? RESTRICTED_SWEEPS : ctx->opt.max_iterations;
+	int since_best = 0;
+	double best_u = HUGE_VAL_D;
 
 	for (di = 0; di < ctx->ds->n; di++)
 		if (ctx->st[di].active) {
@@ -613,13 +684,18 @@ int mpte_optimise(struct mpte_ctx *ctx)
 		u = est / cap;
 	if (u <= 0)
 		u = 1e-3;
-	beta = BETA_START;
+	/* a polish continues at the softness the last run ended with */
+	beta = polish && ctx->beta > 0 ? ctx->beta : BETA_START;
+	if (polish)
+		best_lb = ctx->lower_bound;	/* only a stopping rule here */
 	ctx->uref = u;
 	ctx->alpha = beta / u;
+	ctx->restricted = polish;
 	all_len_update(ctx);
 
 	level_sweeps = 0;
 	for (;;) {
+		double prev = u;
 		int stop;
 
 		if (phase == 0)
@@ -630,8 +706,23 @@ int mpte_optimise(struct mpte_ctx *ctx)
 		sweeps++;
 		level_sweeps++;
 		u = mpte_current_max_util(ctx, NULL);
-		if (level_sweeps < SWEEPS_PER_LEVEL && beta < BETA_MAX &&
-		    sweeps < budget)
+		if (u < best_u * (1 - STALL_GAIN)) {
+			best_u = u;
+			since_best = 0;
+		} else {
+			since_best++;
+		}
+		/* re-centring only rescales all lengths alike, but keeps the
+		 * exponents in range when the max moves */
+		if (fabs(u - ctx->uref) > 0.01 * u) {
+			ctx->uref = u;
+			all_len_update(ctx);
+		}
+		/* stay at this softness while it still pays */
+		if (level_sweeps < MAX_SWEEPS_PER_LEVEL && beta < BETA_MAX &&
+		    sweeps < budget &&
+		    (level_sweeps < MIN_SWEEPS_PER_LEVEL ||
+		     prev - u > LEVEL_GAIN * u))
 			continue;
 		if (phase == 0) {
 			double lb = lower_bound(ctx);
@@ -639,8 +730,12 @@ int mpte_optimise(struct mpte_ctx *ctx)
 			if (lb > best_lb)
 				best_lb = lb;
 		}
+		if (getenv("MPTE_TRACE"))
+			fprintf(stderr, "mpte: phase %d sweep %d beta %g u %.6f lb %.6f\n",
+				phase, ctx->iterations, beta, u, best_lb);
 		stop = u <= best_lb * (1 + ctx->opt.tolerance) + 1e-12 ||
 		       sweeps >= budget ||
+		       (beta >= BETA_MAX && since_best >= STALL_SWEEPS) ||
 		       (ctx->opt.time_limit > 0 &&
 			mpte_now() - t0 > ctx->opt.time_limit);
 		if (stop && phase == 0 && cut_to_max_paths(ctx)) {
@@ -650,6 +745,10 @@ int mpte_optimise(struct mpte_ctx *ctx)
 			budget = RESTRICTED_SWEEPS;
 			stop = 0;
 			u = mpte_current_max_util(ctx, NULL);
+			/* the cut moved flow: soften again and re-balance */
+			beta = BETA_START * 2;
+			best_u = HUGE_VAL_D;
+			since_best = 0;
 		}
 		if (stop)
 			break;
@@ -662,14 +761,29 @@ int mpte_optimise(struct mpte_ctx *ctx)
 		all_len_update(ctx);
 	}
 	ctx->restricted = 0;
+	ctx->beta = beta;
 	free(buf);
 	ctx->max_util = mpte_current_max_util(ctx, NULL);
 	/* a bound with some demands frozen is not a bound on the whole */
 	for (di = 0; di < ctx->ds->n; di++)
 		if (ctx->st[di].status == MPTE_ADMITTED && !ctx->st[di].active)
 			break;
-	if (di == ctx->ds->n)
+	if (di == ctx->ds->n && !polish)
 		ctx->lower_bound = best_lb;
 	ctx->solve_seconds += mpte_now() - t0;
 	return 0;
+}
+
+int mpte_optimise(struct mpte_ctx *ctx)
+{
+	return optimise(ctx, 0);
+}
+
+/*
+ * Re-balance the active demands within the paths they already hold, with
+ * a fresh softness schedule (used after paths were made final).
+ */
+void mpte_polish(struct mpte_ctx *ctx)
+{
+	optimise(ctx, 1);
 }

@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_mpte.c - unit tests of the MPTE solver: the seed draft's Figure 1
+ * cases, TE constraints, protection, priorities, elastic bandwidth,
+ * incremental re-solve, rejection reasons, malformed input.
+ *
+ * Figure 1 (draft-kompella-rtgwg-mlnwsched), all links 400G, every leaf
+ * joined to both spines:
+ *
+ *            S1           S2
+ *          /  | \       / |  \
+ *        L1   L2  L3  L4 ...     (full mesh leaf-spine)
+ *       / \  / \  / \  / \
+ *      X1 X2 X3 X4 X5 X6 X7 X8
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpte_int.h"
+#include "mpte_cli.h"
+#include "exact.h"
+#include "ktap.h"
+
+/* JSON in C strings: write ' for ", swapped on the way in. */
+static struct json_object *J(const char *s)
+{
+	char *c = mpte_xstrdup(s), *p;
+	struct json_object *o;
+
+	for (p = c; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	o = json_tokener_parse(c);
+	free(c);
+	if (!o) {
+		fprintf(stderr, "bad test JSON: %s\n", s);
+		abort();
+	}
+	return o;
+}
+
+struct fx {
+	struct mpte_topology *t;
+	struct mpte_demand_set *ds;
+	struct mpte_ctx *ctx;
+	char err[512];
+};
+
+static void fx_free(struct fx *f)
+{
+	mpte_free(f->ctx);
+	mpte_demands_free(f->ds);
+	mpte_topology_free(f->t);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Parse, solve; returns 0 or fails the case with the parse error. */
+static int fx_solve(struct fx *f, const char *topo, const char *dem,
+		    const struct mpte_options *o)
+{
+	struct json_object *tj = J(topo), *dj = J(dem);
+
+	f->t = mpte_topology_from_json(tj, f->err, sizeof(f->err));
+	if (f->t)
+		f->ds = mpte_demands_from_json(dj, f->t, f->err, sizeof(f->err));
+	json_object_put(tj);
+	json_object_put(dj);
+	if (!f->t || !f->ds)
+		return ktap_fail("parse: %s", f->err);
+	f->ctx = mpte_new(f->t, f->ds, o);
+	mpte_solve(f->ctx);
+	return 0;
+}
+
+static double arc_load(const struct fx *f, const char *name)
+{
+	int a;
+
+	for (a = 0; a < f->t->narcs; a++)
+		if (!strcmp(f->t->arcs[a].name, name))
+			return f->ctx->load[a];
+	return -1;
+}
+
+static const struct mpte_dstate *dst(const struct fx *f, const char *id)
+{
+	int i = mpte_demand_index(f->ctx, id);
+
+	return i < 0 ? NULL : &f->ctx->st[i];
+}
+
+/* Do all of a demand's paths go only through nodes named in allowed? */
+static int paths_within(const struct fx *f, const char *id,
+			const char *allowed)
+{
+	const struct mpte_dstate *s = dst(f, id);
+	int p, i;
+
+	for (p = 0; p < s->npaths; p++)
+		for (i = 0; i < s->paths[p].len; i++) {
+			const char *n = f->t->nodes[f->t->arcs[s->paths[p].arcs[i]].to].name;
+			char key[64];
+
+			snprintf(key, sizeof(key), " %s ", n);
+			if (!strstr(allowed, key))
+				return 0;
+		}
+	return 1;
+}
+
+static const char FIG1[] =
+	"{'nodes': ["
+	"{'name':'S1','sid':'fc00:0:1::'},{'name':'S2','sid':'fc00:0:2::'},"
+	"{'name':'L1','sid':'fc00:0:11::'},{'name':'L2','sid':'fc00:0:12::'},"
+	"{'name':'L3','sid':'fc00:0:13::'},{'name':'L4','sid':'fc00:0:14::'},"
+	"{'name':'X1','sid':'fc00:0:101::'},{'name':'X2','sid':'fc00:0:102::'},"
+	"{'name':'X3','sid':'fc00:0:103::'},{'name':'X4','sid':'fc00:0:104::'},"
+	"{'name':'X5','sid':'fc00:0:105::'},{'name':'X6','sid':'fc00:0:106::'},"
+	"{'name':'X7','sid':'fc00:0:107::'},{'name':'X8','sid':'fc00:0:108::'}],"
+	"'links': ["
+	"{'from':'L1','to':'S1','capacity':400%s},{'from':'L1','to':'S2','capacity':400},"
+	"{'from':'L2','to':'S1','capacity':400},{'from':'L2','to':'S2','capacity':400},"
+	"{'from':'L3','to':'S1','capacity':400},{'from':'L3','to':'S2','capacity':400},"
+	"{'from':'L4','to':'S1','capacity':400},{'from':'L4','to':'S2','capacity':400},"
+	"{'from':'X1','to':'L1','capacity':400},{'from':'X2','to':'L1','capacity':400},"
+	"{'from':'X3','to':'L2','capacity':400},{'from':'X4','to':'L2','capacity':400},"
+	"{'from':'X5','to':'L3','capacity':400},{'from':'X6','to':'L3','capacity':400},"
+	"{'from':'X7','to':'L4','capacity':400},{'from':'X8','to':'L4','capacity':400}]}";
+
+static char *fig1(const char *l1s1_extra)
+{
+	size_t n = sizeof(FIG1) + strlen(l1s1_extra);
+	char *s = mpte_xcalloc(n, 1);
+
+	snprintf(s, n, FIG1, l1s1_extra);
+	return s;
+}
+
+/* X1 and X2 each push 400G through L1: only exact 200/200-style splits
+ * keep both uplinks at 400G (flow-level hashing would overload one). */
+static int t_fig1_flow_imbalance(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+	const struct mpte_dstate *s;
+	double w = 0;
+	int p;
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'a','ingress':'X1','egress':'X5','bandwidth':400},"
+		     "{'id':'b','ingress':'X2','egress':'X7','bandwidth':400}]}", NULL))
+		goto out;
+	CHECK(mpte_demand_status(f.ctx, "a") == MPTE_ADMITTED, "a not admitted");
+	CHECK(mpte_demand_status(f.ctx, "b") == MPTE_ADMITTED, "b not admitted");
+	CHECK(fabs(arc_load(&f, "L1->S1") - 400) < 1e-6, "L1->S1 carries %g",
+	      arc_load(&f, "L1->S1"));
+	CHECK(fabs(arc_load(&f, "L1->S2") - 400) < 1e-6, "L1->S2 carries %g",
+	      arc_load(&f, "L1->S2"));
+	CHECK(f.ctx->max_util <= 1 + 1e-9, "max util %g", f.ctx->max_util);
+	s = dst(&f, "a");
+	for (p = 0; p < s->npaths; p++)
+		w += s->paths[p].flow;
+	CHECK(fabs(w - 400) < 1e-6, "path flows of a sum to %g", w);
+out:
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * 200G already reserved on L1-S1 and 400G more to send up from L1: the
+ * best split at L1 is 1:3 (both uplinks at 75%), where ECMP's 1:1 fills
+ * L1-S1.  The DAG's junction weights must reproduce the link flows.
+ */
+static int t_fig1_unequal_weights(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1(",'reserved':[0,0,0,0,200]");
+	struct json_object *r = NULL, *dem, *junc;
+	struct mpte_options o;
+	size_t i, k;
+	int found = 0;
+
+	mpte_options_default(&o);
+	o.ecmp_baseline = 1;
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'a','ingress':'X1','egress':'X5','bandwidth':200,'setup_priority':5},"
+		     "{'id':'b','ingress':'X2','egress':'X7','bandwidth':200,'setup_priority':5}]}",
+		     &o))
+		goto out;
+	CHECK(fabs(f.ctx->max_util - 0.75) < 1e-3, "max util %g, want 0.75",
+	      f.ctx->max_util);
+	CHECK(fabs(arc_load(&f, "L1->S1") - 100) < 0.5, "L1->S1 carries %g, want 100",
+	      arc_load(&f, "L1->S1"));
+	CHECK(fabs(f.ctx->ecmp_util - 1.0) < 1e-9, "ECMP util %g, want 1",
+	      f.ctx->ecmp_util);
+	r = mpte_result_json(f.ctx);
+	dem = json_object_array_get_idx(json_object_object_get(r, "demands"), 0);
+	junc = json_object_object_get(json_object_object_get(dem, "dag"),
+				      "junctions");
+	for (i = 0; i < json_object_array_length(junc); i++) {
+		struct json_object *j = json_object_array_get_idx(junc, i), *nh;
+		double wsum = 0, out = 0;
+
+		nh = json_object_object_get(j, "next_hops");
+		for (k = 0; k < json_object_array_length(nh); k++) {
+			struct json_object *h = json_object_array_get_idx(nh, k);
+
+			wsum += json_object_get_double(json_object_object_get(h, "weight"));
+			out += json_object_get_double(json_object_object_get(h, "bandwidth"));
+		}
+		for (k = 0; k < json_object_array_length(nh); k++) {
+			struct json_object *h = json_object_array_get_idx(nh, k);
+			double wt = json_object_get_double(json_object_object_get(h, "weight"));
+			double bw = json_object_get_double(json_object_object_get(h, "bandwidth"));
+
+			CHECK(fabs(wt * out - bw) < 1e-6, "weight %g of %g is not %g",
+			      wt, out, bw);
+		}
+		if (json_object_array_length(nh))
+			CHECK(fabs(wsum - 1) < 1e-9, "weights sum to %g", wsum);
+		if (!strcmp(json_object_get_string(json_object_object_get(j, "node")), "L1"))
+			found = 1;
+	}
+	CHECK(found, "no junction L1 in the DAG");
+out:
+	if (r)
+		json_object_put(r);
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* In-cast: X1 and X3 to X6 with 200G tunnels each fill L3-X6 exactly. */
+static int t_fig1_incast_reserved(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'t1','ingress':'X1','egress':'X6','bandwidth':200},"
+		     "{'id':'t2','ingress':'X3','egress':'X6','bandwidth':200}]}", NULL))
+		goto out;
+	CHECK(mpte_demand_admitted(f.ctx, "t1") == 200, "t1 admitted %g",
+	      mpte_demand_admitted(f.ctx, "t1"));
+	CHECK(mpte_demand_admitted(f.ctx, "t2") == 200, "t2 admitted %g",
+	      mpte_demand_admitted(f.ctx, "t2"));
+	CHECK(fabs(arc_load(&f, "L3->X6") - 400) < 1e-6, "L3->X6 carries %g",
+	      arc_load(&f, "L3->X6"));
+out:
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* In-cast at 400G each: one must go, with the link named as the reason. */
+static int t_fig1_incast_oversubscribed(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+	const struct mpte_dstate *a, *b, *rej;
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'t1','ingress':'X1','egress':'X6','bandwidth':400,'setup_priority':4},"
+		     "{'id':'t2','ingress':'X3','egress':'X6','bandwidth':400,'setup_priority':5}]}", NULL))
+		goto out;
+	a = dst(&f, "t1");
+	b = dst(&f, "t2");
+	CHECK(a->status == MPTE_ADMITTED, "t1 (better priority) not admitted");
+	CHECK(b->status == MPTE_REJECTED, "t2 status %d, want rejected", b->status);
+	rej = b;
+	CHECK(rej->reason && strstr(rej->reason, "L3->X6"),
+	      "reason \"%s\" does not name L3->X6", rej->reason ? rej->reason : "");
+	CHECK(f.ctx->max_util <= 1 + 1e-9, "max util %g", f.ctx->max_util);
+out:
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* Elastic in-cast: both shrink to what fits (200G each), nobody dropped. */
+static int t_fig1_incast_elastic(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'t1','ingress':'X1','egress':'X6','elastic':{'min':200,'max':400}},"
+		     "{'id':'t2','ingress':'X3','egress':'X6','elastic':{'min':200,'max':400}}]}", NULL))
+		goto out;
+	CHECK(fabs(mpte_demand_admitted(f.ctx, "t1") - 200) < 1e-6 &&
+	      fabs(mpte_demand_admitted(f.ctx, "t2") - 200) < 1e-6,
+	      "admitted %g and %g, want 200 each",
+	      mpte_demand_admitted(f.ctx, "t1"), mpte_demand_admitted(f.ctx, "t2"));
+out:
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* L1 to L3 has two equal IGP paths: a list via S1 must name S1. */
+static int t_segments_compressed(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+	struct mpte_sid_cache *c = NULL;
+	struct json_object *sids = NULL;
+	const struct mpte_dstate *s;
+	int exact, p;
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'a','ingress':'X1','egress':'X5','bandwidth':400}]}", NULL))
+		goto out;
+	s = dst(&f, "a");
+	CHECK(s->npaths == 2, "%d paths, want 2", s->npaths);
+	c = mpte_sid_cache_new(f.ctx);
+	for (p = 0; p < s->npaths; p++) {
+		const char *spine = f.t->nodes[f.t->arcs[s->paths[p].arcs[1]].to].sid;
+
+		sids = mpte_segments_json(c, s->paths[p].arcs, s->paths[p].len, &exact);
+		CHECK(exact, "path %d not exact", p);
+		CHECK(json_object_array_length(sids) == 2, "path %d has %zu SIDs: %s",
+		      p, json_object_array_length(sids), json_object_to_json_string(sids));
+		CHECK(!strcmp(json_object_get_string(json_object_array_get_idx(sids, 0)), spine),
+		      "first SID %s, want spine %s",
+		      json_object_get_string(json_object_array_get_idx(sids, 0)), spine);
+		CHECK(!strcmp(json_object_get_string(json_object_array_get_idx(sids, 1)),
+			      "fc00:0:105::"), "last SID is not X5");
+		json_object_put(sids);
+		sids = NULL;
+	}
+out:
+	if (sids)
+		json_object_put(sids);
+	mpte_sid_cache_free(c);
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * Three ways from A to B: via R (red), via G (green), via Y (green and
+ * blue).  Colours select among them.
+ */
+static const char COLOURS[] =
+	"{'colours':{'red':0,'green':1,'blue':2},"
+	"'nodes':[{'name':'A'},{'name':'B'},{'name':'R'},{'name':'G'},{'name':'Y'}],"
+	"'links':[{'from':'A','to':'R','capacity':100,'colours':['red']},"
+	"{'from':'R','to':'B','capacity':100,'colours':['red']},"
+	"{'from':'A','to':'G','capacity':100,'colours':['green']},"
+	"{'from':'G','to':'B','capacity':100,'colours':['green']},"
+	"{'from':'A','to':'Y','capacity':100,'colours':['green','blue']},"
+	"{'from':'Y','to':'B','capacity':100,'colours':6}]}";
+
+static int t_colours(void)
+{
+	struct fx f = { 0 };
+
+	if (fx_solve(&f, COLOURS,
+		     "{'demands':["
+		     "{'id':'ex','ingress':'A','egress':'B','bandwidth':90,'exclude_any':['red']},"
+		     "{'id':'all','ingress':'A','egress':'B','bandwidth':10,'include_all':['green','blue']},"
+		     "{'id':'any','ingress':'A','egress':'B','bandwidth':10,'include_any':['red']},"
+		     "{'id':'none','ingress':'A','egress':'B','bandwidth':10,'include_all':['red','blue']}]}",
+		     NULL))
+		goto out;
+	CHECK(paths_within(&f, "ex", " G Y B "), "exclude_any red used R");
+	CHECK(paths_within(&f, "all", " Y B "), "include_all green,blue left Y");
+	CHECK(paths_within(&f, "any", " R B "), "include_any red left R");
+	CHECK(dst(&f, "none")->status == MPTE_REJECTED, "impossible colours admitted");
+	CHECK(strstr(dst(&f, "none")->reason, "colour"), "reason: %s",
+	      dst(&f, "none")->reason);
+	/* ex shares G and Y with all: 90 + 10 over 200 of capacity */
+	CHECK(f.ctx->max_util <= 0.5 + 1e-3, "max util %g, want 0.5",
+	      f.ctx->max_util);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * Primary A-B (fat link).  A-C-B is the cheap alternative but its links
+ * share SRLG 7 with A-B; A-D-E-B is longer and independent.
+ */
+static const char SRLG[] =
+	"{'nodes':[{'name':'A'},{'name':'B'},{'name':'C'},{'name':'D'},{'name':'E'}],"
+	"'links':[{'from':'A','to':'B','capacity':1000,'srlg':[7]},"
+	"{'from':'A','to':'C','capacity':100,'srlg':[7,9]},"
+	"{'from':'C','to':'B','capacity':100},"
+	"{'from':'A','to':'D','capacity':100},"
+	"{'from':'D','to':'E','capacity':100},"
+	"{'from':'E','to':'B','capacity':100}]}";
+
+static int backup_is(const struct fx *f, const char *id, const char *want)
+{
+	const struct mpte_dstate *s = dst(f, id);
+	char got[128] = "";
+	int i;
+
+	if (!s->backup.len)
+		return 0;
+	strcat(got, f->t->nodes[f->t->arcs[s->backup.arcs[0]].from].name);
+	for (i = 0; i < s->backup.len; i++) {
+		strcat(got, " ");
+		strcat(got, f->t->nodes[f->t->arcs[s->backup.arcs[i]].to].name);
+	}
+	return !strcmp(got, want);
+}
+
+static int t_srlg_backup(void)
+{
+	struct fx f = { 0 };
+
+	if (fx_solve(&f, SRLG,
+		     "{'demands':["
+		     "{'id':'l','ingress':'A','egress':'B','bandwidth':50,'max_paths':1,'protection':'link'},"
+		     "{'id':'s','ingress':'A','egress':'B','bandwidth':50,'max_paths':1,'protection':'srlg'}]}",
+		     NULL))
+		goto out;
+	CHECK(paths_within(&f, "l", " B "), "primary of l is not A-B");
+	CHECK(paths_within(&f, "s", " B "), "primary of s is not A-B");
+	CHECK(backup_is(&f, "l", "A C B"), "link backup is not A C B");
+	CHECK(backup_is(&f, "s", "A D E B"), "SRLG backup is not A D E B");
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* Node protection avoids the primary's transit nodes; none left: say so. */
+static int t_node_backup(void)
+{
+	struct fx f = { 0 };
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'},{'name':'M'},{'name':'N'},{'name':'Z'}],"
+		     "'links':[{'from':'A','to':'M','capacity':1000},{'from':'M','to':'B','capacity':1000},"
+		     "{'from':'A','to':'N','capacity':10},{'from':'N','to':'B','capacity':10},"
+		     "{'from':'Z','to':'M','capacity':10}]}",
+		     "{'demands':[{'id':'n','ingress':'A','egress':'B','bandwidth':5,'max_paths':1,'protection':'node'},"
+		     "{'id':'z','ingress':'Z','egress':'B','bandwidth':5,'protection':'node'}]}",
+		     NULL))
+		goto out;
+	CHECK(backup_is(&f, "n", "A N B"), "node backup of n is not A N B");
+	CHECK(!dst(&f, "z")->backup.len && dst(&f, "z")->backup_reason,
+	      "z has a backup though M is its only way");
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * One 100G link.  Established: e2 (hold 2, 20G), e5 (hold 5, 40G), e6
+ * (hold 6, 30G).  Requests: n3 (setup 3, 30G), n7 (setup 7, 10G).
+ * 130G on 100G: n7 goes first (worst), then e6 (hold 6 is worse than
+ * n3's setup 3) is preempted by n3; e5 stays.  With e6 gone n7 fits again.
+ */
+static int t_preemption_order(void)
+{
+	struct fx f = { 0 };
+	const struct mpte_dstate *e6;
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B','capacity':100}]}",
+		     "{'demands':["
+		     "{'id':'e2','ingress':'A','egress':'B','bandwidth':20,'setup_priority':2,'hold_priority':2,'existing':true},"
+		     "{'id':'e5','ingress':'A','egress':'B','bandwidth':40,'setup_priority':5,'hold_priority':5,'existing':true},"
+		     "{'id':'e6','ingress':'A','egress':'B','bandwidth':30,'setup_priority':6,'hold_priority':6,'existing':true},"
+		     "{'id':'n3','ingress':'A','egress':'B','bandwidth':30,'setup_priority':3},"
+		     "{'id':'n7','ingress':'A','egress':'B','bandwidth':10,'setup_priority':7}]}",
+		     NULL))
+		goto out;
+	e6 = dst(&f, "e6");
+	CHECK(e6->status == MPTE_PREEMPTED, "e6 status %d, want preempted", e6->status);
+	CHECK(e6->preempted_by && !strcmp(e6->preempted_by, "n3"),
+	      "e6 preempted by \"%s\", want n3", e6->preempted_by ? e6->preempted_by : "");
+	CHECK(dst(&f, "e5")->status == MPTE_ADMITTED, "e5 was preempted");
+	CHECK(dst(&f, "e2")->status == MPTE_ADMITTED, "e2 was preempted");
+	CHECK(dst(&f, "n3")->status == MPTE_ADMITTED, "n3 not admitted");
+	CHECK(dst(&f, "n7")->status == MPTE_ADMITTED, "n7 not re-admitted");
+	CHECK(f.ctx->max_util <= 1 + 1e-9, "max util %g", f.ctx->max_util);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* A priority-3 request takes 30G of a priority-6 reservation, no more. */
+static int t_preempt_reservation(void)
+{
+	struct fx f = { 0 };
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B','capacity':100,"
+		     "'reserved':[0,10,0,0,0,0,50]}]}",
+		     "{'demands':[{'id':'n','ingress':'A','egress':'B','bandwidth':70,'setup_priority':3}]}",
+		     NULL))
+		goto out;
+	CHECK(dst(&f, "n")->status == MPTE_ADMITTED, "n not admitted");
+	CHECK(f.ctx->nbgp == 1 && f.ctx->bgp[0].priority == 6 &&
+	      fabs(f.ctx->bgp[0].bandwidth - 30) < 1e-6,
+	      "preempted reservations: %d, first %g at %d", f.ctx->nbgp,
+	      f.ctx->nbgp ? f.ctx->bgp[0].bandwidth : 0,
+	      f.ctx->nbgp ? f.ctx->bgp[0].priority : -1);
+	CHECK(fabs(f.ctx->max_util - 1) < 1e-9, "max util %g", f.ctx->max_util);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* Grow within capacity, grow past it (clipped), shrink: only d1 moves. */
+static int t_elastic_grow_shrink(void)
+{
+	struct fx f = { 0 };
+	struct mpte_event *ev;
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'},{'name':'C'}],'links':["
+		     "{'from':'A','to':'B','capacity':100},{'from':'C','to':'B','capacity':100}]}",
+		     "{'demands':[{'id':'d1','ingress':'A','egress':'B','bandwidth':40,'elastic':{'min':10,'max':80}},"
+		     "{'id':'d2','ingress':'A','egress':'B','bandwidth':30,'setup_priority':1},"
+		     "{'id':'d3','ingress':'C','egress':'B','bandwidth':30}]}", NULL))
+		goto out;
+	CHECK(!mpte_set_bandwidth(f.ctx, "d1", 60, f.err, sizeof(f.err)), "%s", f.err);
+	CHECK(mpte_demand_admitted(f.ctx, "d1") == 60, "grow: d1 at %g",
+	      mpte_demand_admitted(f.ctx, "d1"));
+	ev = &f.ctx->events[f.ctx->nevents - 1];
+	CHECK(ev->touched && !strcmp(ev->touched, "d1"), "grow touched %s",
+	      ev->touched ? ev->touched : "");
+	CHECK(!mpte_set_bandwidth(f.ctx, "d1", 80, f.err, sizeof(f.err)), "%s", f.err);
+	CHECK(fabs(mpte_demand_admitted(f.ctx, "d1") - 70) < 1e-6,
+	      "grow past capacity: d1 at %g, want 70", mpte_demand_admitted(f.ctx, "d1"));
+	CHECK(mpte_demand_admitted(f.ctx, "d2") == 30, "d2 lost bandwidth");
+	CHECK(f.ctx->max_util <= 1 + 1e-9, "max util %g", f.ctx->max_util);
+	CHECK(!mpte_set_bandwidth(f.ctx, "d1", 20, f.err, sizeof(f.err)), "%s", f.err);
+	ev = &f.ctx->events[f.ctx->nevents - 1];
+	CHECK(mpte_demand_admitted(f.ctx, "d1") == 20, "shrink: d1 at %g",
+	      mpte_demand_admitted(f.ctx, "d1"));
+	CHECK(ev->touched && !strcmp(ev->touched, "d1"), "shrink touched %s",
+	      ev->touched ? ev->touched : "");
+	CHECK(fabs(arc_load(&f, "A->B") - 50) < 1e-6, "A->B carries %g",
+	      arc_load(&f, "A->B"));
+	CHECK(mpte_set_bandwidth(f.ctx, "d1", 500, f.err, sizeof(f.err)) &&
+	      strstr(f.err, "elastic range"), "out of range accepted: %s", f.err);
+	CHECK(mpte_set_bandwidth(f.ctx, "d2", 50, f.err, sizeof(f.err)) &&
+	      strstr(f.err, "not elastic"), "fixed demand changed: %s", f.err);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* Failing L1-S1 moves only the demand that used it. */
+static int t_link_failure_incremental(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+	const struct mpte_dstate *a;
+	struct mpte_event *ev;
+	int p, i;
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'a','ingress':'X1','egress':'X5','bandwidth':300},"
+		     "{'id':'b','ingress':'X3','egress':'X4','bandwidth':300},"
+		     "{'id':'c','ingress':'X7','egress':'X8','bandwidth':100}]}", NULL))
+		goto out;
+	CHECK(!mpte_fail_link(f.ctx, "L1-S1", f.err, sizeof(f.err)), "%s", f.err);
+	ev = &f.ctx->events[0];
+	CHECK(ev->touched && !strcmp(ev->touched, "a"), "touched \"%s\", want a",
+	      ev->touched ? ev->touched : "");
+	a = dst(&f, "a");
+	CHECK(a->status == MPTE_ADMITTED && a->admitted == 300, "a lost service");
+	for (p = 0; p < a->npaths; p++)
+		for (i = 0; i < a->paths[p].len; i++)
+			CHECK(!f.ctx->failed[a->paths[p].arcs[i]], "a still uses a failed link");
+	CHECK(fabs(arc_load(&f, "L1->S2") - 300) < 1e-6, "L1->S2 carries %g",
+	      arc_load(&f, "L1->S2"));
+	CHECK(mpte_fail_link(f.ctx, "no-such-link", f.err, sizeof(f.err)) &&
+	      strstr(f.err, "unknown link"), "bad link accepted");
+out:
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+static int t_rejected_with_reason(void)
+{
+	struct fx f = { 0 };
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'},{'name':'Z'}],"
+		     "'links':[{'from':'A','to':'B','capacity':100,'delay':10}]}",
+		     "{'demands':[{'id':'iso','ingress':'A','egress':'Z','bandwidth':1},"
+		     "{'id':'big','ingress':'A','egress':'B','bandwidth':150},"
+		     "{'id':'slow','ingress':'A','egress':'B','bandwidth':1,'max_delay':5},"
+		     "{'id':'ok','ingress':'A','egress':'B','bandwidth':50}]}", NULL))
+		goto out;
+	CHECK(dst(&f, "iso")->status == MPTE_REJECTED &&
+	      strstr(dst(&f, "iso")->reason, "no path from A to Z"),
+	      "disconnected: %s", dst(&f, "iso")->reason);
+	CHECK(dst(&f, "big")->status == MPTE_REJECTED &&
+	      strstr(dst(&f, "big")->reason, "insufficient capacity"),
+	      "over-subscribed: %s", dst(&f, "big")->reason);
+	CHECK(dst(&f, "slow")->status == MPTE_REJECTED &&
+	      strstr(dst(&f, "slow")->reason, "max_delay"),
+	      "delay: %s", dst(&f, "slow")->reason);
+	CHECK(dst(&f, "ok")->status == MPTE_ADMITTED, "ok not admitted");
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* A delay bound keeps the flow off the slow, roomy path. */
+static int t_max_delay(void)
+{
+	struct fx f = { 0 };
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'},{'name':'F'},{'name':'S'}],"
+		     "'links':[{'from':'A','to':'F','capacity':100,'delay':1},{'from':'F','to':'B','capacity':100,'delay':1},"
+		     "{'from':'A','to':'S','capacity':1000,'delay':10},{'from':'S','to':'B','capacity':1000,'delay':10}]}",
+		     "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':80,'max_delay':5},"
+		     "{'id':'free','ingress':'A','egress':'B','bandwidth':80}]}", NULL))
+		goto out;
+	CHECK(paths_within(&f, "d", " F B "), "d used the slow path");
+	CHECK(!paths_within(&f, "free", " F B "), "free did not use the roomy path");
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/* Several ingresses and egresses: a super-source and super-sink. */
+static int t_multi_ingress_egress(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+	const struct mpte_dstate *s;
+	double in_x1 = 0, in_x2 = 0;
+	int p;
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'m','ingress':['X1','X2'],'egress':['X7','X8'],'bandwidth':800}]}",
+		     NULL))
+		goto out;
+	s = dst(&f, "m");
+	CHECK(s->status == MPTE_ADMITTED, "m not admitted: %s", s->reason);
+	for (p = 0; p < s->npaths; p++) {
+		const char *src = f.t->nodes[f.t->arcs[s->paths[p].arcs[0]].from].name;
+
+		if (!strcmp(src, "X1"))
+			in_x1 += s->paths[p].flow;
+		if (!strcmp(src, "X2"))
+			in_x2 += s->paths[p].flow;
+	}
+	CHECK(fabs(in_x1 - 400) < 1e-6 && fabs(in_x2 - 400) < 1e-6,
+	      "ingress split %g / %g, want 400 / 400", in_x1, in_x2);
+	CHECK(f.ctx->max_util <= 1 + 1e-9, "max util %g", f.ctx->max_util);
+out:
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+static int parse_error_is(const char *topo, const char *dem, const char *want)
+{
+	struct json_object *tj = J(topo), *dj = dem ? J(dem) : NULL;
+	struct mpte_topology *t;
+	struct mpte_demand_set *ds = NULL;
+	char err[512] = "";
+	int ok;
+
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	if (t && dj)
+		ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	ok = !strcmp(err, want);
+	if (!ok)
+		ktap_fail("error \"%s\", want \"%s\"", err, want);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	if (dj)
+		json_object_put(dj);
+	return ok;
+}
+
+static int t_malformed_json(void)
+{
+	static const char T[] =
+		"{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B','capacity':10}]}";
+
+	if (!parse_error_is("{'nodes':[{'name':'A'}]}", NULL, "links: missing"))
+		goto out;
+	if (!parse_error_is("{'nodes':[{'name':'A'},{'sid':'x'}],'links':[]}", NULL,
+			    "nodes[1].name: missing"))
+		goto out;
+	if (!parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B'}]}",
+			    NULL, "links[0].capacity: missing"))
+		goto out;
+	if (!parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'C','capacity':1}]}",
+			    NULL, "links[0].to: unknown node \"C\""))
+		goto out;
+	if (!parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B','capacity':'fast'}]}",
+			    NULL, "links[0].capacity: expected a number, got string"))
+		goto out;
+	if (!parse_error_is(T, "{'demands':[{'ingress':'A','egress':'B','bandwidth':1},"
+			    "{'ingress':'A','egress':'B','bandwidth':'lots'}]}",
+			    "demands[1].bandwidth: expected a number, got string"))
+		goto out;
+	if (!parse_error_is(T, "{'demands':[{'ingress':'Q','egress':'B','bandwidth':1}]}",
+			    "demands[0].ingress: unknown node \"Q\""))
+		goto out;
+	if (!parse_error_is(T, "{'demands':[{'ingress':'A','egress':'B','bandwidth':1,'setup_priority':9}]}",
+			    "demands[0].setup_priority: 9 is out of range 0..7"))
+		goto out;
+	if (!parse_error_is(T, "{'demands':[{'ingress':'A','egress':'B','bandwidth':1,'protection':'all'}]}",
+			    "demands[0].protection: \"all\" is not none, link, node or srlg"))
+		goto out;
+	if (!parse_error_is(T, "{'demands':[{'ingress':'A','egress':'B','bandwidth':1,'exclude_any':['pink']}]}",
+			    "demands[0].exclude_any[0]: unknown colour \"pink\""))
+		goto out;
+	if (!parse_error_is(T, "{'demands':[{'id':'x','ingress':'A','egress':'B','bandwidth':1},"
+			    "{'id':'x','ingress':'B','egress':'A','bandwidth':1}]}",
+			    "demands: duplicate id \"x\""))
+		goto out;
+	parse_error_is(T, "{'demands':[{'ingress':'A','egress':'A','bandwidth':1}]}",
+		       "demands[0].egress: node \"A\" is also an ingress");
+out:
+	return KTAP_FAILED();
+}
+
+/* The CLI entry end to end: files in, exit codes out. */
+static int t_cli(void)
+{
+	char tpath[] = "/tmp/mpte-test-topo-XXXXXX", dpath[] = "/tmp/mpte-test-dem-XXXXXX";
+	int tfd = mkstemp(tpath), dfd = mkstemp(dpath), rc, saved;
+	char *topo = fig1("");
+	struct json_object *tj = J(topo);
+	FILE *f;
+	char *argv_ok[] = { "solve", "--topology", tpath, "--demands", dpath,
+			    "--ecmp", "--fail-link", "L1-S1", NULL };
+	char *argv_bad[] = { "solve", "--topology", tpath, NULL };
+
+	CHECK(tfd >= 0 && dfd >= 0, "mkstemp");
+	f = fdopen(tfd, "w");
+	fputs(json_object_to_json_string(tj), f);
+	fclose(f);
+	f = fdopen(dfd, "w");
+	fputs("{\"demands\":[{\"id\":\"a\",\"ingress\":\"X1\",\"egress\":\"X5\",\"bandwidth\":100}]}", f);
+	fclose(f);
+	/* results go to stdout, which carries KTAP: park them */
+	fflush(stdout);
+	saved = dup(1);
+	CHECK(freopen("/dev/null", "w", stdout), "freopen");
+	rc = mpte_cli(8, argv_ok, 1);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	CHECK(rc == 0, "solve returned %d", rc);
+	fprintf(stderr, "# expected error follows\n");
+	rc = mpte_cli(3, argv_bad, 0);
+	CHECK(rc != 0, "solve without --demands returned 0");
+out:
+	unlink(tpath);
+	unlink(dpath);
+	json_object_put(tj);
+	free(topo);
+	return KTAP_FAILED();
+}
+
+struct tcase {
+	const char *name;
+	int (*fn)(void);
+};
+
+static const struct tcase cases[] = {
+	{ "fig1_flow_level_imbalance_fixed_by_weights", t_fig1_flow_imbalance },
+	{ "fig1_unequal_weights_beat_ecmp", t_fig1_unequal_weights },
+	{ "fig1_incast_x1_x3_to_x6_200g_each", t_fig1_incast_reserved },
+	{ "fig1_incast_oversubscribed_rejected", t_fig1_incast_oversubscribed },
+	{ "fig1_incast_elastic_shrinks", t_fig1_incast_elastic },
+	{ "segments_compressed_against_igp", t_segments_compressed },
+	{ "colours_include_exclude", t_colours },
+	{ "srlg_disjoint_backup", t_srlg_backup },
+	{ "node_disjoint_backup", t_node_backup },
+	{ "preemption_order", t_preemption_order },
+	{ "preempt_background_reservation", t_preempt_reservation },
+	{ "elastic_grow_and_shrink", t_elastic_grow_shrink },
+	{ "link_failure_touches_only_users", t_link_failure_incremental },
+	{ "rejected_with_reason", t_rejected_with_reason },
+	{ "max_delay_constraint", t_max_delay },
+	{ "multi_ingress_egress", t_multi_ingress_egress },
+	{ "malformed_json_names_field", t_malformed_json },
+	{ "cli_solve", t_cli },
+};
+
+int main(void)
+{
+	size_t i, n = sizeof(cases) / sizeof(cases[0]);
+
+	ktap_plan((int)n);
+	for (i = 0; i < n; i++)
+		ktap_result(cases[i].fn(), cases[i].name);
+	return ktap_failed ? 1 : 0;
+}

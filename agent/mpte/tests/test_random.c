@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_random.c - randomised instances, every solution checked for what
+ * must always hold: flow conservation, paths that start at an ingress and
+ * end at an egress over allowed links, admitted bandwidth carried in full,
+ * capacity respected, at most max_paths paths, an acyclic DAG, a reason for
+ * every demand not admitted - before and after a link failure.  A second
+ * set holds the max utilisation to within 1% of GLPK's LP optimum and the
+ * reported lower bound under it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpte_int.h"
+#include "exact.h"
+#include "ktap.h"
+
+static unsigned long long rng;
+
+static unsigned int rnd(void)
+{
+	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned int)(rng >> 33);
+}
+
+static int rint_(int lo, int hi)
+{
+	return lo + (int)(rnd() % (unsigned int)(hi - lo + 1));
+}
+
+static char *name(int i)
+{
+	static char buf[8][16];
+	static int k;
+
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof(buf[k]), "n%d", i);
+	return buf[k];
+}
+
+/* TE-rich: colours, SRLGs, delays, reservations, unidirectional links. */
+static struct json_object *gen_topology(int n, int rich)
+{
+	struct json_object *t = json_object_new_object();
+	struct json_object *nodes = json_object_new_array();
+	struct json_object *links = json_object_new_array();
+	int i, extra = rint_(n / 2, 2 * n);
+
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(name(i)));
+		json_object_array_add(nodes, o);
+	}
+	for (i = 1; i < n + extra; i++) {
+		struct json_object *l = json_object_new_object();
+		int a = i < n ? i : rint_(0, n - 1);
+		int b = i < n ? rint_(0, i - 1) : rint_(0, n - 1);
+		static const double caps[] = { 10, 40, 100, 400 };
+
+		if (a == b)
+			b = (a + 1) % n;
+		json_object_object_add(l, "from", json_object_new_string(name(a)));
+		json_object_object_add(l, "to", json_object_new_string(name(b)));
+		json_object_object_add(l, "capacity",
+				       json_object_new_double(caps[rint_(0, 3)]));
+		json_object_object_add(l, "te_metric", json_object_new_int(rint_(1, 10)));
+		if (rich) {
+			struct json_object *srlg = json_object_new_array();
+
+			json_object_object_add(l, "delay", json_object_new_int(rint_(1, 20)));
+			json_object_object_add(l, "colours", json_object_new_int(rint_(0, 7)));
+			json_object_array_add(srlg, json_object_new_int(rint_(1, 6)));
+			json_object_object_add(l, "srlg", srlg);
+			if (i >= n && rint_(0, 4) == 0)
+				json_object_object_add(l, "bidirectional",
+						       json_object_new_boolean(0));
+			if (rint_(0, 5) == 0) {
+				struct json_object *r = json_object_new_array();
+				int q;
+
+				for (q = 0; q < 8; q++)
+					json_object_array_add(r, json_object_new_double(
+						q == rint_(0, 7) ? rint_(0, 5) : 0));
+				json_object_object_add(l, "reserved", r);
+			}
+		}
+		json_object_array_add(links, l);
+	}
+	json_object_object_add(t, "nodes", nodes);
+	json_object_object_add(t, "links", links);
+	return t;
+}
+
+static struct json_object *node_set(int n, int k, const int *avoid, int navoid,
+				    int *out)
+{
+	struct json_object *a = json_object_new_array();
+	int got = 0, tries = 0;
+
+	while (got < k && tries++ < 100) {
+		int v = rint_(0, n - 1), j, dup = 0;
+
+		for (j = 0; j < navoid; j++)
+			dup |= avoid[j] == v;
+		for (j = 0; j < got; j++)
+			dup |= out[j] == v;
+		if (dup)
+			continue;
+		out[got++] = v;
+		json_object_array_add(a, json_object_new_string(name(v)));
+	}
+	return a;
+}
+
+static struct json_object *gen_demands(int n, int nd, int rich)
+{
+	struct json_object *d = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	static const char *prot[] = { "none", "link", "node", "srlg" };
+	int i;
+
+	for (i = 0; i < nd; i++) {
+		struct json_object *o = json_object_new_object();
+		int in[2], out[2], nin = rich ? rint_(1, 2) : 1;
+		int nout = rich ? rint_(1, 2) : 1;
+		char id[16];
+		double bw = rint_(1, 60);
+
+		snprintf(id, sizeof(id), "d%d", i);
+		json_object_object_add(o, "id", json_object_new_string(id));
+		json_object_object_add(o, "ingress", node_set(n, nin, NULL, 0, in));
+		json_object_object_add(o, "egress", node_set(n, nout, in, nin, out));
+		json_object_object_add(o, "bandwidth", json_object_new_double(bw));
+		if (rich) {
+			int setup = rint_(0, 7);
+
+			json_object_object_add(o, "setup_priority", json_object_new_int(setup));
+			json_object_object_add(o, "hold_priority",
+					       json_object_new_int(rint_(0, setup)));
+			json_object_object_add(o, "max_paths", json_object_new_int(rint_(1, 8)));
+			json_object_object_add(o, "protection",
+					       json_object_new_string(prot[rint_(0, 3)]));
+			json_object_object_add(o, "existing",
+					       json_object_new_boolean(rint_(0, 2) == 0));
+			if (rint_(0, 4) == 0)
+				json_object_object_add(o, "exclude_any",
+						       json_object_new_int(1 << rint_(0, 2)));
+			if (rint_(0, 6) == 0)
+				json_object_object_add(o, "include_any",
+						       json_object_new_int(rint_(1, 7)));
+			if (rint_(0, 5) == 0)
+				json_object_object_add(o, "max_delay",
+						       json_object_new_int(rint_(10, 60)));
+			if (rint_(0, 3) == 0) {
+				struct json_object *e = json_object_new_object();
+
+				json_object_object_add(e, "min", json_object_new_double(bw / 4));
+				json_object_object_add(e, "max", json_object_new_double(bw));
+				json_object_object_add(o, "elastic", e);
+			}
+		} else {
+			json_object_object_add(o, "max_paths", json_object_new_int(64));
+		}
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(d, "demands", arr);
+	return d;
+}
+
+static int in_set(const int *s, int n, int v)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == v)
+			return 1;
+	return 0;
+}
+
+/* Every invariant of a solution; returns 0 or fails the case. */
+static int check_solution(const struct mpte_ctx *ctx, const char *when)
+{
+	const struct mpte_topology *t = ctx->t;
+	double *load = mpte_xcalloc(t->narcs, sizeof(double));
+	double *bal = mpte_xcalloc(t->nnodes, sizeof(double));
+	int di, p, i, a, bad = 0;
+
+	for (di = 0; di < ctx->ds->n && !bad; di++) {
+		const struct mpte_demand *d = &ctx->ds->d[di];
+		const struct mpte_dstate *s = &ctx->st[di];
+		struct mpte_filter f;
+		double sum = 0;
+
+		if (s->status != MPTE_ADMITTED) {
+			if (!s->reason)
+				bad = ktap_fail("%s: %s not admitted without a reason", when, d->id);
+			continue;
+		}
+		if (s->npaths < 1 || s->npaths > d->max_paths)
+			bad = ktap_fail("%s: %s has %d paths (max %d)", when, d->id,
+					s->npaths, d->max_paths);
+		if (s->admitted < d->bw_min - 1e-9 || s->admitted > s->requested + 1e-9)
+			bad = ktap_fail("%s: %s admitted %g outside %g..%g", when, d->id,
+					s->admitted, d->bw_min, s->requested);
+		mpte_filter_for(ctx, d, &f);
+		memset(bal, 0, t->nnodes * sizeof(double));
+		for (p = 0; p < s->npaths && !bad; p++) {
+			const struct mpte_path *pp = &s->paths[p];
+
+			sum += pp->flow;
+			if (pp->flow < 0)
+				bad = ktap_fail("%s: %s negative path flow", when, d->id);
+			if (!in_set(d->ingress, d->ningress, t->arcs[pp->arcs[0]].from))
+				bad = ktap_fail("%s: %s path starts off its ingress", when, d->id);
+			if (!in_set(d->egress, d->negress, t->arcs[pp->arcs[pp->len - 1]].to))
+				bad = ktap_fail("%s: %s path ends off its egress", when, d->id);
+			for (i = 0; i < pp->len && !bad; i++) {
+				a = pp->arcs[i];
+				if (i && t->arcs[pp->arcs[i - 1]].to != t->arcs[a].from)
+					bad = ktap_fail("%s: %s path is broken", when, d->id);
+				if (!mpte_arc_usable(t, a, &f))
+					bad = ktap_fail("%s: %s uses %s against its constraints%s",
+							when, d->id, t->arcs[a].name,
+							ctx->failed[a] ? " (failed)" : "");
+				load[a] += pp->flow;
+				bal[t->arcs[a].from] -= pp->flow;
+				bal[t->arcs[a].to] += pp->flow;
+			}
+			if (d->max_delay > 0 &&
+			    mpte_path_delay(t, pp->arcs, pp->len) > d->max_delay + 1e-9)
+				bad = ktap_fail("%s: %s path delay over max_delay", when, d->id);
+		}
+		if (!bad && fabs(sum - s->admitted) > 1e-6 * (1 + s->admitted))
+			bad = ktap_fail("%s: %s carries %g of %g", when, d->id, sum, s->admitted);
+		/* conservation: only ingresses emit and only egresses absorb */
+		for (i = 0; i < t->nnodes && !bad; i++) {
+			if (in_set(d->ingress, d->ningress, i) && bal[i] <= 1e-9)
+				continue;
+			if (in_set(d->egress, d->negress, i) && bal[i] >= -1e-9)
+				continue;
+			if (fabs(bal[i]) > 1e-6 * (1 + s->admitted))
+				bad = ktap_fail("%s: %s not conserved at %s (%g)", when,
+						d->id, t->nodes[i].name, bal[i]);
+		}
+	}
+	for (a = 0; a < t->narcs && !bad; a++) {
+		if (fabs(load[a] - ctx->load[a]) > 1e-6 * (1 + load[a]))
+			bad = ktap_fail("%s: load on %s is %g, paths say %g", when,
+					t->arcs[a].name, ctx->load[a], load[a]);
+		/* reservations given over capacity are the input's business */
+		if (ctx->opt.admission && load[a] > 1e-9 &&
+		    ctx->background[a] + load[a] > t->arcs[a].capacity * (1 + 1e-6))
+			bad = ktap_fail("%s: %s over capacity: %g + %g > %g", when,
+					t->arcs[a].name, ctx->background[a], load[a],
+					t->arcs[a].capacity);
+		if (ctx->failed[a] && load[a] > 0)
+			bad = ktap_fail("%s: flow on failed %s", when, t->arcs[a].name);
+	}
+	free(load);
+	free(bal);
+	return bad;
+}
+
+static int dag_acyclic(const struct mpte_ctx *ctx)
+{
+	struct json_object *r = mpte_result_json((struct mpte_ctx *)ctx);
+	struct json_object *dem = json_object_object_get(r, "demands");
+	size_t i;
+	int bad = 0;
+
+	/* a DAG's junctions can be ordered so every next hop comes later:
+	 * peel junctions with no remaining previous hop */
+	for (i = 0; i < json_object_array_length(dem) && !bad; i++) {
+		struct json_object *d = json_object_array_get_idx(dem, i), *dag, *links;
+		int *indeg, *from, *to, n, k, left, changed, v;
+
+		if (!json_object_object_get_ex(d, "dag", &dag))
+			continue;
+		links = json_object_object_get(dag, "links");
+		n = json_object_array_length(links);
+		indeg = mpte_xcalloc(ctx->t->nnodes, sizeof(int));
+		from = mpte_xcalloc(n + 1, sizeof(int));
+		to = mpte_xcalloc(n + 1, sizeof(int));
+		for (k = 0; k < n; k++) {
+			const char *nm = json_object_get_string(json_object_object_get(
+				json_object_array_get_idx(links, k), "link"));
+			int a;
+
+			for (a = 0; a < ctx->t->narcs; a++)
+				if (!strcmp(ctx->t->arcs[a].name, nm))
+					break;
+			from[k] = ctx->t->arcs[a].from;
+			to[k] = ctx->t->arcs[a].to;
+			indeg[to[k]]++;
+		}
+		left = n;
+		do {
+			changed = 0;
+			for (k = 0; k < n; k++)
+				if (from[k] >= 0 && !indeg[from[k]]) {
+					v = to[k];
+					indeg[v]--;
+					from[k] = -1;
+					left--;
+					changed = 1;
+				}
+		} while (changed);
+		if (left)
+			bad = ktap_fail("demand %zu: DAG has a cycle", i);
+		free(indeg);
+		free(from);
+		free(to);
+	}
+	json_object_put(r);
+	return bad;
+}
+
+static int one_random(int seed)
+{
+	struct json_object *tj, *dj;
+	struct mpte_topology *t = NULL;
+	struct mpte_demand_set *ds = NULL;
+	struct mpte_ctx *ctx = NULL;
+	char err[512];
+	int n, used = -1, di;
+
+	rng = 0x9e3779b97f4a7c15ULL * (seed + 1);
+	n = rint_(5, 24);
+	tj = gen_topology(n, 1);
+	dj = gen_demands(n, rint_(3, 40), 1);
+	if (getenv("MPTE_DUMP") && atoi(getenv("MPTE_DUMP")) == seed + 1000) {
+		json_object_to_file("/tmp/mpte-dump-topo.json", tj);
+		json_object_to_file("/tmp/mpte-dump-demands.json", dj);
+	}
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "topology: %s", err);
+	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	CHECK(ds, "demands: %s", err);
+	ctx = mpte_new(t, ds, NULL);
+	mpte_solve(ctx);
+	CHECK(!check_solution(ctx, "solve"), "%s", "see above");
+	CHECK(!dag_acyclic(ctx), "%s", "see above");
+	/* fail a link some admitted demand uses, then re-check */
+	for (di = 0; di < ds->n && used < 0; di++)
+		if (ctx->st[di].status == MPTE_ADMITTED && ctx->st[di].npaths)
+			used = t->arcs[ctx->st[di].paths[0].arcs[0]].link;
+	if (used >= 0) {
+		CHECK(!mpte_fail_link(ctx, t->links[used].id, err, sizeof(err)),
+		      "fail: %s", err);
+		CHECK(!check_solution(ctx, "after failure"), "%s", "see above");
+	}
+	for (di = 0; di < ds->n; di++)
+		if (ds->d[di].elastic) {
+			CHECK(!mpte_set_bandwidth(ctx, ds->d[di].id, ds->d[di].bw_max,
+						  err, sizeof(err)), "%s", err);
+			CHECK(!check_solution(ctx, "after elastic growth"), "%s", "see above");
+			break;
+		}
+out:
+	mpte_free(ctx);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	json_object_put(dj);
+	return KTAP_FAILED();
+}
+
+/* No admission, no path constraints the LP cannot model: ours vs GLPK. */
+static int one_vs_lp(int seed)
+{
+	struct json_object *tj, *dj;
+	struct mpte_topology *t = NULL;
+	struct mpte_demand_set *ds = NULL;
+	struct mpte_ctx *ctx = NULL;
+	struct mpte_options o;
+	char err[512];
+	double lp;
+	int n;
+
+	rng = 0x2545f4914f6cdd1dULL * (seed + 7);
+	n = rint_(6, 30);
+	tj = gen_topology(n, 0);
+	dj = gen_demands(n, rint_(5, 80), 0);
+	if (getenv("MPTE_DUMP") && atoi(getenv("MPTE_DUMP")) == seed) {
+		json_object_to_file("/tmp/mpte-dump-topo.json", tj);
+		json_object_to_file("/tmp/mpte-dump-demands.json", dj);
+	}
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "topology: %s", err);
+	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	CHECK(ds, "demands: %s", err);
+	mpte_options_default(&o);
+	o.admission = 0;
+	o.backups = 0;
+	ctx = mpte_new(t, ds, &o);
+	mpte_solve(ctx);
+	CHECK(!check_solution(ctx, "no admission"), "%s", "see above");
+	lp = mpte_exact(ctx);
+	if (lp < 0) {
+		printf("# GLPK not built in: LP comparison skipped\n");
+		goto out;
+	}
+	CHECK(ctx->max_util <= lp * 1.01 + 1e-9, "max util %g > 1.01 x LP %g",
+	      ctx->max_util, lp);
+	CHECK(ctx->lower_bound <= lp * (1 + 1e-6) + 1e-9,
+	      "lower bound %g above LP optimum %g", ctx->lower_bound, lp);
+out:
+	mpte_free(ctx);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	json_object_put(dj);
+	return KTAP_FAILED();
+}
+
+#define N_RANDOM 40
+#define N_VS_LP 20
+
+int main(void)
+{
+	char nm[64];
+	int i, nr = N_RANDOM, nl = N_VS_LP;
+
+	/* MPTE_RANDOM_N=k runs k of each, for a longer soak by hand */
+	if (getenv("MPTE_RANDOM_N"))
+		nr = nl = atoi(getenv("MPTE_RANDOM_N"));
+	ktap_plan(nr + nl);
+	for (i = 0; i < nr; i++) {
+		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", i);
+		ktap_result(one_random(i), nm);
+	}
+	for (i = 0; i < nl; i++) {
+		snprintf(nm, sizeof(nm), "random_within_1pct_of_lp_seed_%d", i);
+		ktap_result(one_vs_lp(i), nm);
+	}
+	return ktap_failed ? 1 : 0;
+}
