@@ -89,9 +89,3 @@ const char *bth_opcode_name(uint8_t opcode)
 			return opcodes[i].name;
 	return "unknown";
 }
-
-const char *bth_opcode_names(void)
-{
-	return "rc-send-first, rc-send-middle, rc-send-last, rc-send-only, "
-	       "rc-send-only-imm, rc-write-only, uc-send-only, ud-send-only";
-}

@@ -52,8 +52,6 @@ int bth_ext_len(uint8_t opcode);
 /* Parse "rc-send-only", "ud-send-only", ... or a number; -1 if unknown. */
 int bth_opcode_parse(const char *s);
 const char *bth_opcode_name(uint8_t opcode);
-/* Comma-separated list of the names bth_opcode_parse() accepts. */
-const char *bth_opcode_names(void);
 
 /* Signed distance a - b in the 24-bit PSN space, in [-2^23, 2^23). */
 static inline int32_t psn_diff(uint32_t a, uint32_t b)

@@ -79,21 +79,27 @@ void send_usage(void)
 "                     [ skip-every N ] [ dup-every N ] [ swap-every N ]\n"
 "                     [ bad-icrc-every N ] [ allow-any-netns ]\n"
 "  dst ADDR        IPv4 or IPv6 destination; required, there is no default\n"
+"  src ADDR        source address to bind; default: the route's source\n"
+"  dev IFNAME      bind the sockets to IFNAME (SO_BINDTODEVICE)\n"
 "  qps N           QPs (flows), 1..%d, default 1; QP i has dest QP FIRST_QPN+i\n"
 "                  (default 256) and its own UDP source port: hashed from\n"
 "                  the QPN into 49152..65535, or PORT+i with sport PORT\n"
-"  count, duration packets (PSNs) per QP, seconds; default count 1000;\n"
-"                  with both, whichever ends first\n"
+"  count N         PSNs per QP (default 1000); duration SECS: send for SECS\n"
+"                  (no count limit unless count is given too)\n"
 "  rate PPS        total packets/s over all QPs, paced; 0 = unpaced; default 1000\n"
 "  size BYTES      payload after the BTH (and RETH/DETH/ImmDt), default 1024\n"
-"  opcode OP       %s\n"
-"                  or a number; default rc-send-only\n"
+"  opcode OP       rc-send-only (default), rc-send-first, rc-send-middle,\n"
+"                  rc-send-last, rc-send-only-imm, rc-write-only, uc-send-only,\n"
+"                  ud-send-only, or the opcode number of one of them\n"
+"  dscp DSCP       DSCP 0..63; tclass TC: the whole TOS/traffic class byte\n"
+"  psn FIRST_PSN   first PSN of every QP (default 0); PSNs wrap at 2^24\n"
+"  pkey PKEY       BTH partition key, default 0xffff\n"
 "  skip-every N    every Nth PSN of a QP is not sent (loss the sink must see)\n"
 "  dup-every N     every Nth packet is sent twice\n"
 "  swap-every N    every Nth packet is sent after the one that follows it\n"
-"  bad-icrc-every N every Nth packet carries a wrong ICRC\n"
+"  bad-icrc-every N  every Nth packet carries a wrong ICRC\n"
 "  allow-any-netns send although not inside an \"ip netns\" namespace\n"
-"Writes a JSON summary to FILE or stdout.\n", MAX_QPS, bth_opcode_names());
+"Writes a JSON summary to FILE (json FILE) or stdout.\n", MAX_QPS);
 }
 
 static void usage_err(const char *fmt, const char *arg)

@@ -74,8 +74,10 @@ void sink_usage(void)
 "  psn FIRST_PSN   senders start at FIRST_PSN: PSNs lost before a flow's first\n"
 "                  arrival count as gaps (default: a flow starts where it is\n"
 "                  first seen)\n"
+"  rcvbuf BYTES    socket receive buffer (SO_RCVBUFFORCE), default 32 MiB\n"
+"  dev IFNAME      receive only from IFNAME (SO_BINDTODEVICE)\n"
 "  ready-file FILE created once the sockets listen\n"
-"Writes a JSON summary to FILE or stdout.\n");
+"Writes a JSON summary to FILE (json FILE) or stdout.\n");
 }
 
 static void usage_err(const char *fmt, const char *arg)
