@@ -98,6 +98,12 @@ if [ -n "$outdir" ]; then
 	outdir=$(cd "$outdir" && pwd -P)
 fi
 
+case $PWD/ in
+/tmp/* | /run/* | /var/run/* | /dev/* | /proc/* | /sys/*)
+	echo "run.sh: warning: $PWD is hidden in the VM (fresh tmpfs/kernel fs there)" >&2
+	;;
+esac
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmsc-vm.XXXXXX")
 qpid=
 fpid=
@@ -222,10 +228,21 @@ if [ -n "$outdir" ]; then
 fi
 
 marker="DMSC_VM_EXIT=[0-9]*:[0-9]*:$nonce"
+# QEMU runs in the background and we wait for it: bash runs the INT/TERM
+# traps (which kill it) during "wait", never while a foreground child runs.
+# timeout(1) puts QEMU in its own process group, so a signal to ours alone
+# would not reach it.
 set +e
 if [ "$interactive" = 1 ]; then
-	timeout -k 5 "$timeout_s" "${qemu[@]}"
+	# Explicit stdin: a background job would otherwise get /dev/null.
+	# --foreground: QEMU must stay in the terminal's process group to read
+	# from it (else SIGTTIN stops it).
+	exec 3<&0
+	timeout --foreground -k 5 "$timeout_s" "${qemu[@]}" <&3 &
+	qpid=$!
+	wait "$qpid"
 	qrc=$?
+	qpid=
 else
 	# Console to stdout without CRs and without our marker line; sed -u so
 	# output streams line by line.

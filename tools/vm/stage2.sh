@@ -13,7 +13,8 @@ interactive=$2
 # env -i: the command sees only what cmd.sh exports, not the kernel's
 # leftovers (HOME=/, TERM=linux, BOOT_IMAGE...).
 if [ "$interactive" = 1 ]; then
-	$bb env -i /bin/sh $S/cmd.sh
+	# A session with the serial line as controlling tty: job control, ^C.
+	$bb cttyhack $bb setsid -c $bb env -i /bin/sh $S/cmd.sh
 else
 	$bb env -i /bin/sh $S/cmd.sh </dev/null
 fi
@@ -24,7 +25,8 @@ taint=$($bb cat /proc/sys/kernel/tainted)
 # console is quiet by default.
 if [ $((taint & (128 | 512 | 16384))) -ne 0 ]; then
 	echo "dmsc-vm: kernel oops/warning (tainted=$taint); kernel log:"
-	$bb dmesg | $bb tail -n 80
+	# From the first report on; the boot messages before it are noise.
+	$bb dmesg | $bb sed -n '/WARNING:\|BUG:\|Oops\|Call Trace/,$p' | $bb head -n 150
 fi
 echo "DMSC_VM_EXIT=$rc:$taint:$nonce"
 $bb sync
