@@ -203,7 +203,7 @@ append="console=ttyS0 loglevel=$loglevel panic=-1 oops=continue module.sig_enfor
 append+=" mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nokbd"
 
 if [ "$accel" = kvm ]; then
-	accel_args=(-accel kvm -cpu host)
+	accel_args=(-accel kvm -cpu "${DMSC_VM_KVM_CPU:-host}")
 else
 	accel_args=(-accel tcg,thread=multi -cpu max)
 fi
