@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash disable=SC1091,SC2093
 # /init of the dmsc test VM (PID 1, busybox sh). Built into the initramfs by
 # mkinitramfs.sh; run.sh appends a second archive with /dmsc-run/conf (NONCE,
 # OUTDIR, INTERACTIVE) and /dmsc-run/cmd.sh (environment, cd, exec COMMAND).

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Commas inside QEMU arguments are meant; cleanup() runs from a trap:
+# shellcheck disable=SC2054,SC2317
 # Run a command as root inside a QEMU VM booting a Debian kernel, with the
 # host root shared read-only over 9p, and return the command's exit status.
 #
@@ -31,7 +33,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 usage() {
-	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "$0"
+	sed -n '4,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "$0"
 }
 die() {
 	echo "run.sh: $*" >&2
@@ -223,7 +225,8 @@ qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
 if [ -n "$outdir" ]; then
-	qemu+=(-fsdev "local,id=hostout,path=$outdir,security_model=none,multidevs=remap"
+	# QEMU option values escape commas by doubling them.
+	qemu+=(-fsdev "local,id=hostout,path=${outdir//,/,,},security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=hostout,mount_tag=hostout)
 fi
 

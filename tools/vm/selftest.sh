@@ -45,6 +45,7 @@ build_module() {
 }
 
 # Everything the tests need from inside one boot, to keep it to one VM each.
+# shellcheck disable=SC2016 # expanded in the guest
 guest_script='
 set -e
 ip netns add a

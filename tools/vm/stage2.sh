@@ -1,3 +1,4 @@
+# shellcheck shell=dash disable=SC2016
 # Stage 2 of the dmsc test VM's init: PID 1 in the host root (read-only 9p),
 # run by init.sh through switch_root as
 #   /run/dmsc-vm/busybox sh /run/dmsc-vm/stage2.sh NONCE INTERACTIVE

@@ -25,6 +25,7 @@ is_elf() {
 try() {
 	local magic=$1 off
 	shift
+	# shellcheck disable=SC2013 # one number per line
 	for off in $(LC_ALL=C grep -obUaP "$magic" "$img" | cut -d: -f1); do
 		# Trailing data after the stream makes the decompressor complain;
 		# what it wrote before that is what we want.
