@@ -140,7 +140,8 @@ if [ "${DMSC_VM_PVH:-1}" != 0 ] && grep -qx 'CONFIG_PVH=y' "/boot/config-$kver" 
 	vmlinux=$cache/vmlinux-$kver-$(stat -Lc '%s %Y' "$kernel" | sha256sum | cut -c1-16)
 	if [ ! -s "$vmlinux" ]; then
 		if "$here/vmlinux.sh" "$kernel" "$vmlinux"; then
-			for f in "$cache/vmlinux-$kver-"*; do
+			# Stale extractions only, not another run's temporary file.
+			for f in "$cache/vmlinux-$kver-"????????????????; do
 				[ "$f" = "$vmlinux" ] || rm -f "$f"
 			done
 		else
