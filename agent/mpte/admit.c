@@ -14,6 +14,7 @@
  * strictly better than its hold priority, which is exactly the RSVP-TE
  * preemption rule.  Then we re-route and look again.
  */
+#define _GNU_SOURCE	/* qsort_r */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,8 @@ static int feasible(struct mpte_ctx *ctx, int di)
 	return 1;
 }
 
+#define ROUND_SWEEPS 30	/* optimisation budget per admission round */
+
 struct victim {
 	int demand;		/* -1: a background reservation */
 	int prio;
@@ -193,19 +196,26 @@ static void push_out(struct mpte_ctx *ctx, int di, int arc,
  * One round on the most loaded arc: choose victims until the excess is
  * covered.  Returns 1 if something changed.
  */
-static int relieve_arc(struct mpte_ctx *ctx, int arc, char **preempted)
+static int relieve_arc(struct mpte_ctx *ctx, int arc, char **preempted,
+		       const int *cand, int ncand)
 {
 	const struct mpte_topology *t = ctx->t;
 	double excess = ctx->background[arc] + ctx->load[arc] -
 			t->arcs[arc].capacity;
 	struct victim *v;
-	int nv = 0, di, q, k, changed = 0;
+	int nv = 0, di, q, k, c, changed = 0;
 
-	v = mpte_xcalloc(ctx->ds->n + MPTE_PRIORITIES, sizeof(*v));
-	for (di = 0; di < ctx->ds->n; di++) {
-		const struct mpte_dstate *s = &ctx->st[di];
-		const struct mpte_demand *d = &ctx->ds->d[di];
+	if (excess <= MPTE_EPS * t->arcs[arc].capacity)
+		return 0;
+	v = mpte_xcalloc(ncand + MPTE_PRIORITIES, sizeof(*v));
+	for (c = 0; c < ncand; c++) {
+		const struct mpte_dstate *s;
+		const struct mpte_demand *d;
 		double f;
+
+		di = cand[c];
+		s = &ctx->st[di];
+		d = &ctx->ds->d[di];
 
 		if (s->status != MPTE_ADMITTED)
 			continue;
@@ -299,61 +309,160 @@ static double admitted_lb_tolerance(const struct mpte_ctx *ctx)
 	return (1 / lb - 1) * 0.5;
 }
 
-/*
- * The most loaded arc over capacity that carries some of our flow (an arc
- * over capacity with reservations alone is the input's business), at or
- * below the utilisation "below"; -1 if none.
- */
-static int worst_arc(const struct mpte_ctx *ctx, double below, double *util)
+/* For every arc, the admitted demands crossing it (CSR). */
+static void arc_users(const struct mpte_ctx *ctx, int **start, int **list)
 {
-	int a, best = -1;
+	const struct mpte_topology *t = ctx->t;
+	int *st = mpte_xcalloc(t->narcs + 1, sizeof(int)), *l, *fill;
+	int *seen = mpte_xcalloc(t->narcs, sizeof(int));
+	int di, p, i, pass;
 
-	*util = 0;
-	for (a = 0; a < ctx->t->narcs; a++) {
-		double c = ctx->t->arcs[a].capacity, u;
+	for (pass = 0; pass < 2; pass++) {
+		if (pass) {
+			for (i = 0; i < t->narcs; i++)
+				st[i + 1] += st[i];
+			l = mpte_xcalloc(st[t->narcs] + 1, sizeof(int));
+			fill = mpte_xcalloc(t->narcs, sizeof(int));
+		}
+		for (di = 0; di < ctx->ds->n; di++) {
+			const struct mpte_dstate *s = &ctx->st[di];
+
+			if (s->status != MPTE_ADMITTED)
+				continue;
+			for (p = 0; p < s->npaths; p++)
+				for (i = 0; i < s->paths[p].len; i++) {
+					int a = s->paths[p].arcs[i];
+
+					if (seen[a] == 2 * di + pass + 1)
+						continue;
+					seen[a] = 2 * di + pass + 1;
+					if (pass)
+						l[st[a] + fill[a]++] = di;
+					else
+						st[a + 1]++;
+				}
+		}
+	}
+	free(fill);
+	free(seen);
+	*start = st;
+	*list = l;
+}
+
+static int cmp_arc_util(const void *x, const void *y, void *arg)
+{
+	const double *u = arg;
+	double a = u[*(const int *)x], b = u[*(const int *)y];
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/*
+ * One round: every arc over capacity that carries our flow, worst first,
+ * gives up victims until it fits (a victim leaves all its arcs, so later
+ * arcs may already fit).  Returns 1 if anything changed.
+ */
+static int relieve_round(struct mpte_ctx *ctx, char **preempted)
+{
+	const struct mpte_topology *t = ctx->t;
+	double *u = mpte_xcalloc(t->narcs, sizeof(double));
+	int *hot = mpte_xcalloc(t->narcs, sizeof(int)), nhot = 0, a, k;
+	int *start, *list, changed = 0;
+
+	for (a = 0; a < t->narcs; a++) {
+		double c = t->arcs[a].capacity;
 
 		if (ctx->failed[a] || ctx->load[a] <= MPTE_EPS * c)
 			continue;
-		u = (ctx->background[a] + ctx->load[a]) / c;
-		if (u > 1 + 1e-9 && u < below && u > *util) {
-			*util = u;
-			best = a;
-		}
+		u[a] = (ctx->background[a] + ctx->load[a]) / c;
+		if (u[a] > 1 + 1e-9)
+			hot[nhot++] = a;
 	}
-	return best;
+	if (nhot) {
+		qsort_r(hot, nhot, sizeof(int), cmp_arc_util, u);
+		arc_users(ctx, &start, &list);
+		for (k = 0; k < nhot; k++) {
+			a = hot[k];
+			changed |= relieve_arc(ctx, a, preempted, list + start[a],
+					       start[a + 1] - start[a]);
+		}
+		free(start);
+		free(list);
+	}
+	free(u);
+	free(hot);
+	return changed;
 }
 
-/* Until nothing is over capacity: optimise harder, then push out. */
+static int overloaded(const struct mpte_ctx *ctx)
+{
+	int a;
+
+	for (a = 0; a < ctx->t->narcs; a++) {
+		double c = ctx->t->arcs[a].capacity;
+
+		if (!ctx->failed[a] && ctx->load[a] > MPTE_EPS * c &&
+		    ctx->background[a] + ctx->load[a] > c * (1 + 1e-9))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Until nothing is over capacity: optimise harder if the bound says it
+ * may fit, then push out per round and re-route, with a short sweep budget
+ * per round (each round only needs to absorb what moved).
+ */
 void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted)
 {
+	struct mpte_options save = ctx->opt;
 	int rounds = 0, tried_harder = 0;
 
-	while (rounds++ < 4 * ctx->ds->n + 16) {
-		double u, below = HUGE_VAL_D;
-		int arc = worst_arc(ctx, below, &u), changed = 0;
-
-		if (arc < 0)
-			return;
+	while (rounds++ < 4 * ctx->ds->n + 16 && overloaded(ctx)) {
 		if (!tried_harder && ctx->lower_bound > 0 &&
 		    ctx->lower_bound < 1) {
-			struct mpte_options save = ctx->opt;
-
 			tried_harder = 1;
 			ctx->opt.tolerance = admitted_lb_tolerance(ctx);
-			ctx->opt.max_iterations = ctx->iterations +
-						  save.max_iterations;
+			ctx->opt.max_iterations = save.max_iterations;
 			mpte_optimise(ctx);
 			ctx->opt = save;
 			continue;
 		}
-		/* the worst arc may hold nothing we may move: try the next */
-		while (arc >= 0 && !(changed = relieve_arc(ctx, arc, preempted))) {
-			below = u;
-			arc = worst_arc(ctx, below, &u);
-		}
-		if (!changed)
-			return;		/* nothing movable: report as is */
+		if (!relieve_round(ctx, preempted))
+			break;		/* nothing movable: report as is */
+		ctx->opt.max_iterations = ROUND_SWEEPS;
 		mpte_optimise(ctx);
+		ctx->opt = save;
+	}
+	ctx->opt = save;
+}
+
+/* Per group, one search tells which members can be routed at all. */
+static void check_feasible_all(struct mpte_ctx *ctx)
+{
+	int g, k;
+
+	for (g = 0; g < ctx->ngroups; g++) {
+		const struct mpte_group *gr = &ctx->groups[g];
+		struct mpte_filter f;
+
+		memset(&f, 0, sizeof(f));
+		f.include_any = gr->include_any;
+		f.include_all = gr->include_all;
+		f.exclude_any = gr->exclude_any;
+		f.failed = ctx->failed;
+		mpte_dijkstra(ctx->t, &ctx->sp, gr->ingress, gr->ningress, NULL,
+			      &f, gr->targets, gr->ntargets);
+		for (k = 0; k < gr->nmembers; k++) {
+			int di = gr->members[k], j, ok = 0;
+			const struct mpte_demand *d = &ctx->ds->d[di];
+
+			for (j = 0; j < d->negress; j++)
+				ok |= ctx->sp.dist[d->egress[j]] != HUGE_VAL_D;
+			/* unreachable or delay-bound: the full check says why */
+			ctx->st[di].status = ok && d->max_delay <= 0 ? MPTE_ADMITTED
+								    : MPTE_PENDING;
+		}
 	}
 }
 
@@ -396,12 +505,13 @@ int mpte_admit(struct mpte_ctx *ctx)
 {
 	int di, nrej = 0;
 
+	check_feasible_all(ctx);
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];
 
 		mpte_drop_paths(ctx, di);
 		s->touched = 0;
-		if (!feasible(ctx, di)) {
+		if (s->status != MPTE_ADMITTED && !feasible(ctx, di)) {
 			s->status = MPTE_REJECTED;
 			s->active = 0;
 			nrej++;

@@ -192,15 +192,10 @@ static int solve(int argc, char **argv, int json)
 		}
 	}
 	if (json) {
-		struct json_object *r = mpte_result_json(ctx);
-
 		if (exact)
-			json_object_object_add(json_object_object_get(r, "summary"),
-					       "lp_optimum",
-					       json_object_new_double(mpte_exact(ctx)));
-		puts(json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
-						    JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(r);
+			fprintf(stderr, "mpte: LP optimum (GLPK): %.9g\n",
+				mpte_exact(ctx));
+		mpte_result_print(ctx, stdout);
 	} else if (brief) {
 		printf("max utilisation %.6f lower bound %.6f", ctx->max_util,
 		       ctx->lower_bound);

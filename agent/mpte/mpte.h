@@ -88,6 +88,8 @@ int mpte_set_bandwidth(struct mpte_ctx *ctx, const char *demand, double bw,
 
 /* Results. */
 struct json_object *mpte_result_json(struct mpte_ctx *ctx);
+/* The same, streamed (one demand per line), for large results. */
+void mpte_result_print(struct mpte_ctx *ctx, FILE *f);
 void mpte_print_summary(struct mpte_ctx *ctx, FILE *f);
 
 /* Scalar accessors, for tests and the benchmark. */

@@ -155,22 +155,14 @@ static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
 	return o;
 }
 
-struct json_object *mpte_result_json(struct mpte_ctx *ctx)
+static struct json_object *summary_json(const struct mpte_ctx *ctx)
 {
 	const struct mpte_topology *t = ctx->t;
-	struct json_object *r = json_object_new_object();
 	struct json_object *sum = json_object_new_object();
-	struct json_object *dem = json_object_new_array();
-	struct json_object *links = json_object_new_array();
-	struct mpte_sid_cache *cache = mpte_sid_cache_new(ctx);
-	int di, a, n[4] = { 0 };
+	int di, n[4] = { 0 };
 
-	for (di = 0; di < ctx->ds->n; di++) {
+	for (di = 0; di < ctx->ds->n; di++)
 		n[ctx->st[di].status]++;
-		json_object_array_add(dem, demand_json(ctx, di, cache));
-	}
-	mpte_sid_cache_free(cache);
-
 	json_object_object_add(sum, "nodes", json_object_new_int(t->nnodes));
 	json_object_object_add(sum, "links", json_object_new_int(t->narcs));
 	json_object_object_add(sum, "demands", json_object_new_int(ctx->ds->n));
@@ -191,8 +183,14 @@ struct json_object *mpte_result_json(struct mpte_ctx *ctx)
 			       json_object_new_int(ctx->iterations));
 	json_object_object_add(sum, "solve_seconds",
 			       json_object_new_double(ctx->solve_seconds));
-	json_object_object_add(r, "summary", sum);
-	json_object_object_add(r, "demands", dem);
+	return sum;
+}
+
+static struct json_object *links_json(const struct mpte_ctx *ctx)
+{
+	const struct mpte_topology *t = ctx->t;
+	struct json_object *links = json_object_new_array();
+	int a;
 
 	for (a = 0; a < t->narcs; a++) {
 		struct json_object *l = json_object_new_object();
@@ -212,46 +210,120 @@ struct json_object *mpte_result_json(struct mpte_ctx *ctx)
 					       json_object_new_boolean(1));
 		json_object_array_add(links, l);
 	}
-	json_object_object_add(r, "links", links);
+	return links;
+}
 
+static struct json_object *bg_preempt_json(const struct mpte_ctx *ctx)
+{
+	struct json_object *bp = json_object_new_array();
+	int i;
+
+	for (i = 0; i < ctx->nbgp; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "link", json_object_new_string(
+			ctx->t->arcs[ctx->bgp[i].arc].name));
+		json_object_object_add(o, "priority",
+				       json_object_new_int(ctx->bgp[i].priority));
+		json_object_object_add(o, "bandwidth",
+				       json_object_new_double(ctx->bgp[i].bandwidth));
+		json_object_array_add(bp, o);
+	}
+	return bp;
+}
+
+static struct json_object *events_json(const struct mpte_ctx *ctx)
+{
+	struct json_object *ev = json_object_new_array();
+	int i;
+
+	for (i = 0; i < ctx->nevents; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "event",
+				       json_object_new_string(ctx->events[i].what));
+		json_object_object_add(o, "touched",
+				       id_list(ctx->events[i].touched));
+		json_object_object_add(o, "preempted",
+				       id_list(ctx->events[i].preempted));
+		json_object_object_add(o, "max_utilisation", json_object_new_double(
+			ctx->events[i].max_utilisation));
+		json_object_array_add(ev, o);
+	}
+	return ev;
+}
+
+struct json_object *mpte_result_json(struct mpte_ctx *ctx)
+{
+	struct json_object *r = json_object_new_object();
+	struct json_object *dem = json_object_new_array();
+	struct mpte_sid_cache *cache = mpte_sid_cache_new(ctx);
+	int di;
+
+	for (di = 0; di < ctx->ds->n; di++)
+		json_object_array_add(dem, demand_json(ctx, di, cache));
+	mpte_sid_cache_free(cache);
+	json_object_object_add(r, "summary", summary_json(ctx));
+	json_object_object_add(r, "demands", dem);
+	json_object_object_add(r, "links", links_json(ctx));
+	if (ctx->nbgp)
+		json_object_object_add(r, "preempted_reservations",
+				       bg_preempt_json(ctx));
+	if (ctx->nevents)
+		json_object_object_add(r, "events", events_json(ctx));
+	return r;
+}
+
+static void put_json(FILE *f, const char *key, struct json_object *o,
+		     const char *sep)
+{
+	fprintf(f, "\"%s\": %s%s\n", key, json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), sep);
+	json_object_put(o);
+}
+
+/*
+ * The same document as mpte_result_json, streamed one demand (and one
+ * link) per line, so a 10,000-demand result never sits in memory as one
+ * JSON tree.
+ */
+void mpte_result_print(struct mpte_ctx *ctx, FILE *f)
+{
+	struct mpte_sid_cache *cache = mpte_sid_cache_new(ctx);
+	struct json_object *links = links_json(ctx);
+	size_t i, n;
+	int di;
+
+	fputs("{\n", f);
+	put_json(f, "summary", summary_json(ctx), ",");
+	fputs("\"demands\": [\n", f);
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct json_object *o = demand_json(ctx, di, cache);
+
+		fprintf(f, "%s%s\n", json_object_to_json_string_ext(o,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+			di + 1 < ctx->ds->n ? "," : "");
+		json_object_put(o);
+	}
+	mpte_sid_cache_free(cache);
+	fputs("],\n\"links\": [\n", f);
+	n = json_object_array_length(links);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s\n", json_object_to_json_string_ext(
+			json_object_array_get_idx(links, i),
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+			i + 1 < n ? "," : "");
+	json_object_put(links);
+	fputs("]", f);
 	if (ctx->nbgp) {
-		struct json_object *bp = json_object_new_array();
-		int i;
-
-		for (i = 0; i < ctx->nbgp; i++) {
-			struct json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "link", json_object_new_string(
-				t->arcs[ctx->bgp[i].arc].name));
-			json_object_object_add(o, "priority",
-				json_object_new_int(ctx->bgp[i].priority));
-			json_object_object_add(o, "bandwidth",
-				json_object_new_double(ctx->bgp[i].bandwidth));
-			json_object_array_add(bp, o);
-		}
-		json_object_object_add(r, "preempted_reservations", bp);
+		fputs(",\n", f);
+		put_json(f, "preempted_reservations", bg_preempt_json(ctx), "");
 	}
 	if (ctx->nevents) {
-		struct json_object *ev = json_object_new_array();
-		int i;
-
-		for (i = 0; i < ctx->nevents; i++) {
-			struct json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "event",
-				json_object_new_string(ctx->events[i].what));
-			json_object_object_add(o, "touched",
-				id_list(ctx->events[i].touched));
-			json_object_object_add(o, "preempted",
-				id_list(ctx->events[i].preempted));
-			json_object_object_add(o, "max_utilisation",
-				json_object_new_double(
-					ctx->events[i].max_utilisation));
-			json_object_array_add(ev, o);
-		}
-		json_object_object_add(r, "events", ev);
+		fputs(",\n", f);
+		put_json(f, "events", events_json(ctx), "");
 	}
-	return r;
+	fputs("}\n", f);
 }
 
 void mpte_print_summary(struct mpte_ctx *ctx, FILE *f)

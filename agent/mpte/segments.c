@@ -12,14 +12,14 @@
  *
  * IGP routing ignores TE colours but not failures, so the shortest-path
  * trees are computed over all working arcs.  Trees are cached by head
- * node in a small direct-mapped table: paths of one demand share heads.
+ * node (direct-mapped, one slot per node up to SID_CACHE_MAX_SLOTS).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpte_int.h"
 
-#define SID_CACHE_SLOTS 256
+#define SID_CACHE_MAX_SLOTS 4096	/* one tree per head node up to this many nodes */
 
 struct sid_tree {
 	int root;		/* -1: empty slot */
@@ -29,7 +29,8 @@ struct sid_tree {
 
 struct mpte_sid_cache {
 	const struct mpte_ctx *ctx;
-	struct sid_tree slot[SID_CACHE_SLOTS];
+	struct sid_tree *slot;
+	int nslots;
 	struct mpte_sp sp;
 	int *order;
 };
@@ -40,7 +41,10 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 	int i;
 
 	c->ctx = ctx;
-	for (i = 0; i < SID_CACHE_SLOTS; i++)
+	c->nslots = ctx->t->nnodes < SID_CACHE_MAX_SLOTS ? ctx->t->nnodes
+							 : SID_CACHE_MAX_SLOTS;
+	c->slot = mpte_xcalloc(c->nslots, sizeof(*c->slot));
+	for (i = 0; i < c->nslots; i++)
 		c->slot[i].root = -1;
 	mpte_sp_init(&c->sp, ctx->t->nnodes);
 	c->order = mpte_xcalloc(ctx->t->nnodes, sizeof(int));
@@ -53,10 +57,11 @@ void mpte_sid_cache_free(struct mpte_sid_cache *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < SID_CACHE_SLOTS; i++) {
+	for (i = 0; i < c->nslots; i++) {
 		free(c->slot[i].dist);
 		free(c->slot[i].count);
 	}
+	free(c->slot);
 	mpte_sp_fini(&c->sp);
 	free(c->order);
 	free(c);
@@ -79,7 +84,7 @@ static int near(double a, double b)
 static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
 {
 	const struct mpte_topology *t = c->ctx->t;
-	struct sid_tree *s = &c->slot[root % SID_CACHE_SLOTS];
+	struct sid_tree *s = &c->slot[root % c->nslots];
 	struct mpte_filter f;
 	int i, n = 0;
 

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""MPTE benchmark: our solver against the exact LP (glpsol) and ECMP.
+
+Every number is measured in this run.  For each instance: generate it (or
+convert it from ../shared/data/sndlib), write the LP with lp.py, solve it
+with glpsol (time limit --glpsol-timeout), solve it with mpte-solve
+(--no-admission, so both route every demand; --no-backups, the LP has
+none), and print max utilisation of both, ECMP's, the ratio, the times and
+our peak memory.  Then the scale test: a 1,000-node WAN with 10,000
+demands solved with everything on (admission, backups, JSON result).
+
+usage: tools/mpte/bench.py [--quick] [--glpsol-timeout S] [--lp-max-cols N]
+run from the repository top; writes under build/mpte/bench.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SOLVER = os.path.join(TOP, "agent", "mpte", "mpte-solve")
+HERE = os.path.dirname(os.path.abspath(__file__))
+SNDLIB = os.path.join(TOP, "..", "shared", "data", "sndlib")
+OUT = os.path.join(TOP, "build", "mpte", "bench")
+
+GENERATED = [
+    # name, topology, pattern, load
+    ("fig1-all2all", "fig1", "all2all", 1.0),
+    ("fig1-incast", "fig1", "incast:7", 1.0),
+    ("fattree8-all2all", "fattree:8", "all2all", 0.8),
+    ("fattree8-ring", "fattree:8", "ring", 0.8),
+    ("fattree16-uniform", "fattree:16", "uniform:2000", 0.8),
+    ("fattree32-uniform", "fattree:32", "uniform:10000", 0.8),
+    ("aidc3-ring", "aidc:3", "ring", 0.8),
+    ("aidc3-uniform", "aidc:3", "uniform:1000", 0.8),
+    ("aidc4-incast", "aidc:4", "incast:32", 1.0),
+    ("wan50-uniform", "wan:50", "uniform:500", 0.5),
+    ("wan200-uniform", "wan:200", "uniform:2000", 0.5),
+    ("wan1000-uniform", "wan:1000", "uniform:10000", 0.5),
+]
+QUICK_SKIP = {"fattree16-uniform", "fattree32-uniform", "wan200-uniform"}
+SCALE = "wan1000-uniform"
+
+
+def run(cmd, timeout=None):
+    """Run cmd; return (rc, stdout, wall seconds, peak RSS in KB)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        return None, out, time.monotonic() - t0, 0
+    return p.returncode, out + err, time.monotonic() - t0, 0
+
+
+def solve_ours(topo, dem, extra):
+    # fork/exec and wait4, to get the solver's own peak RSS
+    r, w = os.pipe()
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.dup2(w, 1)
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 2)
+        os.execv(SOLVER, [SOLVER] + extra[:1] + ["solve", "--topology", topo,
+                                                  "--demands", dem] + extra[1:])
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 1 << 16)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.monotonic() - t0
+    return status, b"".join(chunks).decode(), wall, ru.ru_maxrss
+
+
+def glpsol(lp, timeout):
+    sol = lp + ".sol"
+    rc, out, wall, _ = run(["glpsol", "--lp", lp, "--tmlim", str(int(timeout)),
+                            "-o", sol], timeout=timeout + 60)
+    if rc is None or "OPTIMAL LP SOLUTION FOUND" not in out:
+        return None, wall
+    with open(sol) as f:
+        m = re.search(r"Objective:\s+\S+\s+=\s+(\S+)", f.read())
+    return (float(m.group(1)) if m else None), wall
+
+
+def sizes(topo, dem):
+    with open(topo) as f:
+        t = json.load(f)
+    with open(dem) as f:
+        d = json.load(f)
+    arcs = sum(2 if l.get("bidirectional", True) else 1 for l in t["links"])
+    srcs = len({tuple(sorted([x["ingress"]] if isinstance(x["ingress"], str)
+                             else x["ingress"])) for x in d["demands"]})
+    return len(t["nodes"]), arcs, len(d["demands"]), srcs * arcs
+
+
+def instances(quick):
+    os.makedirs(OUT, exist_ok=True)
+    for name, topo, pattern, load in GENERATED:
+        if quick and name in QUICK_SKIP:
+            continue
+        prefix = os.path.join(OUT, name)
+        subprocess.run([sys.executable, os.path.join(HERE, "gen.py"), topo,
+                        pattern, prefix, "--load", str(load)], check=True)
+        yield name, prefix + ".topo.json", prefix + ".demands.json"
+    if os.path.isdir(SNDLIB):
+        for f in sorted(os.listdir(SNDLIB)):
+            if not f.endswith(".json"):
+                continue
+            subprocess.run([sys.executable, os.path.join(HERE, "sndlib2mpte.py"),
+                            os.path.join(SNDLIB, f), OUT], check=True)
+            n = f[:-5]
+            yield ("sndlib-" + n, os.path.join(OUT, n + ".topo.json"),
+                   os.path.join(OUT, n + ".demands.json"))
+    else:
+        print("# %s not found: SNDlib instances skipped" % SNDLIB)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true",
+                    help="skip the instances glpsol needs minutes for")
+    ap.add_argument("--glpsol-timeout", type=float, default=600)
+    ap.add_argument("--lp-max-cols", type=int, default=3000000,
+                    help="do not hand glpsol an LP with more columns")
+    a = ap.parse_args()
+    subprocess.run(["make", "-s", "-C", os.path.join(TOP, "agent", "mpte")],
+                   check=True)
+
+    head = ("%-20s %6s %6s %6s %9s %12s %12s %12s %8s %8s %9s %9s %7s" %
+            ("instance", "nodes", "links", "dem", "LPcols", "LP optimum",
+             "ours", "ECMP", "ours/LP", "ECMP/LP", "ours s", "glpsol s", "MB"))
+    print(head)
+    print("-" * len(head))
+    worst = 0.0
+    largest = None
+    for name, topo, dem in instances(a.quick):
+        nodes, arcs, nd, cols = sizes(topo, dem)
+        st, out, wall, rss = solve_ours(topo, dem, ["--brief", "--no-admission",
+                                                    "--no-backups", "--ecmp"])
+        m = re.search(r"max utilisation (\S+) lower bound (\S+) ecmp (\S+)", out)
+        if st != 0 or not m:
+            print("%-20s solver failed: %s" % (name, out.strip()))
+            continue
+        ours, lb, ecmp = float(m.group(1)), float(m.group(2)), float(m.group(3))
+        lp, gt = None, None
+        if cols <= a.lp_max_cols:
+            lpf = os.path.join(OUT, name + ".lp")
+            subprocess.run([sys.executable, os.path.join(HERE, "lp.py"), topo,
+                            dem, lpf], check=True, stdout=subprocess.DEVNULL)
+            lp, gt = glpsol(lpf, a.glpsol_timeout)
+            os.unlink(lpf)
+            if os.path.exists(lpf + ".sol"):
+                os.unlink(lpf + ".sol")
+        gts = ("%9.2f" % gt) if lp is not None else \
+              ("  timeout" if gt is not None else "  skipped")
+        ratio = ours / lp if lp else None
+        if ratio:
+            worst = max(worst, ratio)
+            if largest is None or cols > largest[1]:
+                largest = (name, cols, wall, gt)
+        print("%-20s %6d %6d %6d %9d %12s %12.6g %12.6g %8s %8s %9.3f %s %7.1f" %
+              (name, nodes, arcs, nd, cols,
+               ("%.6g" % lp) if lp else "-", ours, ecmp,
+               ("%.4f" % ratio) if ratio else ("lb %.4f" % (ours / lb) if lb else "-"),
+               ("%.3f" % (ecmp / lp)) if lp else "-",
+               wall, gts, rss / 1024.0))
+        sys.stdout.flush()
+
+    print()
+    print("worst ours/LP where glpsol finished: %.4f (goal <= 1.01)" % worst)
+    if largest:
+        print("largest instance glpsol finished: %s (%d LP columns): glpsol %.2f s, "
+              "ours %.3f s, speed-up %.0fx (goal >= 100x)"
+              % (largest[0], largest[1], largest[3], largest[2],
+                 largest[3] / largest[2]))
+    topo = os.path.join(OUT, SCALE + ".topo.json")
+    dem = os.path.join(OUT, SCALE + ".demands.json")
+    st, out, wall, rss = solve_ours(topo, dem, ["-j"])
+    try:
+        s = json.loads(out)["summary"]
+        print("scale: %s, %d nodes, %d links, %d demands, full solve (admission, "
+              "backups, JSON): %.3f s wall, %.1f MB peak; admitted %d, "
+              "max utilisation %.4f (lower bound %.4f) (goal < 2 s)"
+              % (SCALE, s["nodes"], s["links"], s["demands"], wall, rss / 1024.0,
+                 s["admitted"], s["max_utilisation"], s["lower_bound"]))
+    except (ValueError, KeyError):
+        print("scale: solver failed (status %d)" % st)
+
+
+if __name__ == "__main__":
+    main()
