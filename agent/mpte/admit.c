@@ -313,7 +313,7 @@ static double admitted_lb_tolerance(const struct mpte_ctx *ctx)
 static void arc_users(const struct mpte_ctx *ctx, int **start, int **list)
 {
 	const struct mpte_topology *t = ctx->t;
-	int *st = mpte_xcalloc(t->narcs + 1, sizeof(int)), *l, *fill;
+	int *st = mpte_xcalloc(t->narcs + 1, sizeof(int)), *l = NULL, *fill = NULL;
 	int *seen = mpte_xcalloc(t->narcs, sizeof(int));
 	int di, p, i, pass;
 
