@@ -274,21 +274,22 @@ static int relieve_arc(struct mpte_ctx *ctx, int arc, char **preempted,
 			struct mpte_dstate *s = &ctx->st[di];
 			double min = ctx->ds->d[di].bw_min;
 			double nb = s->admitted * (1 - excess / v[k].flow);
+			double scale;
 
 			if (nb < min)
 				nb = min;
-			excess -= v[k].flow * (1 - nb / s->admitted);
-			mpte_path_set_flow(ctx, di, nb / s->admitted);
+			scale = nb / s->admitted;
+			excess -= v[k].flow * (1 - scale);
+			mpte_path_set_flow(ctx, di, scale);
 			s->admitted = nb;
 			s->touched = 1;
 			changed = 1;
-			if (excess > MPTE_EPS * t->arcs[arc].capacity &&
-			    nb <= min + MPTE_EPS) {
+			if (excess <= MPTE_EPS * t->arcs[arc].capacity) {
 				free(by);
-				continue;	/* at its floor; next victim */
+				continue;
 			}
-			free(by);
-			continue;
+			/* at its floor and still the worst: it goes */
+			v[k].flow *= scale;
 		}
 		excess -= v[k].flow;
 		push_out(ctx, di, arc, by, preempted);
@@ -358,9 +359,9 @@ static int cmp_arc_util(const void *x, const void *y, void *arg)
 }
 
 /*
- * One round: every arc over capacity that carries our flow, worst first,
- * gives up victims until it fits (a victim leaves all its arcs, so later
- * arcs may already fit).  Returns 1 if anything changed.
+ * One round: the worst arcs over capacity that carry our flow give up
+ * victims until they fit (a victim leaves all its arcs, so later arcs may
+ * already fit).  Returns 1 if anything changed.
  */
 static int relieve_round(struct mpte_ctx *ctx, char **preempted)
 {
@@ -381,6 +382,11 @@ static int relieve_round(struct mpte_ctx *ctx, char **preempted)
 	if (nhot) {
 		qsort_r(hot, nhot, sizeof(int), cmp_arc_util, u);
 		arc_users(ctx, &start, &list);
+		/* min-max routing spreads an overload over many arcs; only the
+		 * worst few are surely over for good, the rest may fit after
+		 * re-routing, so take victims on a few per round */
+		if (nhot > 1)
+			nhot = 1 + nhot / 8;
 		for (k = 0; k < nhot; k++) {
 			a = hot[k];
 			changed |= relieve_arc(ctx, a, preempted, list + start[a],
