@@ -192,8 +192,27 @@ static void push_out(struct mpte_ctx *ctx, int di, int arc,
 	}
 }
 
+/* Shrink an elastic victim by what the arc lacks, not below its floor. */
+static double shrink(struct mpte_ctx *ctx, struct victim *v, double excess)
+{
+	struct mpte_dstate *s = &ctx->st[v->demand];
+	double min = ctx->ds->d[v->demand].bw_min;
+	double nb = s->admitted * (1 - excess / v->flow), scale;
+
+	if (nb < min)
+		nb = min;
+	scale = nb / s->admitted;
+	excess -= v->flow * (1 - scale);
+	mpte_path_set_flow(ctx, v->demand, scale);
+	s->admitted = nb;
+	s->touched = 1;
+	v->flow *= scale;
+	v->shrinkable = 0;
+	return excess;
+}
+
 /*
- * One round on the most loaded arc: choose victims until the excess is
+ * One round on an overloaded arc: choose victims until the excess is
  * covered.  Returns 1 if something changed.
  */
 static int relieve_arc(struct mpte_ctx *ctx, int arc, char **preempted,
@@ -245,6 +264,20 @@ static int relieve_arc(struct mpte_ctx *ctx, int arc, char **preempted,
 		char *by = NULL;
 		int j;
 
+		/* entering a class (priority, request or not): its elastic
+		 * headroom goes before any of its members is dropped */
+		if (!k || v[k].prio != v[k - 1].prio ||
+		    v[k].is_new != v[k - 1].is_new)
+			for (j = k; j < nv && v[j].prio == v[k].prio &&
+			     v[j].is_new == v[k].is_new &&
+			     excess > MPTE_EPS * t->arcs[arc].capacity; j++)
+				if (v[j].shrinkable) {
+					excess = shrink(ctx, &v[j], excess);
+					changed = 1;
+				}
+		if (excess <= MPTE_EPS * t->arcs[arc].capacity)
+			break;
+
 		if (!v[k].is_new) {
 			/* who may preempt it: requests here with better setup */
 			for (j = 0; j < nv; j++)
@@ -270,27 +303,6 @@ static int relieve_arc(struct mpte_ctx *ctx, int arc, char **preempted,
 			continue;
 		}
 		di = v[k].demand;
-		if (v[k].shrinkable) {
-			struct mpte_dstate *s = &ctx->st[di];
-			double min = ctx->ds->d[di].bw_min;
-			double nb = s->admitted * (1 - excess / v[k].flow);
-			double scale;
-
-			if (nb < min)
-				nb = min;
-			scale = nb / s->admitted;
-			excess -= v[k].flow * (1 - scale);
-			mpte_path_set_flow(ctx, di, scale);
-			s->admitted = nb;
-			s->touched = 1;
-			changed = 1;
-			if (excess <= MPTE_EPS * t->arcs[arc].capacity) {
-				free(by);
-				continue;
-			}
-			/* at its floor and still the worst: it goes */
-			v[k].flow *= scale;
-		}
 		excess -= v[k].flow;
 		push_out(ctx, di, arc, by, preempted);
 		changed = 1;
