@@ -11,9 +11,7 @@
 #include "cmd.h"
 #include "output.h"
 #include "parse.h"
-#ifdef DMSC_HAVE_MPTE
 #include "mpte/mpte_cli.h"
-#endif
 
 static void usage(FILE *f)
 {
@@ -52,13 +50,7 @@ int cli_nl(struct cli *cli)
 
 static int cmd_mpte(struct cli *cli, int argc, char **argv)
 {
-#ifdef DMSC_HAVE_MPTE
 	return mpte_cli(argc, argv, cli->json);
-#else
-	(void)cli; (void)argc; (void)argv;
-	fprintf(stderr, "dmsc: mpte: built without the MPTE solver\n");
-	return 1;
-#endif
 }
 
 static const struct {
