@@ -125,7 +125,7 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="skip the instances glpsol needs minutes for")
     ap.add_argument("--glpsol-timeout", type=float, default=600)
-    ap.add_argument("--lp-max-cols", type=int, default=3000000,
+    ap.add_argument("--lp-max-cols", type=int, default=1000000,
                     help="do not hand glpsol an LP with more columns")
     a = ap.parse_args()
     subprocess.run(["make", "-s", "-C", os.path.join(TOP, "agent", "mpte")],
