@@ -70,6 +70,7 @@ void dmsc_flow_account(struct dmsc_net *dn, const struct dmsc_flow_key *key,
 		       struct dmsc_tunnel *tun, u32 bucket, unsigned int len)
 {
 	struct dmsc_flow *f, *old;
+	u32 limit;
 
 	f = rhashtable_lookup(&dn->flows, key, dmsc_flow_params);
 	if (likely(f)) {
@@ -77,8 +78,11 @@ void dmsc_flow_account(struct dmsc_net *dn, const struct dmsc_flow_key *key,
 		return;
 	}
 
+	limit = READ_ONCE(dn->flow_limit);
+	if (!limit)
+		return;		/* tracking off: old entries still count */
 	/* Reserve a place first, so that the limit is never passed. */
-	if (atomic_inc_return(&dn->n_flows) > READ_ONCE(dn->flow_limit))
+	if (atomic_inc_return(&dn->n_flows) > limit)
 		goto untracked;
 	f = kmalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN);
 	if (!f)
