@@ -547,6 +547,20 @@ test_weights() {
 	check "(( T_p0 == p0 + f0 ))" "list 0 got $((T_p0 - p0)) packets, not $f0"
 }
 
+# The split the issue asks for: 10,000 flows, 3:1, within 5 %.
+test_split_10k() {
+	setup_case
+	d1 tunnel add 1 src $SRC path $SID_P1,$DX4 weight 3 \
+		path $SID_P2,$DX4 weight 1
+	d1 rule add dst 10.0.2.0/24 tunnel 1
+	send h1 10.0.2.1 qps 10000 count 1 size 64 rate 3000
+	snap "$NS_pe1" 1
+	echo "split 3:1 of 10000 flows: $T_f0 / $T_f1 ($((T_f0 * 1000 / 10000)) per mille on list 0)"
+	check "(( T_f0 + T_f1 == 10000 && T_p0 == T_f0 && T_p1 == T_f1 ))" \
+		"flows $T_f0/$T_f1, packets $T_p0/$T_p1"
+	check "(( T_f0 >= 7000 && T_f0 <= 8000 ))" "list 0 has $T_f0 of 10000"
+}
+
 # Switch to the backup: all flows at once; back: each to its list.
 test_backup() {
 	setup_case
@@ -853,7 +867,8 @@ cases=(
 	test_non_roce "other UDP ports and TCP are not encapsulated"
 	test_malformed "UDP/4791 too short for a BTH passes, counted"
 	test_rule_order "most specific rule wins; down tunnels do not match"
-	test_weights "3:1 split of 4000 flows, sticky; reweight moves the minimum"
+	test_weights "3:1 split of 2000 flows, sticky; reweight moves the minimum"
+	test_split_10k "3:1 split of 10000 flows within 5 %"
 	test_backup "backup takes every flow at once, primary restores them"
 	test_bad_input "bad input is refused with a message, nothing changes"
 	test_mtu "too big once encapsulated: dropped, sender told the MTU"
