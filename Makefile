@@ -54,8 +54,8 @@ demo: deps
 	tools/demo.sh
 
 checkpatch:
-	/usr/src/linux-source-6.1/scripts/checkpatch.pl --no-tree -q --strict \
-		--ignore SPDX_LICENSE_TAG -f kernel/*.c kernel/*.h
+	/usr/src/linux-source-6.1/scripts/checkpatch.pl --no-tree -q \
+		--ignore LINUX_VERSION_CODE -f $$(git ls-files 'kernel/*.[ch]')
 
 dkms-install:
 	tools/dkms-install.sh
