@@ -241,6 +241,7 @@ struct dmsc_flow_key {
 void dmsc_flow_account(struct dmsc_net *dn, const struct dmsc_flow_key *key,
 		       struct dmsc_tunnel *tun, u32 bucket, unsigned int len);
 void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun);
+void dmsc_flow_timeout_changed(struct dmsc_net *dn);
 int dmsc_flow_net_init(struct dmsc_net *dn);
 void dmsc_flow_net_exit(struct dmsc_net *dn);
 int dmsc_flow_get_start(struct netlink_callback *cb);

@@ -186,6 +186,16 @@ static void dmsc_flow_gc(struct work_struct *work)
 				   dmsc_flow_gc_interval(dn));
 }
 
+/*
+ * DMSC_CMD_SET changed flow_timeout: the work may be queued for half the
+ * old timeout; run it now, and it requeues itself with the new one.
+ */
+void dmsc_flow_timeout_changed(struct dmsc_net *dn)
+{
+	if (atomic_read(&dn->n_flows))
+		mod_delayed_work(system_power_efficient_wq, &dn->flow_gc, 0);
+}
+
 /* Under genl_mutex, once no hook can reach @tun any more. */
 void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun)
 {

@@ -254,6 +254,7 @@ fields() {
 }
 
 setup_case() {
+	echo "at ${SECONDS}s"
 	dmsc_reset "$NS_pe1"
 	dmsc_reset "$NS_h1"
 }
@@ -286,17 +287,18 @@ test_srh_fields() {
 	cap_start "$NS_p1" pe1 "$T/srh.pcap" ip6
 	roce h1 10.0.2.1 2 5 100
 	cap_stop
-	local got want n
-	got=$(fields "$T/srh.pcap" -Y udp.dstport==4791 -e ipv6.src \
+	local all got want n
+	all=$(fields "$T/srh.pcap" -Y udp.dstport==4791 -e ipv6.src \
 		-e ipv6.dst -e ipv6.nxt -e ipv6.plen -e ipv6.routing.type \
 		-e ipv6.routing.len -e ipv6.routing.segleft \
 		-e ipv6.routing.srh.last_entry -e ipv6.routing.srh.flags \
 		-e ipv6.routing.srh.addr -e ipv6.routing.nxt -e ip.src \
-		-e ip.dst -e udp.dstport | sort -u)
+		-e ip.dst -e udp.dstport)
+	got=$(sort -u <<<"$all")
+	n=$(wc -l <<<"$all")
 	# plen: SRH 8 + 2 x 16, inner 20 + 8 + 12 + 100 + 4
 	want="$SRC|$SID_P1|43|184|4|4|1|1|0x00|$DX4,$SID_P1|4|10.0.1.1|10.0.2.1|4791"
 	check "[ \"\$got\" = \"\$want\" ]" "captured '$got', wanted '$want'"
-	n=$(fields "$T/srh.pcap" -Y udp.dstport==4791 -e frame.number | wc -l)
 	check "(( n == 10 ))" "$n encapsulated packets on the wire, not 10"
 }
 
@@ -385,14 +387,17 @@ for fam, dst in ((socket.AF_INET, "10.0.2.1"), (socket.AF_INET6, "2001:db8:2::1"
 	wait $srv
 	cap_stop
 	check "[ \"\$(cat $T/tcp.out)\" = 9 ]" "TCP did not get through"
-	local udp4 udp6 tcp srh
-	udp4=$(fields "$T/plain.pcap" -Y 'udp && !icmp && !ipv6 && ip.dst==10.0.2.1' \
-		-e udp.dstport | sort -n | tr '\n' ' ')
-	udp6=$(fields "$T/plain.pcap" -Y 'udp && !icmpv6 && !ipv6.routing && ipv6.dst==2001:db8:2::1' \
-		-e udp.dstport | sort -n | tr '\n' ' ')
-	tcp=$(fields "$T/plain.pcap" -Y 'tcp.dstport==5000 && !ipv6' \
-		-e tcp.dstport | wc -l)
-	srh=$(fields "$T/plain.pcap" -Y 'ipv6.routing' -e frame.number | wc -l)
+	local all udp4 udp6 tcp srh
+	# One pass: what each packet is, then sorted out with awk.
+	all=$(fields "$T/plain.pcap" -Y '!icmp && !icmpv6 && !arp' \
+		-e ip.dst -e ipv6.dst -e ipv6.routing.type -e udp.dstport \
+		-e tcp.dstport)
+	udp4=$(awk -F'|' '$1 == "10.0.2.1" && $2 == "" && $4 != "" { print $4 }' <<<"$all" |
+		sort -n | tr '\n' ' ')
+	udp6=$(awk -F'|' '$2 == "2001:db8:2::1" && $3 == "" && $4 != "" { print $4 }' <<<"$all" |
+		sort -n | tr '\n' ' ')
+	tcp=$(awk -F'|' '$1 == "10.0.2.1" && $2 == "" && $5 == 5000' <<<"$all" | wc -l)
+	srh=$(awk -F'|' '$3 != ""' <<<"$all" | wc -l)
 	check "[ '$udp4' = '53 4790 4792 ' ]" "plain IPv4 UDP on the wire: '$udp4'"
 	check "[ '$udp6' = '53 4790 4792 ' ]" "plain IPv6 UDP on the wire: '$udp6'"
 	check "(( tcp >= 3 ))" "plain TCP on the wire: $tcp packets"
@@ -527,6 +532,9 @@ test_weights() {
 
 	# 3:1 -> 1:1 moves 256 of 1024 buckets, all from list 0 to list 1.
 	flows "$NS_pe1" >"$T/before"
+	# 2000 entries take several messages: the dump resumes exactly.
+	check "(( \$(sort -u $T/before | wc -l) == 2000 ))" \
+		"flow dump gave $(wc -l <"$T/before") lines, $(sort -u "$T/before" | wc -l) distinct"
 	d1 tunnel change 1 path $SID_P1,$DX4 weight 1 path $SID_P2,$DX4 weight 1
 	flows "$NS_pe1" >"$T/after"
 	local moved back
@@ -559,6 +567,50 @@ test_split_10k() {
 	check "(( T_f0 + T_f1 == 10000 && T_p0 == T_f0 && T_p1 == T_f1 ))" \
 		"flows $T_f0/$T_f1, packets $T_p0/$T_p1"
 	check "(( T_f0 >= 7000 && T_f0 <= 8000 ))" "list 0 has $T_f0 of 10000"
+}
+
+# A UDP_SEGMENT sender hands pe1 one GSO packet of four RoCEv2 datagrams
+# (veth keeps it whole): segmented, then each one encapsulated.
+test_gso() {
+	setup_case
+	d1 tunnel add 1 src $SRC path $SID_P1,$DX4
+	d1 rule add dst 10.0.2.0/24 tunnel 1
+	local rx0 rx1 i
+	rm -f "$T/udp.ready"
+	h2 python3 -c '
+import socket, sys
+s = socket.socket(); s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.0.2.1", 4791)); s.settimeout(5)
+open(sys.argv[1], "w").close()
+n = []
+try:
+    while True:
+        n.append(len(s.recv(2000)))
+except socket.timeout:
+    pass
+print(" ".join(map(str, n)))' "$T/udp.ready" >"$T/udp.out" &
+	local srv=$!
+	for i in $(seq 200); do
+		[ -e "$T/udp.ready" ] && break
+		sleep 0.1
+	done
+	rx0=$(pe1 cat /sys/class/net/h1/statistics/rx_packets)
+	h1 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_UDP, 103, 1012)		# UDP_SEGMENT
+bth = bytes([4, 0, 0xff, 0xff, 0, 0, 0x01, 0x23, 0, 0, 0, 0])	# QP 0x123
+s.sendto((bth + b"x" * 1000) * 4, ("10.0.2.1", 4791))'
+	rx1=$(pe1 cat /sys/class/net/h1/statistics/rx_packets)
+	wait $srv
+	snap "$NS_pe1" 1
+	echo "pe1 received $((rx1 - rx0)) skb(s) for 4 datagrams"
+	# Fewer skbs than datagrams: they came as one GSO packet (plus any
+	# neighbour traffic on the link).
+	check "(( rx1 - rx0 < 4 ))" "no GSO packet: $((rx1 - rx0)) received"
+	check "(( T_p0 == 4 && T_f0 == 1 ))" "tunnel: $T_p0 packets, $T_f0 flows"
+	check "[ \"\$(cat $T/udp.out)\" = '1012 1012 1012 1012' ]" \
+		"h2 got: $(cat "$T/udp.out")"
 }
 
 # Switch to the backup: all flows at once; back: each to its list.
@@ -734,10 +786,11 @@ test_mtu() {
 	snap "$NS_pe1"
 	check "(( S_drop_mtu - m0 == 2 ))" "drop_mtu +$((S_drop_mtu - m0)), not 2"
 	check "(( S_encap_packets - e0 == 3 ))" "encap_packets +$((S_encap_packets - e0))"
-	local got4 got6
-	got4=$(fields "$T/icmp.pcap" -Y 'icmp.type==3' -e ip.src -e icmp.code \
-		-e icmp.mtu | sort -u)
-	got6=$(fields "$T/icmp.pcap" -Y 'icmpv6.type==2' -e icmpv6.mtu | sort -u)
+	local all got4 got6
+	all=$(fields "$T/icmp.pcap" -Y 'icmp.type==3 || icmpv6.type==2' \
+		-e ip.src -e icmp.code -e icmp.mtu -e icmpv6.mtu)
+	got4=$(awk -F'|' '$3 != "" { print $1 "|" $2 "|" $3 }' <<<"$all" | sort -u)
+	got6=$(awk -F'|' '$4 != "" { print $4 }' <<<"$all" | sort -u)
 	check "[ '$got4' = '10.0.1.254,10.0.1.1|4|1320' ]" "ICMP frag needed to h1: '$got4'"
 	check "[ '$got6' = '1320' ]" "ICMPv6 packet too big to h1: '$got6'"
 }
@@ -869,6 +922,7 @@ cases=(
 	test_rule_order "most specific rule wins; down tunnels do not match"
 	test_weights "3:1 split of 2000 flows, sticky; reweight moves the minimum"
 	test_split_10k "3:1 split of 10000 flows within 5 %"
+	test_gso "a GSO packet is segmented, each segment encapsulated"
 	test_backup "backup takes every flow at once, primary restores them"
 	test_bad_input "bad input is refused with a message, nothing changes"
 	test_mtu "too big once encapsulated: dropped, sender told the MTU"
