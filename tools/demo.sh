@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo: boot a VM with Debian's kernel, load dmsc.ko and show it at
-# work. Runs tools/demo/inside.sh in the guest.
+# make demo: boot a VM with Debian's kernel, load dmsc.ko and steer RoCEv2
+# between two AIDCs over an SRv6 WAN: tools/demo/inside.sh in the guest.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${DEMO_KVER:-$("$top/tools/vm/kernels.sh" -d)}
