@@ -19,6 +19,7 @@
 
 #include "addr.h"
 #include "packet.h"
+#include "args.h"
 #include "roce_gen.h"
 
 #define MAX_QPS		16384	/* source ports 0xc000-0xffff */
@@ -102,42 +103,11 @@ void send_usage(void)
 "Writes a JSON summary to FILE (json FILE) or stdout.\n", MAX_QPS);
 }
 
-static void usage_err(const char *fmt, const char *arg)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	die_usage(send_usage, "send: %s", msg);
-}
-
-/* NEXT_ARG-style helper: the value after option argv[*i], or an error. */
-static const char *next_arg(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		usage_err("option \"%s\" needs a value", argv[*i]);
-	return argv[++*i];
-}
-
-static uint64_t num_arg(int argc, char **argv, int *i, uint64_t min, uint64_t max)
-{
-	const char *opt = argv[*i];
-	const char *v = next_arg(argc, argv, i);
-	uint64_t n;
-
-	if (!parse_u64(v, min, max, &n)) {
-		char msg[160];
-
-		snprintf(msg, sizeof(msg), "bad value \"%s\" for \"%s\" (%llu..%llu)",
-			 v, opt, (unsigned long long)min, (unsigned long long)max);
-		die_usage(send_usage, "send: %s", msg);
-	}
-	return n;
-}
-
 static void parse_opts(int argc, char **argv, struct send_opts *o)
 {
 	bool have_dst = false;
 
+	args_begin("send", send_usage);
 	*o = (struct send_opts) {
 		.qps = 1, .qpn = 256, .count = 1000, .size = 1024,
 		.rate = 1000, .opcode = OP_RC_SEND_ONLY, .pkey = BTH_PKEY_DEFAULT,

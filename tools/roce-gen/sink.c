@@ -23,6 +23,7 @@
 #include "addr.h"
 #include "flow_table.h"
 #include "packet.h"
+#include "args.h"
 #include "roce_gen.h"
 
 #define BATCH		64
@@ -80,37 +81,6 @@ void sink_usage(void)
 "Writes a JSON summary to FILE (json FILE) or stdout.\n");
 }
 
-static void usage_err(const char *fmt, const char *arg)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	die_usage(sink_usage, "sink: %s", msg);
-}
-
-static const char *next_arg(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		usage_err("option \"%s\" needs a value", argv[*i]);
-	return argv[++*i];
-}
-
-static uint64_t num_arg(int argc, char **argv, int *i, uint64_t min, uint64_t max)
-{
-	const char *opt = argv[*i];
-	const char *v = next_arg(argc, argv, i);
-	uint64_t n;
-
-	if (!parse_u64(v, min, max, &n)) {
-		char msg[160];
-
-		snprintf(msg, sizeof(msg), "bad value \"%s\" for \"%s\" (%llu..%llu)",
-			 v, opt, (unsigned long long)min, (unsigned long long)max);
-		die_usage(sink_usage, "sink: %s", msg);
-	}
-	return n;
-}
-
 static double secs_arg(int argc, char **argv, int *i)
 {
 	const char *opt = argv[*i];
@@ -128,6 +98,7 @@ static double secs_arg(int argc, char **argv, int *i)
 
 static void parse_opts(int argc, char **argv, struct sink_opts *o)
 {
+	args_begin("sink", sink_usage);
 	*o = (struct sink_opts) { .port = ROCE_UDP_PORT, .rcvbuf = 32 << 20 };
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
