@@ -92,7 +92,8 @@ static int parse_tunnel_opts(struct nl_msg *msg, int argc, char **argv,
 			if (add && !strcmp(argv[1], "none"))
 				return usage_error("tunnel",
 						   "backup: \"none\" only with change");
-			nla_nest_end(msg, b);
+			/* libnl drops an empty nest unless told to keep it. */
+			nla_nest_end_keep_empty(msg, b);
 		} else if (!strcmp(opt, "mode")) {
 			uint8_t mode;
 

@@ -194,9 +194,12 @@ static int dmsc_set_doit(struct sk_buff *skb, struct genl_info *info)
 	/* Both values were range-checked by the policy: nothing can fail. */
 	if (tb[DMSC_A_FLOW_LIMIT])
 		WRITE_ONCE(dn->flow_limit, nla_get_u32(tb[DMSC_A_FLOW_LIMIT]));
-	if (tb[DMSC_A_FLOW_TIMEOUT])
+	if (tb[DMSC_A_FLOW_TIMEOUT]) {
 		WRITE_ONCE(dn->flow_timeout_ms,
 			   nla_get_u32(tb[DMSC_A_FLOW_TIMEOUT]));
+		/* The ageing work runs at the old pace until told. */
+		dmsc_flow_timeout_changed(dn);
+	}
 	return 0;
 }
 

@@ -656,6 +656,13 @@ test_backup() {
 		"$TA_BACKUP:nest{" "}" "}"
 	snap "$NS_pe1" 1
 	check "(( T_fb == -1 ))" "backup still there"
+	# The CLI spelling of the same: it must send the empty nest.
+	d1 tunnel change 1 backup fc00:3::e,$DX4
+	snap "$NS_pe1" 1
+	check "(( T_fb == 0 ))" "backup not restored by the CLI"
+	d1 tunnel change 1 backup none
+	snap "$NS_pe1" 1
+	check "(( T_fb == -1 ))" "'tunnel change backup none' kept the backup"
 }
 
 # Requests the dmsc CLI would not send, through selftests/nl_raw.
