@@ -16,6 +16,15 @@ struct cli {
 
 /* Open the netlink socket on first use; prints the error itself. */
 int cli_nl(struct cli *cli);
+/*
+ * Send @msg (consumed), hand each reply to @parse with @cli as its
+ * argument, print "dmsc: WHAT: error: extack" on failure. Returns the
+ * exit code. cli_show() wraps the replies in one JSON array.
+ */
+int cli_talk(struct cli *cli, struct nl_msg *msg, dmsc_nl_parse_fn parse,
+	     const char *what);
+int cli_show(struct cli *cli, struct nl_msg *msg, dmsc_nl_parse_fn parse,
+	     const char *what);
 
 int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_set(struct cli *cli, int argc, char **argv);

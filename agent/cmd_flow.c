@@ -71,7 +71,6 @@ static int flow_show(struct cli *cli, int argc, char **argv)
 {
 	uint32_t tunnel = 0;
 	struct nl_msg *msg;
-	int err;
 
 	if (argc == 2 && !strcmp(argv[0], "tunnel")) {
 		if (parse_u32("tunnel", argv[1], 1, UINT32_MAX, &tunnel))
@@ -90,21 +89,13 @@ static int flow_show(struct cli *cli, int argc, char **argv)
 		nla_put_u32(msg, DMSC_FLOW_A_TUNNEL, tunnel);
 		nla_nest_end(msg, f);
 	}
-	out_open_array(NULL);
-	err = dmsc_nl_talk(&cli->nl, msg, flow_parse, cli);
-	out_close_array();
-	if (err) {
-		dmsc_nl_perror(&cli->nl, "flow show", err);
-		return 1;
-	}
-	return 0;
+	return cli_show(cli, msg, flow_parse, "flow show");
 }
 
 int cmd_flow(struct cli *cli, int argc, char **argv)
 {
 	const char *verb = argc ? argv[0] : "show";
 	struct nl_msg *msg;
-	int err;
 
 	if (argc) {
 		argc--;
@@ -127,12 +118,7 @@ int cmd_flow(struct cli *cli, int argc, char **argv)
 	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_FLOW_FLUSH, 0);
 	if (!msg)
 		return 1;
-	err = dmsc_nl_talk(&cli->nl, msg, NULL, NULL);
-	if (err) {
-		dmsc_nl_perror(&cli->nl, "flow flush", err);
-		return 1;
-	}
-	return 0;
+	return cli_talk(cli, msg, NULL, "flow flush");
 }
 
 static const char *const event_names[] = {

@@ -103,7 +103,6 @@ static int info_parse(struct nlattr **tb, void *arg)
 int cmd_info(struct cli *cli, int argc, char **argv)
 {
 	struct nl_msg *msg;
-	int err;
 
 	if (argc > 0 && matches(argv[0], "help")) {
 		printf("Usage: dmsc [-j] info\n");
@@ -116,12 +115,7 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_INFO, 0);
 	if (!msg)
 		return 1;
-	err = dmsc_nl_talk(&cli->nl, msg, info_parse, cli);
-	if (err) {
-		dmsc_nl_perror(&cli->nl, "info", err);
-		return 1;
-	}
-	return 0;
+	return cli_talk(cli, msg, info_parse, "info");
 }
 
 static void set_usage(void)
@@ -137,7 +131,6 @@ int cmd_set(struct cli *cli, int argc, char **argv)
 {
 	struct nl_msg *msg;
 	uint32_t v;
-	int err;
 
 	if (argc == 0 || matches(argv[0], "help")) {
 		set_usage();
@@ -171,12 +164,7 @@ int cmd_set(struct cli *cli, int argc, char **argv)
 					   argv[0]);
 		}
 	}
-	err = dmsc_nl_talk(&cli->nl, msg, NULL, NULL);
-	if (err) {
-		dmsc_nl_perror(&cli->nl, "set", err);
-		return 1;
-	}
-	return 0;
+	return cli_talk(cli, msg, NULL, "set");
 bad:
 	nlmsg_free(msg);
 	return 1;

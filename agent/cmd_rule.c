@@ -37,7 +37,6 @@ static int rule_send(struct cli *cli, int cmd, int argc, char **argv)
 	uint32_t lo = 0, hi = 0, tunnel = 0;
 	struct nl_msg *msg;
 	struct nlattr *r;
-	int err;
 
 	for (; argc > 0; argc -= 2, argv += 2) {
 		if (argc < 2)
@@ -89,12 +88,7 @@ static int rule_send(struct cli *cli, int cmd, int argc, char **argv)
 	if (tunnel)
 		nla_put_u32(msg, DMSC_RULE_A_TUNNEL, tunnel);
 	nla_nest_end(msg, r);
-	err = dmsc_nl_talk(&cli->nl, msg, NULL, NULL);
-	if (err) {
-		dmsc_nl_perror(&cli->nl, what, err);
-		return 1;
-	}
-	return 0;
+	return cli_talk(cli, msg, NULL, what);
 }
 
 static void print_prefix(const char *key, const char *fmt, int family,
@@ -150,7 +144,6 @@ static int rule_parse(struct nlattr **top, void *arg)
 static int rule_show(struct cli *cli, int argc, char **argv)
 {
 	struct nl_msg *msg;
-	int err;
 
 	if (argc)
 		return usage_error("rule", "show: unexpected \"%s\"", argv[0]);
@@ -159,14 +152,7 @@ static int rule_show(struct cli *cli, int argc, char **argv)
 	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_RULE_GET, NLM_F_DUMP);
 	if (!msg)
 		return 1;
-	out_open_array(NULL);
-	err = dmsc_nl_talk(&cli->nl, msg, rule_parse, cli);
-	out_close_array();
-	if (err) {
-		dmsc_nl_perror(&cli->nl, "show", err);
-		return 1;
-	}
-	return 0;
+	return cli_show(cli, msg, rule_parse, "show");
 }
 
 int cmd_rule(struct cli *cli, int argc, char **argv)

@@ -133,7 +133,6 @@ static int send_tunnel(struct cli *cli, int cmd, int argc, char **argv,
 	struct nl_msg *msg;
 	struct nlattr *t;
 	uint32_t id;
-	int err;
 
 	if (argc < 1)
 		return usage_error("tunnel", "%s: tunnel ID required", what);
@@ -176,12 +175,7 @@ static int send_tunnel(struct cli *cli, int cmd, int argc, char **argv,
 		}
 	}
 	nla_nest_end(msg, t);
-	err = dmsc_nl_talk(&cli->nl, msg, NULL, NULL);
-	if (err) {
-		dmsc_nl_perror(&cli->nl, what, err);
-		return 1;
-	}
-	return 0;
+	return cli_talk(cli, msg, NULL, what);
 }
 
 static void print_counters(struct nlattr **tb, int packets, int bytes,
@@ -284,7 +278,6 @@ static int tunnel_show(struct cli *cli, int argc, char **argv)
 {
 	struct nl_msg *msg;
 	uint32_t id = 0;
-	int err;
 
 	if (argc > 1)
 		return usage_error("tunnel", "show: unexpected \"%s\"",
@@ -302,14 +295,7 @@ static int tunnel_show(struct cli *cli, int argc, char **argv)
 		nla_put_u32(msg, DMSC_TUNNEL_A_ID, id);
 		nla_nest_end(msg, t);
 	}
-	out_open_array(NULL);
-	err = dmsc_nl_talk(&cli->nl, msg, tunnel_parse, cli);
-	out_close_array();
-	if (err) {
-		dmsc_nl_perror(&cli->nl, "show", err);
-		return 1;
-	}
-	return 0;
+	return cli_show(cli, msg, tunnel_parse, "show");
 }
 
 int cmd_tunnel(struct cli *cli, int argc, char **argv)

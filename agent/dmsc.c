@@ -48,6 +48,29 @@ int cli_nl(struct cli *cli)
 	return 0;
 }
 
+int cli_talk(struct cli *cli, struct nl_msg *msg, dmsc_nl_parse_fn parse,
+	     const char *what)
+{
+	int err = dmsc_nl_talk(&cli->nl, msg, parse, cli);
+
+	if (err) {
+		dmsc_nl_perror(&cli->nl, what, err);
+		return 1;
+	}
+	return 0;
+}
+
+int cli_show(struct cli *cli, struct nl_msg *msg, dmsc_nl_parse_fn parse,
+	     const char *what)
+{
+	int ret;
+
+	out_open_array(NULL);
+	ret = cli_talk(cli, msg, parse, what);
+	out_close_array();
+	return ret;
+}
+
 static int cmd_mpte(struct cli *cli, int argc, char **argv)
 {
 	return mpte_cli(argc, argv, cli->json);

@@ -62,7 +62,8 @@ int dmsc_nl_open(struct dmsc_nl *nl)
 fail:
 	nl_socket_free(nl->sk);
 	nl->sk = NULL;
-	return err < 0 && err > -4096 && err != -ENOENT ? -EIO : err;
+	/* libnl's own error codes are not errnos: say EIO for those. */
+	return err == -ENOENT ? err : -EIO;
 }
 
 void dmsc_nl_close(struct dmsc_nl *nl)
