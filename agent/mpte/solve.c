@@ -24,6 +24,7 @@
  * We stop when the max utilisation is within tolerance of the best bound
  * seen, so the gap we report is proven, not guessed.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -482,6 +483,32 @@ void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale)
 	}
 }
 
+/*
+ * Shortest paths under the current lengths from a group's ingresses, over
+ * the links its colours allow, into ctx->sp. False (and nothing computed)
+ * when no member of the group is active.
+ */
+static bool group_shortest_paths(struct mpte_ctx *ctx,
+				 const struct mpte_group *gr)
+{
+	struct mpte_filter f;
+	int k;
+
+	for (k = 0; k < gr->nmembers; k++)
+		if (ctx->st[gr->members[k]].active)
+			break;
+	if (k == gr->nmembers)
+		return false;
+	memset(&f, 0, sizeof(f));
+	f.include_any = gr->include_any;
+	f.include_all = gr->include_all;
+	f.exclude_any = gr->exclude_any;
+	f.failed = ctx->failed;
+	mpte_dijkstra(ctx->t, &ctx->sp, gr->ingress, gr->ningress,
+		      ctx->len, &f, gr->targets, gr->ntargets);
+	return true;
+}
+
 /* One Gauss-Seidel sweep over the active demands. */
 static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 {
@@ -489,21 +516,9 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 
 	for (g = 0; g < ctx->ngroups; g++) {
 		const struct mpte_group *gr = &ctx->groups[g];
-		struct mpte_filter f;
-		int any = 0;
 
-		for (k = 0; k < gr->nmembers; k++)
-			if (ctx->st[gr->members[k]].active)
-				any = 1;
-		if (!any)
+		if (!group_shortest_paths(ctx, gr))
 			continue;
-		memset(&f, 0, sizeof(f));
-		f.include_any = gr->include_any;
-		f.include_all = gr->include_all;
-		f.exclude_any = gr->exclude_any;
-		f.failed = ctx->failed;
-		mpte_dijkstra(ctx->t, &ctx->sp, gr->ingress, gr->ningress,
-			      ctx->len, &f, gr->targets, gr->ntargets);
 		for (k = 0; k < gr->nmembers; k++) {
 			int di = gr->members[k], v, n;
 			const struct mpte_demand *d = &ctx->ds->d[di];
@@ -549,21 +564,9 @@ static double lower_bound(struct mpte_ctx *ctx)
 		return 0;
 	for (g = 0; g < ctx->ngroups; g++) {
 		const struct mpte_group *gr = &ctx->groups[g];
-		struct mpte_filter f;
-		int any = 0;
 
-		for (k = 0; k < gr->nmembers; k++)
-			if (ctx->st[gr->members[k]].active)
-				any = 1;
-		if (!any)
+		if (!group_shortest_paths(ctx, gr))
 			continue;
-		memset(&f, 0, sizeof(f));
-		f.include_any = gr->include_any;
-		f.include_all = gr->include_all;
-		f.exclude_any = gr->exclude_any;
-		f.failed = ctx->failed;
-		mpte_dijkstra(t, &ctx->sp, gr->ingress, gr->ningress,
-			      ctx->len, &f, gr->targets, gr->ntargets);
 		for (k = 0; k < gr->nmembers; k++) {
 			int di = gr->members[k], v;
 			struct mpte_dstate *st = &ctx->st[di];
