@@ -89,6 +89,11 @@ unload_module() {
 	! module_loaded || rmmod dmsc
 }
 
+# What counts as a splat in the kernel log: oopses and warnings, the
+# memory checkers (slub_debug's "BUG <cache> ...: Poison overwritten",
+# KFENCE, KASAN, kmemleak), refcount and list debugging, lockdep, RCU.
+DMESG_SPLAT_RE='WARNING:|BUG:|BUG [a-z0-9_-]+ \(|Poison overwritten|Redzone|Object padding|Oops|general protection|KASAN|KFENCE|UBSAN|kmemleak: [0-9]+ new suspected|refcount_t|list_(add|del) corruption|RCU stall|rcu_sched self-detected|rcu: INFO|suspicious RCU usage|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|Call Trace'
+
 # The kernel log since the test started must hold no splat.
 dmesg_mark() {
 	DMESG_START=$(dmesg | wc -l)
@@ -97,7 +102,7 @@ dmesg_mark() {
 dmesg_clean() {
 	local bad
 	bad=$(dmesg | tail -n +"$((${DMESG_START:-0} + 1))" |
-		grep -E 'WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|kmemleak|refcount_t|list_(add|del) corruption|RCU stall|rcu_sched self-detected|Call Trace' || true)
+		grep -E "$DMESG_SPLAT_RE" || true)
 	if [ -n "$bad" ]; then
 		echo "$bad" | head -20 >&2
 		return 1

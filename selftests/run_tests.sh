@@ -13,10 +13,14 @@ if [ "${1:-}" = -t ]; then
 	shift 2
 fi
 
+# The splat pattern is lib.sh's, read without sourcing it (it sets traps).
+DMESG_SPLAT_RE=$(sed -n "s/^DMESG_SPLAT_RE='\\(.*\\)'$/\\1/p" "$here/lib.sh")
+
 rc=0
 for t in "$@"; do
 	echo "# selftest: $t on $(uname -r)"
 	out=$(mktemp)
+	dmesg_start=$(dmesg | wc -l)
 	timeout -k 10 "$limit" "$here/$t" 2>&1 | tee "$out"
 	trc=${PIPESTATUS[0]}
 	plan=$(grep -m1 -E '^1\.\.[0-9]+' "$out" | cut -c4-)
@@ -29,6 +33,14 @@ for t in "$@"; do
 		rc=1
 	fi
 	grep -qE '^not ok' "$out" && rc=1
+	# Whatever the test checked itself: any splat in the kernel log during
+	# it (slub_debug poison, KASAN, lockdep, a WARN) fails it here.
+	splat=$(dmesg | tail -n +"$((dmesg_start + 1))" | grep -E "$DMESG_SPLAT_RE" | head -n 20)
+	if [ -n "$splat" ]; then
+		echo "$splat" | sed 's/^/# dmesg: /'
+		echo "not ok - $t: kernel splat in dmesg"
+		rc=1
+	fi
 	rm -f "$out"
 done
 exit $rc

@@ -204,6 +204,15 @@ fi
 # unsigned out-of-tree modules load (with a taint); sig_enforce=0 to be sure.
 append="console=ttyS0 loglevel=$loglevel panic=-1 oops=continue module.sig_enforce=0"
 append+=" mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nokbd"
+# Memory-safety checks of the stock kernels (see README): slab poisoning and
+# red zones on every cache, so a use-after-free shows as "Poison
+# overwritten"; KFENCE where the kernel has it. DMSC_VM_APPEND adds more,
+# DMSC_VM_SLUB_DEBUG= (empty) turns slab debugging off for benchmarks.
+slub=${DMSC_VM_SLUB_DEBUG-FZPU}
+[ -z "$slub" ] || append+=" slub_debug=$slub"
+grep -qx 'CONFIG_KFENCE=y' "/boot/config-$kver" 2>/dev/null &&
+	append+=" kfence.sample_interval=${DMSC_VM_KFENCE:-10}"
+append+=${DMSC_VM_APPEND:+ $DMSC_VM_APPEND}
 
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu "${DMSC_VM_KVM_CPU:-host}")
@@ -283,7 +292,9 @@ res=${res#DMSC_VM_EXIT=}
 rc=${res%%:*}
 taint=${res#*:}
 taint=${taint%%:*}
-if [ $((taint & (128 | 512 | 16384))) -ne 0 ]; then
+# B (32): bad page or slab corruption (slub_debug), D (128): oops,
+# W (512): warning, L (16384): soft lockup.
+if [ $((taint & (32 | 128 | 512 | 16384))) -ne 0 ]; then
 	echo "run.sh: warning: the guest kernel ($kver) oopsed or warned (tainted=$taint)" >&2
 	if [ "$strict" = 1 ] && [ "$rc" = 0 ]; then
 		rc=126
