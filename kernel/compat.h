@@ -29,26 +29,35 @@ static inline struct nlattr **dmsc_dump_attrs(struct netlink_callback *cb)
 
 /*
  * 6.2 gave the extack a buffer of its own for formatted messages. Before
- * it the message must outlive the handler: genetlink drops genl_mutex
- * before netlink_ack() copies the text. A small ring of buffers serves;
- * a slot is reused only after DMSC_EXTACK_SLOTS more formatted errors,
- * far more than can pass between a handler's return and its ack.
+ * it the message must outlive the handler: netlink_ack() copies it after
+ * the handler returned. Each task formats into a buffer of its own
+ * (genl.c): a task is in one request at a time, so by the time it
+ * formats again its last ack is sent. If no buffer can be had, the
+ * format string itself is the message.
  */
 #ifndef NL_SET_ERR_MSG_FMT
 #define DMSC_EXTACK_LEN		80
-#define DMSC_EXTACK_SLOTS	16
-char *dmsc_extack_slot(void);
+char *dmsc_extack_buf(void);
 #define NL_SET_ERR_MSG_FMT(extack, fmt, args...) do {			\
 	struct netlink_ext_ack *__extack = (extack);			\
 	char *__buf;							\
 									\
 	if (__extack) {							\
-		__buf = dmsc_extack_slot();				\
-		snprintf(__buf, DMSC_EXTACK_LEN, fmt, ##args);		\
-		__extack->_msg = __buf;					\
+		__buf = dmsc_extack_buf();				\
+		if (__buf) {						\
+			snprintf(__buf, DMSC_EXTACK_LEN, fmt, ##args);	\
+			__extack->_msg = __buf;				\
+		} else {						\
+			__extack->_msg = fmt;				\
+		}							\
 	}								\
 } while (0)
-#define DMSC_NEED_EXTACK_SLOTS
+#define DMSC_NEED_EXTACK_BUF
+void dmsc_extack_bufs_free(void);
+#else
+static inline void dmsc_extack_bufs_free(void)
+{
+}
 #endif
 
 #endif /* _DMSC_COMPAT_H */

@@ -8,6 +8,9 @@
 
 #include <linux/u64_stats_sync.h>
 #include <linux/percpu.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/rhashtable-types.h>
 #include <linux/siphash.h>
 #include <linux/workqueue.h>
@@ -55,7 +58,16 @@ struct dmsc_net {
 	struct net *net;
 	struct dmsc_pcpu_stats __percpu *stats;
 
-	/* Tunnels by id (tunnel.c); the xarray has its own lock. */
+	/*
+	 * Serialises every change in this namespace (the family has
+	 * parallel_ops: genl_mutex is not ours to rely on) and the dumps
+	 * of tunnels and rules. The hook never takes it.
+	 */
+	struct mutex lock;
+	u32 gen;		/* bumped on every change, for dumps */
+	bool hooked;		/* netfilter hooks registered */
+
+	/* Tunnels by id (tunnel.c); the xarray holds a reference. */
 	struct xarray tunnels;
 
 	/*
@@ -73,11 +85,11 @@ struct dmsc_net {
 	/* Flow hash key for path selection, random per namespace. */
 	siphash_key_t hash_key;
 
-	/* Settings; written under genl_mutex, read locklessly. */
+	/* Settings; written under lock, read locklessly. */
 	u32 flow_limit;
 	u32 flow_timeout_ms;
 
-	/* Object counts for INFO; changed under genl_mutex. */
+	/* Object counts for INFO; changed under lock. */
 	u32 n_tunnels;
 	u32 n_rules;
 	atomic_t n_flows;	/* changed by the hook too */
@@ -102,11 +114,16 @@ static inline struct dmsc_net *dmsc_pernet(const struct net *net)
 
 void dmsc_stats_read(struct dmsc_net *dn, struct dmsc_stats *out);
 
-/*
- * Every writer (netlink handlers, dumps included) runs under genl_mutex:
- * the family has no parallel_ops. The hook only reads, under RCU.
- */
-#define dmsc_dereference(p)	rcu_dereference_protected(p, true)
+/* What the namespace lock protects; the hook reads it under RCU. */
+#define dmsc_dereference(dn, p) \
+	rcu_dereference_protected(p, lockdep_is_held(&(dn)->lock))
+
+/* A change visible to dumps; under dn->lock. */
+static inline void dmsc_changed(struct dmsc_net *dn)
+{
+	lockdep_assert_held(&dn->lock);
+	dn->gen++;
+}
 
 /* srv6.c: one segment list, ready to push. */
 struct dmsc_path {
@@ -163,17 +180,35 @@ struct dmsc_tunnel_pcpu {
 	struct u64_stats_sync syncp;
 };
 
+/*
+ * A tunnel. References: one from the xarray while it is configured, one
+ * per flow in the flow table; freed after a grace period once the last
+ * is dropped, so a hook or dump that found it under RCU may finish.
+ * Rules do not take references: a tunnel with rules cannot be deleted.
+ */
 struct dmsc_tunnel {
 	u32 id;
 	u8 active;		/* enum dmsc_tunnel_active, READ_ONCE */
 	u8 admin_up;		/* READ_ONCE */
-	u32 n_rules;		/* rules pointing here, under genl_mutex */
+	u32 n_rules;		/* rules pointing here, under dn->lock */
+	refcount_t refcnt;
 	atomic64_t switches;
 	struct dmsc_tunnel_cfg __rcu *cfg;
 	struct dmsc_tunnel_pcpu __percpu *stats;
+
+	/*
+	 * The tunnel's own flows (flow.c), so that deleting it removes
+	 * exactly them without walking the table. Under flow_lock: the
+	 * list, dead (set once, at deletion: no flow joins after it) and
+	 * the counts, per primary path index as the current config deals
+	 * them (a switch to the backup is applied when read).
+	 */
+	spinlock_t flow_lock;
+	bool dead;
+	struct list_head flows;
+	u32 n_flows;
+	u32 path_flows[DMSC_MAX_PATHS];
 	struct rcu_head rcu;
-	/* Flows in the flow table by bucket: per-path FLOWS without a walk. */
-	atomic_t bucket_flows[DMSC_BUCKETS];
 };
 
 /* Path index of a flow hash: the bucket's path, or the backup. */
@@ -186,7 +221,8 @@ static inline u32 dmsc_tunnel_path(const struct dmsc_tunnel *tun,
 }
 
 void dmsc_tunnel_count(struct dmsc_tunnel *tun, u32 idx, unsigned int len);
-struct dmsc_tunnel *dmsc_tunnel_get(struct dmsc_net *dn, u32 id);
+struct dmsc_tunnel *dmsc_tunnel_lookup(struct dmsc_net *dn, u32 id);
+void dmsc_tunnel_put(struct dmsc_tunnel *tun);
 int dmsc_tunnel_net_init(struct dmsc_net *dn);
 void dmsc_tunnel_net_exit(struct dmsc_net *dn);
 int dmsc_tunnel_new_doit(struct sk_buff *skb, struct genl_info *info);
@@ -240,18 +276,23 @@ struct dmsc_flow_key {
 
 void dmsc_flow_account(struct dmsc_net *dn, const struct dmsc_flow_key *key,
 		       struct dmsc_tunnel *tun, u32 bucket, unsigned int len);
-void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun);
+void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun,
+			    bool kill);
+void dmsc_flow_recount(struct dmsc_tunnel *tun,
+		       const struct dmsc_tunnel_cfg *cfg);
 void dmsc_flow_timeout_changed(struct dmsc_net *dn);
 int dmsc_flow_net_init(struct dmsc_net *dn);
 void dmsc_flow_net_exit(struct dmsc_net *dn);
+int dmsc_flow_cache_init(void);
+void dmsc_flow_cache_exit(void);
 int dmsc_flow_get_start(struct netlink_callback *cb);
 int dmsc_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int dmsc_flow_get_done(struct netlink_callback *cb);
 int dmsc_flow_flush_doit(struct sk_buff *skb, struct genl_info *info);
 
-/* steer.c */
-int dmsc_steer_net_init(struct net *net);
-void dmsc_steer_net_exit(struct net *net);
+/* steer.c: hooks registered with the namespace's first rule. */
+int dmsc_steer_hook(struct dmsc_net *dn, struct netlink_ext_ack *extack);
+void dmsc_steer_net_exit(struct dmsc_net *dn);
 
 /* genl.c: the nested policies, for handlers parsing their nests. */
 extern const struct nla_policy dmsc_tunnel_policy[DMSC_TUNNEL_A_MAX + 1];

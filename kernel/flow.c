@@ -8,16 +8,27 @@
  * table, so a full table or an aged-out entry never moves a flow. An
  * entry keeps its bucket, not its path: the path shown is the one the
  * flow takes now, so a weight change or a switch to the backup shows at
- * once, and per-path FLOWS counts are sums of per-bucket counts kept in
- * the tunnel.
+ * once.
  *
- * The hook inserts (GFP_ATOMIC) while the namespace holds fewer than
- * flow_limit entries; past it, every packet of a flow that could not be
- * entered counts once in flows_untracked. A delayed work removes entries
- * idle longer than flow_timeout_ms, every half timeout, while the table
- * is not empty. Removal is by rhashtable_remove_fast(): whoever removes
- * an entry first (ageing, flush, tunnel deletion) drops the counts and
- * frees it after a grace period.
+ * Lifetimes. Every entry is in two places: the namespace's rhashtable,
+ * where the hook finds it, and its tunnel's list, which says who owns
+ * it. An entry holds a reference on its tunnel. Whoever takes it off the
+ * tunnel's list (ageing, flush, tunnel deletion, each under the tunnel's
+ * flow_lock) owns its removal: it unhashes the entry, frees it after a
+ * grace period and only then drops the tunnel reference. Deleting a
+ * tunnel marks it dead under the same lock, so no entry can join it
+ * afterwards, and empties its list: it removes exactly its own entries
+ * and never depends on a table walk seeing every one of them (a walk
+ * that is paused while the table resizes may skip some). The ageing work
+ * does walk the table, and a skipped entry only ages one round later.
+ *
+ * Cost. An entry is 128 bytes from its own cache, plus the rhashtable's
+ * bucket pointer (the table keeps 0.75 to 3 entries per bucket: at most
+ * 11 more bytes per entry); at most flow_limit entries exist in a
+ * namespace. The hook enters a flow with GFP_ATOMIC; past the limit it
+ * reads one shared counter and counts the packet in flows_untracked per
+ * cpu, writing nothing shared. The per-packet hit writes only the
+ * entry's own counters.
  */
 
 #include <linux/rhashtable.h>
@@ -29,13 +40,17 @@
 struct dmsc_flow {
 	struct rhash_head node;
 	struct dmsc_flow_key key;
-	struct dmsc_tunnel *tun;
-	u32 bucket;
+	struct list_head tun_node;	/* in tun->flows; empty once claimed */
+	struct dmsc_tunnel *tun;	/* holds a reference */
+	u16 bucket;
+	u8 path;		/* primary path index it is counted under */
 	unsigned long last;	/* jiffies of the last packet */
 	atomic64_t packets;
 	atomic64_t bytes;
 	struct rcu_head rcu;
 };
+
+static struct kmem_cache *dmsc_flow_cache __read_mostly;
 
 static const struct rhashtable_params dmsc_flow_params = {
 	.key_len = sizeof(struct dmsc_flow_key),
@@ -60,9 +75,43 @@ static void dmsc_flow_hit(struct dmsc_flow *f, unsigned int len)
 		WRITE_ONCE(f->last, now);
 }
 
-static void dmsc_flow_untracked(struct dmsc_net *dn)
+/*
+ * Under RCU and tun->flow_lock: join the tunnel, counted on the deal
+ * published now (see dmsc_flow_recount()).
+ */
+static void dmsc_flow_link(struct dmsc_tunnel *tun, struct dmsc_flow *f)
 {
-	dmsc_stats_inc(dn, flows_untracked, 1);
+	const struct dmsc_tunnel_cfg *cfg = rcu_dereference(tun->cfg);
+
+	f->path = cfg->buckets[f->bucket];
+	list_add_tail(&f->tun_node, &tun->flows);
+	tun->n_flows++;
+	tun->path_flows[f->path]++;
+}
+
+/* Under tun->flow_lock: leave the tunnel; the caller now owns @f. */
+static void dmsc_flow_unlink(struct dmsc_tunnel *tun, struct dmsc_flow *f)
+{
+	list_del_init(&f->tun_node);
+	tun->n_flows--;
+	tun->path_flows[f->path]--;
+}
+
+static void dmsc_flow_free_rcu(struct rcu_head *head)
+{
+	struct dmsc_flow *f = container_of(head, struct dmsc_flow, rcu);
+
+	dmsc_tunnel_put(f->tun);
+	kmem_cache_free(dmsc_flow_cache, f);
+}
+
+/* The owner of an unlinked entry takes it out of the table and frees it. */
+static void dmsc_flow_finish(struct dmsc_net *dn, struct dmsc_flow *f)
+{
+	WARN_ON_ONCE(rhashtable_remove_fast(&dn->flows, &f->node,
+					    dmsc_flow_params));
+	atomic_dec(&dn->n_flows);
+	call_rcu(&f->rcu, dmsc_flow_free_rcu);
 }
 
 /* Called by the hook, under RCU, for a packet it sent. */
@@ -81,60 +130,130 @@ void dmsc_flow_account(struct dmsc_net *dn, const struct dmsc_flow_key *key,
 	limit = READ_ONCE(dn->flow_limit);
 	if (!limit)
 		return;		/* tracking off: old entries still count */
+	/* A full table is the common case under a flood: only read. */
+	if (atomic_read(&dn->n_flows) >= limit)
+		goto untracked;
 	/* Reserve a place first, so that the limit is never passed. */
 	if (atomic_inc_return(&dn->n_flows) > limit)
-		goto untracked;
-	f = kmalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN);
+		goto unreserve;
+	f = kmem_cache_alloc(dmsc_flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (!f)
-		goto untracked;
+		goto unreserve;
 	f->key = *key;
 	f->tun = tun;
 	f->bucket = bucket;
 	f->last = jiffies;
 	atomic64_set(&f->packets, 1);
 	atomic64_set(&f->bytes, len);
-	/* Counted before it can be found, so a remover can uncount it. */
-	atomic_inc(&tun->bucket_flows[bucket]);
 
-	old = rhashtable_lookup_get_insert_fast(&dn->flows, &f->node,
-						dmsc_flow_params);
+	/*
+	 * Hashed and linked under the tunnel's lock, so that a remover
+	 * that finds the entry in either place finds it in both, and a
+	 * dead tunnel gains nothing.
+	 */
+	spin_lock_bh(&tun->flow_lock);
+	if (unlikely(tun->dead)) {
+		old = ERR_PTR(-ENOENT);
+	} else {
+		old = rhashtable_lookup_get_insert_fast(&dn->flows, &f->node,
+							dmsc_flow_params);
+		if (likely(!old)) {
+			refcount_inc(&tun->refcnt);
+			dmsc_flow_link(tun, f);
+		}
+	}
+	spin_unlock_bh(&tun->flow_lock);
+
 	if (likely(!old)) {
 		queue_delayed_work(system_power_efficient_wq, &dn->flow_gc,
 				   dmsc_flow_gc_interval(dn));
 		return;
 	}
-	atomic_dec(&tun->bucket_flows[bucket]);
-	kfree(f);
+	kmem_cache_free(dmsc_flow_cache, f);
 	if (!IS_ERR(old)) {
 		/* Another cpu entered the same flow first. */
 		atomic_dec(&dn->n_flows);
 		dmsc_flow_hit(old, len);
 		return;
 	}
+unreserve:
+	atomic_dec(&dn->n_flows);
 untracked:
-	atomic_dec(&dn->n_flows);
-	dmsc_flow_untracked(dn);
+	dmsc_stats_inc(dn, flows_untracked, 1);
 }
 
-static void dmsc_flow_remove(struct dmsc_net *dn, struct dmsc_flow *f)
+/* Claim @f if nobody has yet; true if the caller now owns it. */
+static bool dmsc_flow_claim(struct dmsc_flow *f)
 {
-	if (rhashtable_remove_fast(&dn->flows, &f->node, dmsc_flow_params))
-		return;		/* someone else was first */
-	atomic_dec(&f->tun->bucket_flows[f->bucket]);
-	atomic_dec(&dn->n_flows);
-	kfree_rcu(f, rcu);
+	struct dmsc_tunnel *tun = f->tun;
+	bool mine;
+
+	spin_lock_bh(&tun->flow_lock);
+	mine = !list_empty(&f->tun_node);
+	if (mine)
+		dmsc_flow_unlink(tun, f);
+	spin_unlock_bh(&tun->flow_lock);
+	return mine;
 }
 
-/* Remove the entries @pred picks; process context. */
-static void dmsc_flow_walk(struct dmsc_net *dn,
-			   bool (*pred)(const struct dmsc_flow *f,
-					const void *arg),
-			   const void *arg)
+/*
+ * Remove every entry of @tun; with @kill, mark it dead first so that
+ * none can join. Process context; the namespace lock is held.
+ */
+void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun,
+			    bool kill)
 {
+	struct dmsc_flow *f;
+	unsigned int n = 0;
+
+	for (;;) {
+		spin_lock_bh(&tun->flow_lock);
+		if (kill)
+			tun->dead = true;
+		f = list_first_entry_or_null(&tun->flows, struct dmsc_flow,
+					     tun_node);
+		if (f)
+			dmsc_flow_unlink(tun, f);
+		spin_unlock_bh(&tun->flow_lock);
+		if (!f)
+			break;
+		dmsc_flow_finish(dn, f);
+		if (!(++n % 1024))
+			cond_resched();
+	}
+}
+
+/*
+ * The tunnel's configuration changed to @cfg, published before this
+ * runs: count its entries on the new deal. An entry joining meanwhile
+ * reads the configuration under the same lock, so it is counted on the
+ * new deal, or on the old one and then recounted here.
+ */
+void dmsc_flow_recount(struct dmsc_tunnel *tun,
+		       const struct dmsc_tunnel_cfg *cfg)
+{
+	struct dmsc_flow *f;
+
+	spin_lock_bh(&tun->flow_lock);
+	memset(tun->path_flows, 0, sizeof(tun->path_flows));
+	list_for_each_entry(f, &tun->flows, tun_node) {
+		f->path = cfg->buckets[f->bucket];
+		tun->path_flows[f->path]++;
+	}
+	spin_unlock_bh(&tun->flow_lock);
+}
+
+/* Remove the idle entries; a skipped one waits for the next round. */
+static void dmsc_flow_gc(struct work_struct *work)
+{
+	struct dmsc_net *dn = container_of(to_delayed_work(work),
+					   struct dmsc_net, flow_gc);
+	unsigned long timeout;
 	struct rhashtable_iter iter;
 	struct dmsc_flow *f;
 	unsigned int n = 0;
 
+	timeout = msecs_to_jiffies(READ_ONCE(dn->flow_timeout_ms));
 	rhashtable_walk_enter(&dn->flows, &iter);
 	rhashtable_walk_start(&iter);
 	while ((f = rhashtable_walk_next(&iter))) {
@@ -143,8 +262,9 @@ static void dmsc_flow_walk(struct dmsc_net *dn,
 				continue;
 			break;
 		}
-		if (pred(f, arg))
-			dmsc_flow_remove(dn, f);
+		if (time_after(jiffies, READ_ONCE(f->last) + timeout) &&
+		    dmsc_flow_claim(f))
+			dmsc_flow_finish(dn, f);
 		if (!(++n % 1024)) {
 			rhashtable_walk_stop(&iter);
 			cond_resched();
@@ -153,33 +273,7 @@ static void dmsc_flow_walk(struct dmsc_net *dn,
 	}
 	rhashtable_walk_stop(&iter);
 	rhashtable_walk_exit(&iter);
-}
 
-static bool dmsc_flow_idle(const struct dmsc_flow *f, const void *arg)
-{
-	const unsigned long *timeout = arg;
-
-	return time_after(jiffies, READ_ONCE(f->last) + *timeout);
-}
-
-static bool dmsc_flow_any(const struct dmsc_flow *f, const void *arg)
-{
-	return true;
-}
-
-static bool dmsc_flow_of(const struct dmsc_flow *f, const void *arg)
-{
-	return f->tun == arg;
-}
-
-static void dmsc_flow_gc(struct work_struct *work)
-{
-	struct dmsc_net *dn = container_of(to_delayed_work(work),
-					   struct dmsc_net, flow_gc);
-	unsigned long timeout;
-
-	timeout = msecs_to_jiffies(READ_ONCE(dn->flow_timeout_ms));
-	dmsc_flow_walk(dn, dmsc_flow_idle, &timeout);
 	/* A flow entered now queues the work again itself. */
 	if (atomic_read(&dn->n_flows))
 		queue_delayed_work(system_power_efficient_wq, &dn->flow_gc,
@@ -196,23 +290,24 @@ void dmsc_flow_timeout_changed(struct dmsc_net *dn)
 		mod_delayed_work(system_power_efficient_wq, &dn->flow_gc, 0);
 }
 
-/* Under genl_mutex, once no hook can reach @tun any more. */
-void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun)
-{
-	dmsc_flow_walk(dn, dmsc_flow_of, tun);
-}
-
 int dmsc_flow_flush_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	struct dmsc_tunnel *tun;
+	unsigned long id;
 
-	dmsc_flow_walk(dn, dmsc_flow_any, NULL);
+	/* Every entry belongs to a configured tunnel: flush them each. */
+	mutex_lock(&dn->lock);
+	xa_for_each(&dn->tunnels, id, tun)
+		dmsc_flow_purge_tunnel(dn, tun, false);
+	mutex_unlock(&dn->lock);
 	return 0;
 }
 
 struct dmsc_flow_dump {
 	struct rhashtable_iter iter;
 	u32 tunnel;		/* 0: all */
+	u32 restarts;		/* the table resized under the walk */
 };
 
 int dmsc_flow_get_start(struct netlink_callback *cb)
@@ -252,10 +347,11 @@ int dmsc_flow_get_done(struct netlink_callback *cb)
 	return 0;
 }
 
+/* Under RCU: the entry and its tunnel stay until the section ends. */
 static int dmsc_flow_fill(struct sk_buff *skb, const struct dmsc_flow *f,
-			  u32 portid, u32 seq)
+			  struct netlink_callback *cb)
 {
-	const struct dmsc_tunnel_cfg *cfg = dmsc_dereference(f->tun->cfg);
+	const struct dmsc_tunnel_cfg *cfg = rcu_dereference(f->tun->cfg);
 	u32 alen = f->key.family == AF_INET6 ? 16 : 4;
 	u32 path = dmsc_tunnel_path(f->tun, cfg, f->bucket);
 	struct nlattr *nest;
@@ -263,10 +359,11 @@ static int dmsc_flow_fill(struct sk_buff *skb, const struct dmsc_flow *f,
 
 	if (path == DMSC_BACKUP_IDX)
 		path = DMSC_FLOW_PATH_BACKUP;
-	hdr = genlmsg_put(skb, portid, seq, &dmsc_genl_family, NLM_F_MULTI,
-			  DMSC_CMD_FLOW_GET);
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &dmsc_genl_family, NLM_F_MULTI, DMSC_CMD_FLOW_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
 	nest = nla_nest_start(skb, DMSC_A_FLOW);
 	if (!nest)
 		goto cancel;
@@ -297,7 +394,8 @@ cancel:
  * Resumes where the last message ended: the entry that did not fit is
  * still the walker's current one, and peek returns it again. A resize
  * between two messages restarts the walk (rhashtable's rule), so a dump
- * may repeat entries then; it never loses one that stayed in the table.
+ * may repeat entries then; it never loses one that stayed in the table,
+ * and it flags the messages after a restart NLM_F_DUMP_INTR.
  */
 int dmsc_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -310,10 +408,12 @@ int dmsc_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (IS_ERR(f)) {
 			if (PTR_ERR(f) != -EAGAIN)
 				break;
-		} else if ((!ctx->tunnel || f->key.tunnel == ctx->tunnel) &&
-			   dmsc_flow_fill(skb, f, NETLINK_CB(cb->skb).portid,
-					  cb->nlh->nlmsg_seq)) {
-			break;
+			ctx->restarts++;
+		} else {
+			cb->seq = ctx->restarts;
+			if ((!ctx->tunnel || f->key.tunnel == ctx->tunnel) &&
+			    dmsc_flow_fill(skb, f, cb))
+				break;
 		}
 		f = rhashtable_walk_next(&ctx->iter);
 	}
@@ -328,15 +428,31 @@ int dmsc_flow_net_init(struct dmsc_net *dn)
 	return rhashtable_init(&dn->flows, &dmsc_flow_params);
 }
 
+/* No hook, no request, no tunnel lock taker left: free without grace. */
 static void dmsc_flow_free(void *ptr, void *arg)
 {
-	kfree(ptr);
+	struct dmsc_flow *f = ptr;
+
+	dmsc_flow_unlink(f->tun, f);
+	dmsc_tunnel_put(f->tun);
+	kmem_cache_free(dmsc_flow_cache, f);
 }
 
-/* The hook is gone and no request can come: free without grace. */
 void dmsc_flow_net_exit(struct dmsc_net *dn)
 {
 	cancel_delayed_work_sync(&dn->flow_gc);
 	rhashtable_free_and_destroy(&dn->flows, dmsc_flow_free, NULL);
 	atomic_set(&dn->n_flows, 0);
+}
+
+int __init dmsc_flow_cache_init(void)
+{
+	dmsc_flow_cache = KMEM_CACHE(dmsc_flow, SLAB_HWCACHE_ALIGN);
+	return dmsc_flow_cache ? 0 : -ENOMEM;
+}
+
+/* After rcu_barrier(): every entry freed through call_rcu() is gone. */
+void dmsc_flow_cache_exit(void)
+{
+	kmem_cache_destroy(dmsc_flow_cache);
 }

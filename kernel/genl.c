@@ -8,10 +8,16 @@
  * wrong type or out of range is refused with an extack naming it.
  * Attributes that only replies carry are NLA_REJECT in requests.
  *
- * Every changing command needs CAP_NET_ADMIN in the user namespace that
- * owns the network namespace (GENL_UNS_ADMIN_PERM, as WireGuard does):
- * plain GENL_ADMIN_PERM would ask it of the initial user namespace and
- * lock containers out of their own namespaces.
+ * Every changing command, and every one that shows tunnels, rules or
+ * flows (the flow table names who talks to whom), needs CAP_NET_ADMIN in
+ * the user namespace that owns the network namespace
+ * (GENL_UNS_ADMIN_PERM, as WireGuard does): plain GENL_ADMIN_PERM would
+ * ask it of the initial user namespace and lock containers out of their
+ * own namespaces. INFO (version, features, counters) is open to all.
+ *
+ * Locking: parallel_ops, so genl_mutex serialises nothing of ours. Each
+ * namespace's changes and its tunnel and rule dumps take its own mutex
+ * (dn->lock); the hook and the flow dump read under RCU.
  */
 
 #include <net/genetlink.h>
@@ -192,6 +198,7 @@ static int dmsc_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	/* Both values were range-checked by the policy: nothing can fail. */
+	mutex_lock(&dn->lock);
 	if (tb[DMSC_A_FLOW_LIMIT])
 		WRITE_ONCE(dn->flow_limit, nla_get_u32(tb[DMSC_A_FLOW_LIMIT]));
 	if (tb[DMSC_A_FLOW_TIMEOUT]) {
@@ -200,6 +207,7 @@ static int dmsc_set_doit(struct sk_buff *skb, struct genl_info *info)
 		/* The ageing work runs at the old pace until told. */
 		dmsc_flow_timeout_changed(dn);
 	}
+	mutex_unlock(&dn->lock);
 	return 0;
 }
 
@@ -232,6 +240,7 @@ static const struct genl_ops dmsc_genl_ops[] = {
 		.cmd = DMSC_CMD_TUNNEL_GET,
 		.doit = dmsc_tunnel_get_doit,
 		.dumpit = dmsc_tunnel_get_dumpit,
+		.flags = DMSC_ADMIN_PERM,
 	},
 	{
 		.cmd = DMSC_CMD_RULE_NEW,
@@ -246,12 +255,14 @@ static const struct genl_ops dmsc_genl_ops[] = {
 	{
 		.cmd = DMSC_CMD_RULE_GET,
 		.dumpit = dmsc_rule_get_dumpit,
+		.flags = DMSC_ADMIN_PERM,
 	},
 	{
 		.cmd = DMSC_CMD_FLOW_GET,
 		.start = dmsc_flow_get_start,
 		.dumpit = dmsc_flow_get_dumpit,
 		.done = dmsc_flow_get_done,
+		.flags = DMSC_ADMIN_PERM,
 	},
 	{
 		.cmd = DMSC_CMD_FLOW_FLUSH,
@@ -260,16 +271,62 @@ static const struct genl_ops dmsc_genl_ops[] = {
 	},
 };
 
-#ifdef DMSC_NEED_EXTACK_SLOTS
+#ifdef DMSC_NEED_EXTACK_BUF
 /* See compat.h: formatted extack messages on kernels before 6.2. */
-static char dmsc_extack_ring[DMSC_EXTACK_SLOTS][DMSC_EXTACK_LEN];
-static atomic_t dmsc_extack_next = ATOMIC_INIT(0);
+struct dmsc_extack_buf {
+	struct list_head list;
+	struct pid *pid;	/* the task using it */
+	char msg[DMSC_EXTACK_LEN];
+};
 
-char *dmsc_extack_slot(void)
+static LIST_HEAD(dmsc_extack_bufs);
+static DEFINE_SPINLOCK(dmsc_extack_lock);
+
+/* This task's buffer: its own, one of a task that is gone, or a new one. */
+char *dmsc_extack_buf(void)
 {
-	unsigned int i = atomic_inc_return(&dmsc_extack_next);
+	struct pid *me = task_pid(current);
+	struct dmsc_extack_buf *b, *spare = NULL;
 
-	return dmsc_extack_ring[i % DMSC_EXTACK_SLOTS];
+	spin_lock(&dmsc_extack_lock);
+	rcu_read_lock();
+	list_for_each_entry(b, &dmsc_extack_bufs, list) {
+		if (b->pid == me)
+			goto found;
+		if (!spare && !pid_task(b->pid, PIDTYPE_PID))
+			spare = b;
+	}
+	b = spare;
+	if (b) {
+		put_pid(b->pid);
+		b->pid = get_pid(me);
+	}
+found:
+	rcu_read_unlock();
+	spin_unlock(&dmsc_extack_lock);
+	if (b)
+		return b->msg;
+
+	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return NULL;
+	b->pid = get_pid(me);
+	spin_lock(&dmsc_extack_lock);
+	list_add(&b->list, &dmsc_extack_bufs);
+	spin_unlock(&dmsc_extack_lock);
+	return b->msg;
+}
+
+/* Once the family is gone: no request can use one any more. */
+void dmsc_extack_bufs_free(void)
+{
+	struct dmsc_extack_buf *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, &dmsc_extack_bufs, list) {
+		put_pid(b->pid);
+		kfree(b);
+	}
+	INIT_LIST_HEAD(&dmsc_extack_bufs);
 }
 #endif
 
@@ -283,6 +340,7 @@ struct genl_family dmsc_genl_family __ro_after_init = {
 	.maxattr = DMSC_A_MAX,
 	.policy = dmsc_policy,
 	.netnsok = true,
+	.parallel_ops = true,	/* each namespace has its own lock */
 	.module = THIS_MODULE,
 	.ops = dmsc_genl_ops,
 	.n_ops = ARRAY_SIZE(dmsc_genl_ops),

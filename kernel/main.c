@@ -54,6 +54,7 @@ static int __net_init dmsc_net_init(struct net *net)
 	int err;
 
 	dn->net = net;
+	mutex_init(&dn->lock);
 	dn->flow_limit = DMSC_FLOW_LIMIT_DEFAULT;
 	dn->flow_timeout_ms = DMSC_FLOW_TIMEOUT_DEFAULT;
 	get_random_bytes(&dn->hash_key, sizeof(dn->hash_key));
@@ -65,14 +66,9 @@ static int __net_init dmsc_net_init(struct net *net)
 	err = dmsc_flow_net_init(dn);
 	if (err)
 		goto err_stats;
-	/* Last: from here on packets reach the state above. */
-	err = dmsc_steer_net_init(net);
-	if (err)
-		goto err_flow;
+	/* The netfilter hooks come with the first rule (steer.c). */
 	return 0;
 
-err_flow:
-	dmsc_flow_net_exit(dn);
 err_stats:
 	free_percpu(dn->stats);
 	return err;
@@ -84,18 +80,19 @@ err_stats:
  */
 static void __net_exit dmsc_net_pre_exit(struct net *net)
 {
-	dmsc_steer_net_exit(net);
+	dmsc_steer_net_exit(dmsc_pernet(net));
 }
 
 static void __net_exit dmsc_net_exit(struct net *net)
 {
 	struct dmsc_net *dn = dmsc_pernet(net);
 
-	/* Flows point at tunnels and rules hold them: free in this order. */
+	/* Flows hold tunnels and rules point at them: free in this order. */
 	dmsc_flow_net_exit(dn);
 	dmsc_rule_net_exit(dn);
 	dmsc_tunnel_net_exit(dn);
 	free_percpu(dn->stats);
+	mutex_destroy(&dn->lock);
 }
 
 static struct pernet_operations dmsc_net_ops = {
@@ -110,9 +107,12 @@ static int __init dmsc_init(void)
 {
 	int err;
 
-	err = register_pernet_subsys(&dmsc_net_ops);
+	err = dmsc_flow_cache_init();
 	if (err)
 		return err;
+	err = register_pernet_subsys(&dmsc_net_ops);
+	if (err)
+		goto err_cache;
 	err = dmsc_genl_init();
 	if (err)
 		goto err_pernet;
@@ -121,6 +121,8 @@ static int __init dmsc_init(void)
 
 err_pernet:
 	unregister_pernet_subsys(&dmsc_net_ops);
+err_cache:
+	dmsc_flow_cache_exit();
 	return err;
 }
 
@@ -129,8 +131,15 @@ static void __exit dmsc_exit(void)
 	/* No request can reach a namespace once the family is gone. */
 	dmsc_genl_exit();
 	unregister_pernet_subsys(&dmsc_net_ops);
-	/* Configurations and rules freed by call_rcu() run our code. */
+	/*
+	 * Objects freed by call_rcu() run our code. A flow's callback drops
+	 * its tunnel's reference and may queue the tunnel's own: the second
+	 * barrier waits for those.
+	 */
 	rcu_barrier();
+	rcu_barrier();
+	dmsc_extack_bufs_free();
+	dmsc_flow_cache_exit();
 }
 
 module_init(dmsc_init);

@@ -226,9 +226,8 @@ static struct dmsc_rule_table *dmsc_rule_table_alloc(u32 n)
 	return t;
 }
 
-int dmsc_rule_new_doit(struct sk_buff *skb, struct genl_info *info)
+static int dmsc_rule_new(struct dmsc_net *dn, struct genl_info *info)
 {
-	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr *tb[DMSC_RULE_A_MAX + 1];
 	struct dmsc_rule_table *old, *t;
@@ -247,7 +246,7 @@ int dmsc_rule_new_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(extack, "rule tunnel missing");
 		return -EINVAL;
 	}
-	tun = dmsc_tunnel_get(dn, tunnel);
+	tun = dmsc_tunnel_lookup(dn, tunnel);
 	if (!tun) {
 		NL_SET_ERR_MSG_FMT(extack, "tunnel %u does not exist", tunnel);
 		NL_SET_BAD_ATTR(extack, tb[DMSC_RULE_A_TUNNEL]);
@@ -255,7 +254,7 @@ int dmsc_rule_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	fi = dmsc_family_idx(key.family);
-	old = dmsc_dereference(dn->rules[fi]);
+	old = dmsc_dereference(dn, dn->rules[fi]);
 	n = old ? old->n : 0;
 	for (i = 0; i < n; i++) {
 		if (dmsc_rule_same_key(old->rules[i], &key)) {
@@ -266,15 +265,20 @@ int dmsc_rule_new_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 
+	/* The first rule of the namespace brings the hooks. */
+	err = dmsc_steer_hook(dn, extack);
+	if (err)
+		return err;
+
 	r = kmemdup(&key, sizeof(key), GFP_KERNEL_ACCOUNT);
 	if (!r)
-		return -ENOMEM;
+		goto nomem;
 	r->packets = alloc_percpu_gfp(u64, GFP_KERNEL_ACCOUNT);
 	t = dmsc_rule_table_alloc(n + 1);
 	if (!r->packets || !t) {
 		kfree(t);
 		dmsc_rule_free(r);
-		return -ENOMEM;
+		goto nomem;
 	}
 	r->seq = ++dn->rule_seq;
 	r->tun = tun;
@@ -293,12 +297,27 @@ int dmsc_rule_new_doit(struct sk_buff *skb, struct genl_info *info)
 	rcu_assign_pointer(dn->rules[fi], t);
 	if (old)
 		kfree_rcu(old, rcu);
+	dmsc_changed(dn);
 	return 0;
+
+nomem:
+	NL_SET_ERR_MSG(extack, "out of memory for the rule");
+	return -ENOMEM;
 }
 
-int dmsc_rule_del_doit(struct sk_buff *skb, struct genl_info *info)
+int dmsc_rule_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	int err;
+
+	mutex_lock(&dn->lock);
+	err = dmsc_rule_new(dn, info);
+	mutex_unlock(&dn->lock);
+	return err;
+}
+
+static int dmsc_rule_del(struct dmsc_net *dn, struct genl_info *info)
+{
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr *tb[DMSC_RULE_A_MAX + 1];
 	struct dmsc_rule_table *old, *t = NULL;
@@ -311,7 +330,7 @@ int dmsc_rule_del_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	fi = dmsc_family_idx(key.family);
-	old = dmsc_dereference(dn->rules[fi]);
+	old = dmsc_dereference(dn, dn->rules[fi]);
 	for (i = 0; old && i < old->n; i++) {
 		if (dmsc_rule_same_key(old->rules[i], &key)) {
 			r = old->rules[i];
@@ -326,8 +345,10 @@ int dmsc_rule_del_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (old->n > 1) {
 		t = dmsc_rule_table_alloc(old->n - 1);
-		if (!t)
+		if (!t) {
+			NL_SET_ERR_MSG(extack, "out of memory for the rule table");
 			return -ENOMEM;
+		}
 		for (i = 0, j = 0; i < old->n; i++)
 			if (old->rules[i] != r)
 				t->rules[j++] = old->rules[i];
@@ -337,7 +358,19 @@ int dmsc_rule_del_doit(struct sk_buff *skb, struct genl_info *info)
 	r->tun->n_rules--;
 	dn->n_rules--;
 	call_rcu(&r->rcu, dmsc_rule_free_rcu);
+	dmsc_changed(dn);
 	return 0;
+}
+
+int dmsc_rule_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	int err;
+
+	mutex_lock(&dn->lock);
+	err = dmsc_rule_del(dn, info);
+	mutex_unlock(&dn->lock);
+	return err;
 }
 
 static u64 dmsc_rule_packets(const struct dmsc_rule *r)
@@ -351,16 +384,17 @@ static u64 dmsc_rule_packets(const struct dmsc_rule *r)
 }
 
 static int dmsc_rule_fill(struct sk_buff *skb, const struct dmsc_rule *r,
-			  u32 portid, u32 seq, int flags)
+			  struct netlink_callback *cb)
 {
 	u32 alen = dmsc_addr_len(r->family);
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, portid, seq, &dmsc_genl_family, flags,
-			  DMSC_CMD_RULE_GET);
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &dmsc_genl_family, NLM_F_MULTI, DMSC_CMD_RULE_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
 	nest = nla_nest_start(skb, DMSC_A_RULE);
 	if (!nest)
 		goto cancel;
@@ -385,21 +419,27 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* cb->args[0]: family index, cb->args[1]: position in its table. */
+/*
+ * cb->args[0]: family index, cb->args[1]: position in its table. A
+ * change between two messages (positions move) flags the later ones
+ * NLM_F_DUMP_INTR.
+ */
 int dmsc_rule_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct dmsc_net *dn = dmsc_pernet(sock_net(skb->sk));
 	const struct dmsc_rule_table *t;
 
+	mutex_lock(&dn->lock);
+	cb->seq = dn->gen;
 	for (; cb->args[0] < ARRAY_SIZE(dn->rules); cb->args[0]++) {
-		t = dmsc_dereference(dn->rules[cb->args[0]]);
+		t = dmsc_dereference(dn, dn->rules[cb->args[0]]);
 		for (; t && cb->args[1] < t->n; cb->args[1]++)
-			if (dmsc_rule_fill(skb, t->rules[cb->args[1]],
-					   NETLINK_CB(cb->skb).portid,
-					   cb->nlh->nlmsg_seq, NLM_F_MULTI))
-				return skb->len;
+			if (dmsc_rule_fill(skb, t->rules[cb->args[1]], cb))
+				goto out;
 		cb->args[1] = 0;
 	}
+out:
+	mutex_unlock(&dn->lock);
 	return skb->len;
 }
 

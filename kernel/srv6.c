@@ -3,11 +3,16 @@
  * SRv6 encapsulation of one packet onto one segment list.
  *
  * The SRH of a segment list is built once, when the tunnel is configured;
- * per packet we only copy it in front of the inner packet. H.Encaps goes
- * through the kernel's exported seg6_do_srh_encap(); H.Encaps.Red is our
- * own (the kernel's is static): the first SID only in the outer
- * destination, the SRH holds the others, and a single SID needs no SRH.
- * The outer packet is routed to its first segment and sent with
+ * per packet we only copy it in front of the inner packet, with the
+ * outer header: the same code for H.Encaps (the SRH lists every segment)
+ * and H.Encaps.Red (the first SID only in the outer destination, the SRH
+ * holds the others, a single SID needs no SRH). The kernel's exported
+ * seg6_do_srh_encap() would look the outer source address up for every
+ * packet, which we then overwrite with the tunnel's: building the
+ * header ourselves saves that lookup, and its flow label and hop limit
+ * follow the kernel's rules (seg6_make_flowlabel(), the inner hop limit).
+ * The outer packet is routed to its first segment (through xfrm, so an
+ * IPsec policy for the SRv6 underlay applies) and sent with
  * ip6_local_out(), like IPVS does from its hooks.
  *
  * MTU: as seen from a sender behind the kernel's seg6 lwtunnel. The
@@ -27,6 +32,7 @@
 #include <net/ip6_route.h>
 #include <net/ip_tunnels.h>
 #include <net/seg6.h>
+#include <net/xfrm.h>
 
 #include "dmsc.h"
 
@@ -137,10 +143,11 @@ static __be32 dmsc_flowlabel(struct net *net, struct sk_buff *skb,
 }
 
 /*
- * H.Encaps.Red, after the kernel's seg6_do_srh_encap_red(). The caller
- * made the headroom; the inner dst is still attached (hop limit).
+ * Push the outer IPv6 header and the path's SRH, if any (H.Encaps or
+ * H.Encaps.Red: the prebuilt SRH says which). The caller made the
+ * headroom; the inner dst is still attached (hop limit).
  */
-static void dmsc_encap_red(struct net *net, struct sk_buff *skb,
+static void dmsc_encap(struct net *net, struct sk_buff *skb,
 			   const struct dmsc_path *path, u8 proto, u8 family)
 {
 	const struct ipv6hdr *inner = ipv6_hdr(skb);
@@ -207,6 +214,10 @@ static struct dst_entry *dmsc_srv6_route(struct net *net, struct sk_buff *skb,
 		dst_release(dst);
 		return NULL;
 	}
+	/* As ip6_dst_lookup_flow(): an IPsec policy may want a bundle. */
+	dst = xfrm_lookup(net, dst, flowi6_to_flowi(&fl6), NULL, 0);
+	if (IS_ERR(dst))
+		return NULL;
 	if (cache) {
 		local_bh_disable();
 		dst_cache_set_ip6(&path->dst_cache, dst, &fl6.saddr);
@@ -215,13 +226,18 @@ static struct dst_entry *dmsc_srv6_route(struct net *net, struct sk_buff *skb,
 	return dst;
 }
 
-/* Tell the inner sender the MTU it has, with the inner route attached. */
+/*
+ * Tell the inner sender the MTU it has, with the inner route attached.
+ * The _ndo_ variants undo NAT first: we run after source NAT, and the
+ * error must quote the packet as its sender sent it.
+ */
 static void dmsc_srv6_too_big(struct sk_buff *skb, u8 family, u32 mtu)
 {
 	if (family == AF_INET)
-		icmp_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, htonl(mtu));
+		icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
+			      htonl(mtu));
 	else
-		icmpv6_send(skb, ICMPV6_PKT_TOOBIG, 0, mtu);
+		icmpv6_ndo_send(skb, ICMPV6_PKT_TOOBIG, 0, mtu);
 }
 
 /*
@@ -264,14 +280,7 @@ enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 	if (iptunnel_handle_offloads(skb, SKB_GSO_IPXIP6))
 		goto drop;
 
-	/* seg6_do_srh_encap() reads the inner family from skb->protocol. */
-	skb->protocol = inner_proto;
-	if (cfg->mode == DMSC_MODE_ENCAP) {
-		if (seg6_do_srh_encap(skb, path->srh, proto))
-			goto drop;
-	} else {
-		dmsc_encap_red(net, skb, path, proto, family);
-	}
+	dmsc_encap(net, skb, path, proto, family);
 	ipv6_hdr(skb)->saddr = cfg->src;
 
 	skb_set_inner_transport_header(skb, skb_transport_offset(skb));

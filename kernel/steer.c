@@ -2,13 +2,10 @@
 /*
  * The netfilter hook that steers RoCEv2 onto SRv6 tunnels.
  *
- * One hook per family at NF_INET_POST_ROUTING, priority LAST: it sees
- * packets this node forwards (a PE in front of hosts) and packets it
- * originates (the node is the host), after filtering and NAT, just
- * before they leave. Conntrack confirmation has the same priority; when
- * conntrack registers after us it runs after us and never sees the
- * packets we steal, which is what we want: the inner flow leaves as a
- * new outer packet, and nf_reset_ct() drops its unconfirmed entry.
+ * One hook per family at NF_INET_POST_ROUTING, just before conntrack
+ * confirmation (see the priority below): it sees packets this node
+ * forwards (a PE in front of hosts) and packets it originates (the node
+ * is the host), after filtering and NAT, just before they leave.
  *
  * A packet is steered when it is RoCEv2 (UDP to port 4791, IPv4 not a
  * fragment, or IPv6 with UDP as the very next header) and a rule of its
@@ -20,9 +17,9 @@
  * buckets, so it keeps its segment list while the tunnel is unchanged.
  *
  * GSO packets (a UDP_SEGMENT sender, GRO on a forwarding path) are
- * segmented in software first and each segment goes on its own: that
- * keeps the MTU check exact and needs no outer GSO support in the
- * driver. RoCEv2 senders do not use GSO, so this is the rare path.
+ * segmented in software first and each segment is classified and goes
+ * on its own: that keeps the MTU check exact and needs no outer GSO
+ * support in the driver. RoCEv2 senders do not use GSO: the rare path.
  */
 
 #include <linux/ip.h>
@@ -84,32 +81,15 @@ static void dmsc_steer_count(struct dmsc_net *dn, enum dmsc_tx tx,
 	put_cpu_ptr(dn->stats);
 }
 
-/* Send one non-GSO packet onto @idx and account for it. */
-static void dmsc_steer_one(struct net *net, struct dmsc_net *dn,
-			   struct sk_buff *skb, u8 family,
-			   struct dmsc_tunnel *tun,
-			   struct dmsc_tunnel_cfg *cfg, u32 idx,
-			   const struct dmsc_flow_key *key, u32 bucket)
+/*
+ * Classify one non-GSO packet and, if a rule takes it, encapsulate and
+ * send it: true if it was taken (and consumed).
+ */
+static bool dmsc_steer_one(struct net *net, struct dmsc_net *dn,
+			   const struct dmsc_rule_table *rules,
+			   struct sk_buff *skb, u8 family)
 {
-	unsigned int len = skb->len;
-	enum dmsc_tx tx;
-
-	tx = dmsc_srv6_xmit(net, skb, cfg, &cfg->paths[idx], family);
-	dmsc_steer_count(dn, tx, len);
-	if (tx != DMSC_TX_OK)
-		return;
-	dmsc_tunnel_count(tun, idx, len);
-	if (READ_ONCE(dn->flow_limit) || atomic_read(&dn->n_flows))
-		dmsc_flow_account(dn, key, tun, bucket, len);
-}
-
-static unsigned int dmsc_steer(struct sk_buff *skb, u8 family,
-			       const struct nf_hook_state *state)
-{
-	struct dmsc_net *dn = dmsc_pernet(state->net);
-	const struct dmsc_rule_table *rules;
 	struct dmsc_tunnel_cfg *cfg;
-	struct sk_buff *segs, *seg, *next;
 	struct dmsc_flow_key key;
 	u8 _bth[DMSC_BTH_LEN];
 	const u8 *bth;
@@ -117,28 +97,22 @@ static unsigned int dmsc_steer(struct sk_buff *skb, u8 family,
 	const struct udphdr *uh;
 	struct dmsc_tunnel *tun;
 	struct dmsc_rule *rule;
-	unsigned int thoff;
+	unsigned int thoff, len;
 	u32 bucket, idx;
-
-	rules = rcu_dereference(dn->rules[family == AF_INET6]);
-	if (!rules)
-		return NF_ACCEPT;
-	/* Traffic to this node itself is not leaving it. */
-	if (state->out && (state->out->flags & IFF_LOOPBACK))
-		return NF_ACCEPT;
+	enum dmsc_tx tx;
 
 	memset(&key, 0, sizeof(key));
 	thoff = dmsc_steer_parse(skb, family, &key);
 	if (!thoff)
-		return NF_ACCEPT;
+		return false;
 	uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
 	if (!uh || uh->dest != htons(DMSC_ROCEV2_PORT))
-		return NF_ACCEPT;
+		return false;
 	dmsc_stats_inc(dn, roce_packets, 1);
 	bth = skb_header_pointer(skb, thoff + sizeof(_uh), sizeof(_bth), _bth);
 	if (!bth) {
 		dmsc_stats_inc(dn, malformed, 1);
-		return NF_ACCEPT;
+		return false;
 	}
 
 	key.family = family;
@@ -146,7 +120,7 @@ static unsigned int dmsc_steer(struct sk_buff *skb, u8 family,
 	key.qpn = (bth[5] << 16) | (bth[6] << 8) | bth[7];
 	rule = dmsc_rule_lookup(rules, &key.src, &key.dst, key.qpn);
 	if (!rule)
-		return NF_ACCEPT;
+		return false;
 	this_cpu_inc(*rule->packets);
 
 	tun = rule->tun;
@@ -157,11 +131,41 @@ static unsigned int dmsc_steer(struct sk_buff *skb, u8 family,
 	key.tunnel = tun->id;
 
 	skb_set_transport_header(skb, thoff);
-	if (!skb_is_gso(skb)) {
-		dmsc_steer_one(state->net, dn, skb, family, tun, cfg, idx,
-			       &key, bucket);
-		return NF_STOLEN;
+	len = skb->len;
+	tx = dmsc_srv6_xmit(net, skb, cfg, &cfg->paths[idx], family);
+	dmsc_steer_count(dn, tx, len);
+	if (tx == DMSC_TX_OK) {
+		dmsc_tunnel_count(tun, idx, len);
+		if (READ_ONCE(dn->flow_limit) || atomic_read(&dn->n_flows))
+			dmsc_flow_account(dn, &key, tun, bucket, len);
 	}
+	return true;
+}
+
+/*
+ * A GSO packet (a UDP_SEGMENT sender, GRO on a forwarding path) to the
+ * RoCEv2 port: each segment carries its own BTH and may belong to
+ * another QP, so segment first and classify each. A segment no rule
+ * takes continues on the normal output path; it then skips the hooks
+ * after ours (conntrack confirmation only, see the priority below).
+ */
+static unsigned int dmsc_steer_gso(struct sk_buff *skb, u8 family,
+				   const struct dmsc_rule_table *rules,
+				   const struct nf_hook_state *state)
+{
+	struct dmsc_net *dn = dmsc_pernet(state->net);
+	struct sk_buff *segs, *seg, *next;
+	struct dmsc_flow_key key = {};
+	struct udphdr _uh;
+	const struct udphdr *uh;
+	unsigned int thoff;
+
+	thoff = dmsc_steer_parse(skb, family, &key);
+	if (!thoff)
+		return NF_ACCEPT;
+	uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
+	if (!uh || uh->dest != htons(DMSC_ROCEV2_PORT))
+		return NF_ACCEPT;
 
 	segs = skb_gso_segment(skb, 0);
 	if (IS_ERR_OR_NULL(segs)) {
@@ -172,10 +176,28 @@ static unsigned int dmsc_steer(struct sk_buff *skb, u8 family,
 	consume_skb(skb);
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
-		dmsc_steer_one(state->net, dn, seg, family, tun, cfg, idx,
-			       &key, bucket);
+		if (!dmsc_steer_one(state->net, dn, rules, seg, family))
+			state->okfn(state->net, state->sk, seg);
 	}
 	return NF_STOLEN;
+}
+
+static unsigned int dmsc_steer(struct sk_buff *skb, u8 family,
+			       const struct nf_hook_state *state)
+{
+	struct dmsc_net *dn = dmsc_pernet(state->net);
+	const struct dmsc_rule_table *rules;
+
+	rules = rcu_dereference(dn->rules[family == AF_INET6]);
+	if (!rules)
+		return NF_ACCEPT;
+	/* Traffic to this node itself is not leaving it. */
+	if (state->out && (state->out->flags & IFF_LOOPBACK))
+		return NF_ACCEPT;
+	if (unlikely(skb_is_gso(skb)))
+		return dmsc_steer_gso(skb, family, rules, state);
+	return dmsc_steer_one(state->net, dn, rules, skb, family) ?
+	       NF_STOLEN : NF_ACCEPT;
 }
 
 static unsigned int dmsc_steer_ipv4(void *priv, struct sk_buff *skb,
@@ -190,31 +212,65 @@ static unsigned int dmsc_steer_ipv6(void *priv, struct sk_buff *skb,
 	return dmsc_steer(skb, AF_INET6, state);
 }
 
+/*
+ * Priority: just before conntrack confirmation, which is the last hook
+ * of POST_ROUTING (NF_IP_PRI_CONNTRACK_CONFIRM, INT_MAX; IPv6 confirms
+ * at NF_IP6_PRI_LAST). So we run after every filter and mangle table,
+ * after source NAT (NF_IP_PRI_NAT_SRC, 100) and after any nftables
+ * chain of a lower priority: the inner packet we encapsulate is the one
+ * the rule set finished with, addresses translated. Confirmation does
+ * not run for a packet we take: its conntrack entry, still unconfirmed,
+ * is dropped with it (nf_reset_ct), so a steered RoCEv2 flow leaves no
+ * state on this node (a rule set that wants ESTABLISHED state for the
+ * flow's replies must accept UDP/4791 by port). Equal priorities would
+ * order by load order; one below INT_MAX never ties with confirmation.
+ */
 static const struct nf_hook_ops dmsc_nf_ops[] = {
 	{
 		.hook = dmsc_steer_ipv4,
 		.pf = NFPROTO_IPV4,
 		.hooknum = NF_INET_POST_ROUTING,
-		.priority = NF_IP_PRI_LAST,
+		.priority = NF_IP_PRI_CONNTRACK_CONFIRM - 1,
 	},
 	{
 		.hook = dmsc_steer_ipv6,
 		.pf = NFPROTO_IPV6,
 		.hooknum = NF_INET_POST_ROUTING,
-		.priority = NF_IP6_PRI_LAST,
+		.priority = NF_IP6_PRI_LAST - 1,
 	},
 };
 
-int dmsc_steer_net_init(struct net *net)
+/*
+ * A namespace without rules costs nothing per packet: the hooks come
+ * with its first rule and stay until the namespace goes (unregistering
+ * waits for a grace period, and rule sets come and go).
+ */
+int dmsc_steer_hook(struct dmsc_net *dn, struct netlink_ext_ack *extack)
 {
-	return nf_register_net_hooks(net, dmsc_nf_ops, ARRAY_SIZE(dmsc_nf_ops));
+	int err;
+
+	lockdep_assert_held(&dn->lock);
+	if (dn->hooked)
+		return 0;
+	err = nf_register_net_hooks(dn->net, dmsc_nf_ops,
+				    ARRAY_SIZE(dmsc_nf_ops));
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot register the netfilter hooks");
+		return err;
+	}
+	dn->hooked = true;
+	return 0;
 }
 
 /*
- * From pernet pre_exit: the namespace core waits for a grace period
- * before the exit methods free what the hook reads.
+ * From pernet pre_exit, when no request can come: the namespace core
+ * waits for a grace period before the exit methods free what the hook
+ * reads.
  */
-void dmsc_steer_net_exit(struct net *net)
+void dmsc_steer_net_exit(struct dmsc_net *dn)
 {
-	nf_unregister_net_hooks(net, dmsc_nf_ops, ARRAY_SIZE(dmsc_nf_ops));
+	if (dn->hooked)
+		nf_unregister_net_hooks(dn->net, dmsc_nf_ops,
+					ARRAY_SIZE(dmsc_nf_ops));
+	dn->hooked = false;
 }

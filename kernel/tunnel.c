@@ -41,7 +41,8 @@ struct dmsc_tunnel_spec {
 	struct dmsc_path_spec paths[DMSC_MAX_PATHS + 1];
 };
 
-struct dmsc_tunnel *dmsc_tunnel_get(struct dmsc_net *dn, u32 id)
+/* Under dn->lock, or RCU for as long as the section lasts. */
+struct dmsc_tunnel *dmsc_tunnel_lookup(struct dmsc_net *dn, u32 id)
 {
 	return xa_load(&dn->tunnels, id);
 }
@@ -84,16 +85,17 @@ static void dmsc_tunnel_read_stats(struct dmsc_tunnel *tun, u64 *packets,
 	}
 }
 
-/* Flows in the flow table per path index, from the per-bucket counts. */
+/* Flows in the flow table per path index, as the hook sends them now. */
 static void dmsc_tunnel_read_flows(struct dmsc_tunnel *tun,
 				   const struct dmsc_tunnel_cfg *cfg, u32 *flows)
 {
-	u32 b;
-
 	memset(flows, 0, sizeof(u32) * (DMSC_MAX_PATHS + 1));
-	for (b = 0; b < DMSC_BUCKETS; b++)
-		flows[dmsc_tunnel_path(tun, cfg, b)] +=
-			atomic_read(&tun->bucket_flows[b]);
+	spin_lock_bh(&tun->flow_lock);
+	if (dmsc_tunnel_path(tun, cfg, 0) == DMSC_BACKUP_IDX)
+		flows[DMSC_BACKUP_IDX] = tun->n_flows;
+	else
+		memcpy(flows, tun->path_flows, sizeof(tun->path_flows));
+	spin_unlock_bh(&tun->flow_lock);
 }
 
 /*
@@ -169,28 +171,33 @@ static void dmsc_cfg_free_rcu(struct rcu_head *head)
 
 static struct dmsc_tunnel_cfg *
 dmsc_cfg_build(const struct dmsc_tunnel_spec *s,
-	       const struct dmsc_tunnel_cfg *old)
+	       const struct dmsc_tunnel_cfg *old, struct netlink_ext_ack *extack)
 {
 	const struct dmsc_path_spec *ps;
 	struct dmsc_tunnel_cfg *cfg;
+	int err;
 	u32 i;
 
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL_ACCOUNT);
-	if (!cfg)
+	if (!cfg) {
+		NL_SET_ERR_MSG(extack, "out of memory for the tunnel configuration");
 		return ERR_PTR(-ENOMEM);
+	}
 	cfg->src = s->src;
 	cfg->mode = s->mode;
 	for (i = 0; i < s->n_paths; i++) {
 		ps = &s->paths[i];
-		if (dmsc_srv6_path_init(&cfg->paths[i], s->mode, ps->segs,
-					ps->nsegs, ps->weight))
+		err = dmsc_srv6_path_init(&cfg->paths[i], s->mode, ps->segs,
+					  ps->nsegs, ps->weight);
+		if (err)
 			goto fail;
 		cfg->n_paths = i + 1;
 	}
 	if (s->has_backup) {
 		ps = &s->paths[DMSC_BACKUP_IDX];
-		if (dmsc_srv6_path_init(&cfg->paths[DMSC_BACKUP_IDX], s->mode,
-					ps->segs, ps->nsegs, ps->weight))
+		err = dmsc_srv6_path_init(&cfg->paths[DMSC_BACKUP_IDX], s->mode,
+					  ps->segs, ps->nsegs, ps->weight);
+		if (err)
 			goto fail;
 		cfg->has_backup = true;
 	}
@@ -199,7 +206,11 @@ dmsc_cfg_build(const struct dmsc_tunnel_spec *s,
 
 fail:
 	dmsc_cfg_free(cfg);
-	return ERR_PTR(-ENOMEM);
+	if (err == -ENOMEM)
+		NL_SET_ERR_MSG(extack, "out of memory for a segment list");
+	else
+		NL_SET_ERR_MSG(extack, "segment list cannot be built");
+	return ERR_PTR(err);
 }
 
 static void dmsc_spec_from_cfg(struct dmsc_tunnel_spec *s,
@@ -367,10 +378,12 @@ static int dmsc_put_path(struct sk_buff *skb, int type,
 	return 0;
 }
 
-static int dmsc_tunnel_fill(struct sk_buff *skb, struct dmsc_tunnel *tun,
-			    u32 portid, u32 seq, int flags)
+/* Under dn->lock; @cb for a dump, NULL for a reply. */
+static int dmsc_tunnel_fill(struct sk_buff *skb, struct dmsc_net *dn,
+			    struct dmsc_tunnel *tun, u32 portid, u32 seq,
+			    struct netlink_callback *cb)
 {
-	const struct dmsc_tunnel_cfg *cfg = dmsc_dereference(tun->cfg);
+	const struct dmsc_tunnel_cfg *cfg = dmsc_dereference(dn, tun->cfg);
 	u64 packets[DMSC_MAX_PATHS + 1], bytes[DMSC_MAX_PATHS + 1];
 	u64 tot_packets = 0, tot_bytes = 0;
 	u32 flows[DMSC_MAX_PATHS + 1], tot_flows = 0, i;
@@ -385,10 +398,12 @@ static int dmsc_tunnel_fill(struct sk_buff *skb, struct dmsc_tunnel *tun,
 		tot_flows += flows[i];
 	}
 
-	hdr = genlmsg_put(skb, portid, seq, &dmsc_genl_family, flags,
-			  DMSC_CMD_TUNNEL_GET);
+	hdr = genlmsg_put(skb, portid, seq, &dmsc_genl_family,
+			  cb ? NLM_F_MULTI : 0, DMSC_CMD_TUNNEL_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
 	nest = nla_nest_start(skb, DMSC_A_TUNNEL);
 	if (!nest)
 		goto cancel;
@@ -476,7 +491,7 @@ fail:
 	nlmsg_free(msg);
 }
 
-/* Move every flow of @tun to the backup or back; under genl_mutex. */
+/* Move every flow of @tun to the backup or back; under dn->lock. */
 static void dmsc_tunnel_set_active(struct dmsc_net *dn,
 				   struct dmsc_tunnel *tun, u8 active)
 {
@@ -489,6 +504,7 @@ static void dmsc_tunnel_set_active(struct dmsc_net *dn,
 
 static void dmsc_tunnel_free(struct dmsc_tunnel *tun)
 {
+	WARN_ON_ONCE(!list_empty(&tun->flows));
 	dmsc_cfg_free(rcu_dereference_protected(tun->cfg, true));
 	free_percpu(tun->stats);
 	kfree(tun);
@@ -497,6 +513,13 @@ static void dmsc_tunnel_free(struct dmsc_tunnel *tun)
 static void dmsc_tunnel_free_rcu(struct rcu_head *head)
 {
 	dmsc_tunnel_free(container_of(head, struct dmsc_tunnel, rcu));
+}
+
+/* Drop a reference; any context. */
+void dmsc_tunnel_put(struct dmsc_tunnel *tun)
+{
+	if (refcount_dec_and_test(&tun->refcnt))
+		call_rcu(&tun->rcu, dmsc_tunnel_free_rcu);
 }
 
 /* The TUNNEL nest of a request, parsed, and its id. */
@@ -526,7 +549,7 @@ static struct dmsc_tunnel *dmsc_tunnel_find(struct dmsc_net *dn,
 					    struct nlattr **tb, u32 id,
 					    struct netlink_ext_ack *extack)
 {
-	struct dmsc_tunnel *tun = dmsc_tunnel_get(dn, id);
+	struct dmsc_tunnel *tun = dmsc_tunnel_lookup(dn, id);
 
 	if (!tun) {
 		NL_SET_ERR_MSG_FMT(extack, "tunnel %u does not exist", id);
@@ -535,9 +558,8 @@ static struct dmsc_tunnel *dmsc_tunnel_find(struct dmsc_net *dn,
 	return tun;
 }
 
-int dmsc_tunnel_new_doit(struct sk_buff *skb, struct genl_info *info)
+static int dmsc_tunnel_new(struct dmsc_net *dn, struct genl_info *info)
 {
-	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr *tb[DMSC_TUNNEL_A_MAX + 1];
 	struct dmsc_tunnel_spec *s;
@@ -551,7 +573,7 @@ int dmsc_tunnel_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = dmsc_tunnel_attrs(info, tb, &id);
 	if (err)
 		return err;
-	if (dmsc_tunnel_get(dn, id)) {
+	if (dmsc_tunnel_lookup(dn, id)) {
 		NL_SET_ERR_MSG_FMT(extack, "tunnel %u exists", id);
 		NL_SET_BAD_ATTR(extack, tb[DMSC_TUNNEL_A_ID]);
 		return -EEXIST;
@@ -564,8 +586,10 @@ int dmsc_tunnel_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
+	if (!s) {
+		NL_SET_ERR_MSG(extack, "out of memory for the request");
 		return -ENOMEM;
+	}
 	s->mode = DMSC_MODE_ENCAP;
 	err = dmsc_tunnel_parse(info->attrs[DMSC_A_TUNNEL], tb, s, &changed,
 				extack);
@@ -590,11 +614,11 @@ int dmsc_tunnel_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = -ENOMEM;
 	tun = kzalloc(sizeof(*tun), GFP_KERNEL_ACCOUNT);
 	if (!tun)
-		goto out;
+		goto nomem;
 	tun->stats = netdev_alloc_pcpu_stats(struct dmsc_tunnel_pcpu);
 	if (!tun->stats)
 		goto free_tun;
-	cfg = dmsc_cfg_build(s, NULL);
+	cfg = dmsc_cfg_build(s, NULL, extack);
 	if (IS_ERR(cfg)) {
 		err = PTR_ERR(cfg);
 		goto free_stats;
@@ -603,28 +627,50 @@ int dmsc_tunnel_new_doit(struct sk_buff *skb, struct genl_info *info)
 	tun->active = active;
 	tun->admin_up = tb[DMSC_TUNNEL_A_ADMIN_UP] ?
 			nla_get_u8(tb[DMSC_TUNNEL_A_ADMIN_UP]) : 1;
+	refcount_set(&tun->refcnt, 1);		/* the xarray's */
+	spin_lock_init(&tun->flow_lock);
+	INIT_LIST_HEAD(&tun->flows);
 	RCU_INIT_POINTER(tun->cfg, cfg);
 
 	err = xa_insert(&dn->tunnels, id, tun, GFP_KERNEL_ACCOUNT);
 	if (err) {
 		dmsc_cfg_free(cfg);
-		goto free_stats;
+		free_percpu(tun->stats);
+		kfree(tun);
+		goto nomem;
 	}
 	dn->n_tunnels++;
+	dmsc_changed(dn);
+	goto out;
+
+nomem:
+	NL_SET_ERR_MSG(extack, "out of memory for the tunnel");
 	goto out;
 
 free_stats:
 	free_percpu(tun->stats);
 free_tun:
 	kfree(tun);
+	if (err == -ENOMEM)
+		goto nomem;
 out:
 	kfree(s);
 	return err;
 }
 
-int dmsc_tunnel_set_doit(struct sk_buff *skb, struct genl_info *info)
+int dmsc_tunnel_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	int err;
+
+	mutex_lock(&dn->lock);
+	err = dmsc_tunnel_new(dn, info);
+	mutex_unlock(&dn->lock);
+	return err;
+}
+
+static int dmsc_tunnel_set(struct dmsc_net *dn, struct genl_info *info)
+{
 	struct netlink_ext_ack *extack = info->extack;
 	struct dmsc_tunnel_cfg *old, *cfg = NULL;
 	struct nlattr *tb[DMSC_TUNNEL_A_MAX + 1];
@@ -641,11 +687,13 @@ int dmsc_tunnel_set_doit(struct sk_buff *skb, struct genl_info *info)
 	tun = dmsc_tunnel_find(dn, tb, id, extack);
 	if (!tun)
 		return -ENOENT;
-	old = dmsc_dereference(tun->cfg);
+	old = dmsc_dereference(dn, tun->cfg);
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
+	if (!s) {
+		NL_SET_ERR_MSG(extack, "out of memory for the request");
 		return -ENOMEM;
+	}
 	dmsc_spec_from_cfg(s, old);
 	err = dmsc_tunnel_parse(info->attrs[DMSC_A_TUNNEL], tb, s, &changed,
 				extack);
@@ -671,7 +719,7 @@ int dmsc_tunnel_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	if (changed) {
-		cfg = dmsc_cfg_build(s, old);
+		cfg = dmsc_cfg_build(s, old, extack);
 		if (IS_ERR(cfg)) {
 			err = PTR_ERR(cfg);
 			goto out;
@@ -688,20 +736,32 @@ int dmsc_tunnel_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (cfg) {
 		rcu_assign_pointer(tun->cfg, cfg);
 		call_rcu(&old->rcu, dmsc_cfg_free_rcu);
+		dmsc_flow_recount(tun, cfg);
 	}
 	if (active == DMSC_ACTIVE_BACKUP)
 		dmsc_tunnel_set_active(dn, tun, active);
 	if (tb[DMSC_TUNNEL_A_ADMIN_UP])
 		WRITE_ONCE(tun->admin_up,
 			   nla_get_u8(tb[DMSC_TUNNEL_A_ADMIN_UP]));
+	dmsc_changed(dn);
 out:
 	kfree(s);
 	return err;
 }
 
-int dmsc_tunnel_del_doit(struct sk_buff *skb, struct genl_info *info)
+int dmsc_tunnel_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	int err;
+
+	mutex_lock(&dn->lock);
+	err = dmsc_tunnel_set(dn, info);
+	mutex_unlock(&dn->lock);
+	return err;
+}
+
+static int dmsc_tunnel_del(struct dmsc_net *dn, struct genl_info *info)
+{
 	struct nlattr *tb[DMSC_TUNNEL_A_MAX + 1];
 	struct dmsc_tunnel *tun;
 	u32 id;
@@ -723,19 +783,32 @@ int dmsc_tunnel_del_doit(struct sk_buff *skb, struct genl_info *info)
 
 	xa_erase(&dn->tunnels, id);
 	dn->n_tunnels--;
+	dmsc_changed(dn);
 	/*
 	 * No rule points here, but a hook may still run with a rule table
-	 * that did: once it is done, no flow of this tunnel can appear.
+	 * that did, and enter a flow: the tunnel dies under its flow lock
+	 * first, so none joins once its entries are removed. The last
+	 * reference, the xarray's or a flow's freed after a grace period,
+	 * frees it a grace period later.
 	 */
-	synchronize_rcu();
-	dmsc_flow_purge_tunnel(dn, tun);
-	call_rcu(&tun->rcu, dmsc_tunnel_free_rcu);
+	dmsc_flow_purge_tunnel(dn, tun, true);
+	dmsc_tunnel_put(tun);
 	return 0;
 }
 
-int dmsc_tunnel_get_doit(struct sk_buff *skb, struct genl_info *info)
+int dmsc_tunnel_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	int err;
+
+	mutex_lock(&dn->lock);
+	err = dmsc_tunnel_del(dn, info);
+	mutex_unlock(&dn->lock);
+	return err;
+}
+
+static int dmsc_tunnel_get(struct dmsc_net *dn, struct genl_info *info)
+{
 	struct nlattr *tb[DMSC_TUNNEL_A_MAX + 1];
 	struct dmsc_tunnel *tun;
 	struct sk_buff *msg;
@@ -750,9 +823,12 @@ int dmsc_tunnel_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 
 	msg = genlmsg_new(dmsc_tunnel_msg_size(), GFP_KERNEL);
-	if (!msg)
+	if (!msg) {
+		NL_SET_ERR_MSG(info->extack, "out of memory for the reply");
 		return -ENOMEM;
-	err = dmsc_tunnel_fill(msg, tun, info->snd_portid, info->snd_seq, 0);
+	}
+	err = dmsc_tunnel_fill(msg, dn, tun, info->snd_portid, info->snd_seq,
+			       NULL);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -760,20 +836,42 @@ int dmsc_tunnel_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-/* cb->args[0]: the next id to dump. */
+int dmsc_tunnel_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	int err;
+
+	mutex_lock(&dn->lock);
+	err = dmsc_tunnel_get(dn, info);
+	mutex_unlock(&dn->lock);
+	return err;
+}
+
+/*
+ * cb->args[0]: the next id to dump; cb->args[1]: set once the last one
+ * went out (an id past U32_MAX would not fit a long on 32-bit). Changes
+ * between two messages flag the later ones NLM_F_DUMP_INTR.
+ */
 int dmsc_tunnel_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct dmsc_net *dn = dmsc_pernet(sock_net(skb->sk));
 	unsigned long id = cb->args[0];
 	struct dmsc_tunnel *tun;
 
+	if (cb->args[1])
+		return 0;
+	mutex_lock(&dn->lock);
+	cb->seq = dn->gen;
 	xa_for_each_start(&dn->tunnels, id, tun, cb->args[0]) {
-		if (dmsc_tunnel_fill(skb, tun, NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI))
+		if (dmsc_tunnel_fill(skb, dn, tun, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, cb))
 			break;
 	}
-	/* The id that did not fit, or one past the last: U32_MAX + 1. */
-	cb->args[0] = tun ? id : (unsigned long)U32_MAX + 1;
+	mutex_unlock(&dn->lock);
+	if (tun)
+		cb->args[0] = id;	/* did not fit: first in the next */
+	else
+		cb->args[1] = 1;
 	return skb->len;
 }
 
@@ -783,14 +881,17 @@ int dmsc_tunnel_net_init(struct dmsc_net *dn)
 	return 0;
 }
 
-/* The hook is gone and no request can come: free without grace. */
+/*
+ * The hook is gone, no request can come and the flows are freed: drop
+ * the xarray's references.
+ */
 void dmsc_tunnel_net_exit(struct dmsc_net *dn)
 {
 	struct dmsc_tunnel *tun;
 	unsigned long id;
 
 	xa_for_each(&dn->tunnels, id, tun)
-		dmsc_tunnel_free(tun);
+		dmsc_tunnel_put(tun);
 	xa_destroy(&dn->tunnels);
 	dn->n_tunnels = 0;
 }

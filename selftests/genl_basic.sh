@@ -53,6 +53,48 @@ test_unprivileged_eperm() {
 		--clear-groups --inh-caps=-all "$DMSC" info >/dev/null
 }
 
+# Tunnels, rules and flows say who talks to whom: reading them needs the
+# same privilege as changing them (INFO's counters stay open).
+test_read_needs_admin() {
+	mkns g
+	local obj out
+	dns "$g" tunnel add 7 src fc00::1 path fc00::2
+	dns "$g" rule add dst 10.9.0.0/16 tunnel 7
+	for obj in tunnel rule flow; do
+		if out=$(ip netns exec "$g" setpriv --reuid=65534 --regid=65534 \
+			--clear-groups --inh-caps=-all "$DMSC" $obj show 2>&1); then
+			fail "an unprivileged user read the $obj table: $out"
+		fi
+		check "[[ '$out' == *'Operation not permitted'* ]]" \
+			"$obj show: wrong error: $out"
+		if out=$(ip netns exec "$g" unshare -U -r "$DMSC" $obj show 2>&1); then
+			fail "root of a foreign user namespace read the $obj table"
+		fi
+	done
+	out=$(unshare -U -r -n sh -c "'$DMSC' tunnel add 3 src fc00::1 path fc00::2 &&
+		'$DMSC' -j tunnel show")
+	check "(( \$(echo '$out' | json_get 'len(d)') == 1 ))" \
+		"owner of the namespace could not read its tunnels: $out"
+}
+
+# The hooks come with the first rule, at a priority just below conntrack
+# confirmation (INT_MAX): the netfilter core lists them.
+test_hooks_lazy() {
+	command -v nft >/dev/null || skip "nft not installed"
+	mkns h
+	local hooks
+	dns "$h" tunnel add 1 src fc00::1 path fc00::2
+	hooks=$(ip netns exec "$h" nft list hooks)
+	check "[[ '$hooks' != *dmsc* ]]" "hooks registered without a rule: $hooks"
+	dns "$h" rule add dst 10.9.0.0/16 tunnel 1
+	dns "$h" rule del dst 10.9.0.0/16
+	hooks=$(ip netns exec "$h" nft list hooks)
+	echo "$hooks" | grep -E 'dmsc|postrouting'
+	local n
+	n=$(echo "$hooks" | grep -cE '2147483646 .*dmsc_steer_ipv[46]' || true)
+	check "(( n == 2 ))" "dmsc hooks not at priority INT_MAX - 1 for ip and ip6"
+}
+
 # CAP_NET_ADMIN counts in the user namespace that owns the network
 # namespace: root of a fresh user namespace may not touch ours...
 test_userns_foreign_eperm() {
@@ -149,6 +191,8 @@ ktap_run \
 	test_unprivileged_eperm "unprivileged user gets EPERM on set" \
 	test_userns_foreign_eperm "root of a foreign user namespace gets EPERM" \
 	test_userns_own_allowed "root of the owning user namespace may set" \
+	test_read_needs_admin "tunnels, rules and flows are read by admins only" \
+	test_hooks_lazy "netfilter hooks come with the first rule, before confirm" \
 	test_raw_wrong_type "wrong attribute type refused" \
 	test_raw_missing "missing attributes refused with a message" \
 	test_raw_range "out-of-range values refused" \

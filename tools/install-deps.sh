@@ -10,7 +10,7 @@ pkgs=(
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libjson-c-dev
 	libbpf-dev bpftool libglpk-dev glpk-utils libmnl-dev libelf-dev zlib1g-dev
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
-	iproute2 tshark tcpdump util-linux procps dkms
+	iproute2 nftables tshark tcpdump util-linux procps dkms
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	python3 python3-yaml
 )
