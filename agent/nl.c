@@ -29,6 +29,7 @@ struct talk_state {
 	void *arg;
 	int err;
 	bool done;
+	bool intr;		/* a dump message came with NLM_F_DUMP_INTR */
 };
 
 int dmsc_nl_open(struct dmsc_nl *nl)
@@ -145,6 +146,20 @@ static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * The kernel flags the messages of a dump during which the table changed
+ * (a tunnel or rule added or removed, the flow table resized): what we
+ * print may miss or repeat an entry. Say so, as ip(8) does, and go on.
+ */
+static int on_dump_intr(struct nl_msg *msg, void *arg)
+{
+	struct talk_state *st = arg;
+
+	(void)msg;
+	st->intr = true;
+	return NL_OK;
+}
+
 static int on_finish(struct nl_msg *msg, void *arg)
 {
 	struct talk_state *st = arg;
@@ -171,6 +186,7 @@ int dmsc_nl_talk(struct dmsc_nl *nl, struct nl_msg *msg,
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &st);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &st);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_finish, &st);
+	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, on_dump_intr, &st);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &st);
 
 	err = nl_send_auto(nl->sk, msg);
@@ -188,6 +204,9 @@ int dmsc_nl_talk(struct dmsc_nl *nl, struct nl_msg *msg,
 	}
 	/* A parse callback that stopped early leaves replies unread. */
 	nl_cb_put(cb);
+	if (st.intr && !st.err)
+		fprintf(stderr,
+			"dmsc: warning: the table changed during the dump, which may be inconsistent\n");
 	return st.err;
 }
 
