@@ -200,14 +200,15 @@ struct dmsc_tunnel {
 	 * The tunnel's own flows (flow.c), so that deleting it removes
 	 * exactly them without walking the table. Under flow_lock: the
 	 * list, dead (set once, at deletion: no flow joins after it) and
-	 * the counts, per primary path index as the current config deals
-	 * them (a switch to the backup is applied when read).
+	 * the counts, per bucket (DMSC_BUCKETS of them, 4 KiB, allocated
+	 * beside): a path's count is the sum over the buckets dealt to it,
+	 * so a new deal needs no recount.
 	 */
 	spinlock_t flow_lock;
 	bool dead;
 	struct list_head flows;
 	u32 n_flows;
-	u32 path_flows[DMSC_MAX_PATHS];
+	u32 *bucket_flows;
 	struct rcu_head rcu;
 };
 
@@ -278,8 +279,6 @@ void dmsc_flow_account(struct dmsc_net *dn, const struct dmsc_flow_key *key,
 		       struct dmsc_tunnel *tun, u32 bucket, unsigned int len);
 void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun,
 			    bool kill);
-void dmsc_flow_recount(struct dmsc_tunnel *tun,
-		       const struct dmsc_tunnel_cfg *cfg);
 void dmsc_flow_timeout_changed(struct dmsc_net *dn);
 int dmsc_flow_net_init(struct dmsc_net *dn);
 void dmsc_flow_net_exit(struct dmsc_net *dn);

@@ -43,7 +43,6 @@ struct dmsc_flow {
 	struct list_head tun_node;	/* in tun->flows; empty once claimed */
 	struct dmsc_tunnel *tun;	/* holds a reference */
 	u16 bucket;
-	u8 path;		/* primary path index it is counted under */
 	unsigned long last;	/* jiffies of the last packet */
 	atomic64_t packets;
 	atomic64_t bytes;
@@ -75,18 +74,12 @@ static void dmsc_flow_hit(struct dmsc_flow *f, unsigned int len)
 		WRITE_ONCE(f->last, now);
 }
 
-/*
- * Under RCU and tun->flow_lock: join the tunnel, counted on the deal
- * published now (see dmsc_flow_recount()).
- */
+/* Under tun->flow_lock: join the tunnel. */
 static void dmsc_flow_link(struct dmsc_tunnel *tun, struct dmsc_flow *f)
 {
-	const struct dmsc_tunnel_cfg *cfg = rcu_dereference(tun->cfg);
-
-	f->path = cfg->buckets[f->bucket];
 	list_add_tail(&f->tun_node, &tun->flows);
 	tun->n_flows++;
-	tun->path_flows[f->path]++;
+	tun->bucket_flows[f->bucket]++;
 }
 
 /* Under tun->flow_lock: leave the tunnel; the caller now owns @f. */
@@ -94,7 +87,7 @@ static void dmsc_flow_unlink(struct dmsc_tunnel *tun, struct dmsc_flow *f)
 {
 	list_del_init(&f->tun_node);
 	tun->n_flows--;
-	tun->path_flows[f->path]--;
+	tun->bucket_flows[f->bucket]--;
 }
 
 static void dmsc_flow_free_rcu(struct rcu_head *head)
@@ -221,26 +214,6 @@ void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun,
 		if (!(++n % 1024))
 			cond_resched();
 	}
-}
-
-/*
- * The tunnel's configuration changed to @cfg, published before this
- * runs: count its entries on the new deal. An entry joining meanwhile
- * reads the configuration under the same lock, so it is counted on the
- * new deal, or on the old one and then recounted here.
- */
-void dmsc_flow_recount(struct dmsc_tunnel *tun,
-		       const struct dmsc_tunnel_cfg *cfg)
-{
-	struct dmsc_flow *f;
-
-	spin_lock_bh(&tun->flow_lock);
-	memset(tun->path_flows, 0, sizeof(tun->path_flows));
-	list_for_each_entry(f, &tun->flows, tun_node) {
-		f->path = cfg->buckets[f->bucket];
-		tun->path_flows[f->path]++;
-	}
-	spin_unlock_bh(&tun->flow_lock);
 }
 
 /* Remove the idle entries; a skipped one waits for the next round. */

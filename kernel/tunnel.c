@@ -89,12 +89,12 @@ static void dmsc_tunnel_read_stats(struct dmsc_tunnel *tun, u64 *packets,
 static void dmsc_tunnel_read_flows(struct dmsc_tunnel *tun,
 				   const struct dmsc_tunnel_cfg *cfg, u32 *flows)
 {
+	u32 b;
+
 	memset(flows, 0, sizeof(u32) * (DMSC_MAX_PATHS + 1));
 	spin_lock_bh(&tun->flow_lock);
-	if (dmsc_tunnel_path(tun, cfg, 0) == DMSC_BACKUP_IDX)
-		flows[DMSC_BACKUP_IDX] = tun->n_flows;
-	else
-		memcpy(flows, tun->path_flows, sizeof(tun->path_flows));
+	for (b = 0; b < DMSC_BUCKETS; b++)
+		flows[dmsc_tunnel_path(tun, cfg, b)] += tun->bucket_flows[b];
 	spin_unlock_bh(&tun->flow_lock);
 }
 
@@ -507,6 +507,7 @@ static void dmsc_tunnel_free(struct dmsc_tunnel *tun)
 	WARN_ON_ONCE(!list_empty(&tun->flows));
 	dmsc_cfg_free(rcu_dereference_protected(tun->cfg, true));
 	free_percpu(tun->stats);
+	kfree(tun->bucket_flows);
 	kfree(tun);
 }
 
@@ -615,6 +616,10 @@ static int dmsc_tunnel_new(struct dmsc_net *dn, struct genl_info *info)
 	tun = kzalloc(sizeof(*tun), GFP_KERNEL_ACCOUNT);
 	if (!tun)
 		goto nomem;
+	tun->bucket_flows = kcalloc(DMSC_BUCKETS, sizeof(u32),
+				    GFP_KERNEL_ACCOUNT);
+	if (!tun->bucket_flows)
+		goto free_tun;
 	tun->stats = netdev_alloc_pcpu_stats(struct dmsc_tunnel_pcpu);
 	if (!tun->stats)
 		goto free_tun;
@@ -636,6 +641,7 @@ static int dmsc_tunnel_new(struct dmsc_net *dn, struct genl_info *info)
 	if (err) {
 		dmsc_cfg_free(cfg);
 		free_percpu(tun->stats);
+		kfree(tun->bucket_flows);
 		kfree(tun);
 		goto nomem;
 	}
@@ -650,6 +656,7 @@ nomem:
 free_stats:
 	free_percpu(tun->stats);
 free_tun:
+	kfree(tun->bucket_flows);
 	kfree(tun);
 	if (err == -ENOMEM)
 		goto nomem;
@@ -736,7 +743,6 @@ static int dmsc_tunnel_set(struct dmsc_net *dn, struct genl_info *info)
 	if (cfg) {
 		rcu_assign_pointer(tun->cfg, cfg);
 		call_rcu(&old->rcu, dmsc_cfg_free_rcu);
-		dmsc_flow_recount(tun, cfg);
 	}
 	if (active == DMSC_ACTIVE_BACKUP)
 		dmsc_tunnel_set_active(dn, tun, active);
