@@ -241,28 +241,6 @@ static void dmsc_srv6_too_big(struct sk_buff *skb, u8 family, u32 mtu)
 }
 
 /*
- * A packet this node built itself has the headroom its route's device
- * asks for (LL_RESERVED_SPACE), and we would reallocate every one of
- * them to push our headers. Ask that device for room for them too, as
- * ip_tunnel_xmit() grows its device's needed_headroom from the datapath:
- * the socket's next packets come with enough. It only grows, to at most
- * the longest encapsulation (IPv6 + SRH of 16 SIDs + the outer link
- * header). Forwarded packets have the headroom their driver gave them:
- * nothing to ask there.
- */
-static void dmsc_srv6_ask_headroom(struct sk_buff *skb, unsigned int want)
-{
-	struct net_device *dev = skb_dst(skb)->dev;
-	unsigned int need;
-
-	if (!skb->sk || !dev)
-		return;
-	need = want > dev->hard_header_len ? want - dev->hard_header_len : 0;
-	if (need > READ_ONCE(dev->needed_headroom) && need <= U16_MAX)
-		WRITE_ONCE(dev->needed_headroom, need);
-}
-
-/*
  * Encapsulate a non-GSO inner packet of @family (network header at
  * skb->data, transport header set, inner route attached) onto @path and
  * send it. The skb is consumed whatever the outcome.
@@ -297,9 +275,13 @@ enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 		goto drop;
 	}
 
+	/*
+	 * Room for our headers: a packet that lacks it is copied here. Not
+	 * by growing the route device's needed_headroom, as ip_tunnel does
+	 * for its own device: the outer packet usually leaves through that
+	 * same device, so every grown reserve would ask for more again.
+	 */
 	headroom = path->overhead + LL_RESERVED_SPACE(dst->dev);
-	if (unlikely(skb_headroom(skb) < headroom))
-		dmsc_srv6_ask_headroom(skb, headroom);
 	if (skb_cow_head(skb, headroom))
 		goto drop;
 	if (iptunnel_handle_offloads(skb, SKB_GSO_IPXIP6))

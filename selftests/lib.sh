@@ -109,23 +109,6 @@ dmesg_clean() {
 	fi
 }
 
-# kprobe_on FUNC, kprobe_hits FUNC, kprobe_off FUNC: count the calls of a
-# kernel function (kprobe_profile), e.g. to see a reallocation not happen.
-TRACEFS=/sys/kernel/tracing
-kprobe_on() {
-	echo "p:dmsc_$1 $1" >>"$TRACEFS/kprobe_events"
-	echo 1 >"$TRACEFS/events/kprobes/dmsc_$1/enable"
-}
-
-kprobe_hits() {
-	awk -v e="dmsc_$1" '$1 == e { print $2 }' "$TRACEFS/kprobe_profile"
-}
-
-kprobe_off() {
-	echo 0 >"$TRACEFS/events/kprobes/dmsc_$1/enable"
-	echo "-:dmsc_$1" >>"$TRACEFS/kprobe_events"
-}
-
 # ktap_run FN DESCRIPTION [FN DESCRIPTION...]: run each case, print KTAP.
 ktap_run() {
 	local n=$(($# / 2)) i=0 fn desc rc log reason

@@ -31,7 +31,11 @@
 # Rounds run the variants back to back in rotating order; results are
 # medians over rounds.
 #
-# usage: encap_fwd.sh [-r ROUNDS] [-n PACKETS] [-s PKT_SIZE]
+# With -p VARIANT, one run of that variant is profiled instead (perf
+# record of the whole VM, cpu-clock): the report shows where its time
+# goes.
+#
+# usage: encap_fwd.sh [-r ROUNDS] [-n PACKETS] [-s PKT_SIZE] [-p VARIANT]
 #        as root inside a VM with one vCPU and no slab debugging:
 #        DMSC_VM_SLUB_DEBUG= tools/vm/run.sh -c 1 -- tools/bench/encap_fwd.sh
 set -eu
@@ -43,8 +47,10 @@ KO=${DMSC_KO:-$top/build/kmod/$(uname -r)/kernel/dmsc.ko}
 rounds=9
 count=200000
 size=100
-while getopts "r:n:s:" o; do
+profile=
+while getopts "r:n:s:p:" o; do
 	case $o in
+	p) profile=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	n) count=$OPTARG ;;
 	s) size=$OPTARG ;;
@@ -170,6 +176,16 @@ run() {
 	fi
 	echo "$pps"
 }
+
+if [ -n "$profile" ]; then
+	command -v perf >/dev/null || { echo "perf missing (apt-get install linux-perf)" >&2; exit 1; }
+	setup "$profile"
+	perf record -q -a -g -e cpu-clock -o /tmp/encap_fwd.perf -- \
+		ip netns exec "$GEN" sh -c 'echo start > /proc/net/pktgen/pgctrl' 2>/dev/null
+	teardown "$profile"
+	perf report -q -i /tmp/encap_fwd.perf --stdio --no-children --sort sym -G 2>/dev/null | head -n 120
+	exit 0
+fi
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
