@@ -573,11 +573,11 @@ test_split_10k() {
 
 # A UDP_SEGMENT sender hands pe1 one GSO packet of four RoCEv2 datagrams
 # (veth keeps it whole): segmented, then each one encapsulated.
-test_gso() {
-	setup_case
-	d1 tunnel add 1 src $SRC path $SID_P1,$DX4
-	d1 rule add dst 10.0.2.0/24 tunnel 1
-	local rx0 rx1 i
+# gso_send QP...: h1 sends one UDP_SEGMENT packet of 1012-byte RoCEv2
+# datagrams to h2, one per QP given; h2 counts what arrives in
+# $T/udp.out, and $GSO_RX is how many skbs pe1 received for them.
+gso_send() {
+	local rx0 rx1 i srv
 	rm -f "$T/udp.ready"
 	h2 python3 -c '
 import socket, sys
@@ -591,27 +591,65 @@ try:
 except socket.timeout:
     pass
 print(" ".join(map(str, n)))' "$T/udp.ready" >"$T/udp.out" &
-	local srv=$!
+	srv=$!
 	for i in $(seq 200); do
 		[ -e "$T/udp.ready" ] && break
 		sleep 0.1
 	done
 	rx0=$(pe1 cat /sys/class/net/h1/statistics/rx_packets)
 	h1 python3 -c '
-import socket
+import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.IPPROTO_UDP, 103, 1012)		# UDP_SEGMENT
-bth = bytes([4, 0, 0xff, 0xff, 0, 0, 0x01, 0x23, 0, 0, 0, 0])	# QP 0x123
-s.sendto((bth + b"x" * 1000) * 4, ("10.0.2.1", 4791))'
+msg = b""
+for qp in map(int, sys.argv[1:]):
+    bth = bytes([4, 0, 0xff, 0xff, 0, qp >> 16, (qp >> 8) & 0xff, qp & 0xff, 0, 0, 0, 0])
+    msg += bth + b"x" * 1000
+s.sendto(msg, ("10.0.2.1", 4791))' "$@"
 	rx1=$(pe1 cat /sys/class/net/h1/statistics/rx_packets)
 	wait $srv
+	GSO_RX=$((rx1 - rx0))
+	echo "pe1 received $GSO_RX skb(s) for $# datagrams"
+}
+
+# A UDP_SEGMENT sender hands pe1 one GSO packet of four RoCEv2 datagrams
+# (veth keeps it whole): segmented, then each one encapsulated.
+test_gso() {
+	setup_case
+	d1 tunnel add 1 src $SRC path $SID_P1,$DX4
+	d1 rule add dst 10.0.2.0/24 tunnel 1
+	gso_send 291 291 291 291			# QP 0x123
 	snap "$NS_pe1" 1
-	echo "pe1 received $((rx1 - rx0)) skb(s) for 4 datagrams"
 	# Fewer skbs than datagrams: they came as one GSO packet (plus any
 	# neighbour traffic on the link).
-	check "(( rx1 - rx0 < 4 ))" "no GSO packet: $((rx1 - rx0)) received"
+	check "(( GSO_RX < 4 ))" "no GSO packet: $GSO_RX received"
 	check "(( T_p0 == 4 && T_f0 == 1 ))" "tunnel: $T_p0 packets, $T_f0 flows"
 	check "[ \"\$(cat $T/udp.out)\" = '1012 1012 1012 1012' ]" \
+		"h2 got: $(cat "$T/udp.out")"
+}
+
+# Each segment of a GSO packet carries its own BTH: two QPs in one GSO
+# packet go where their own rules say, one through p1, one through p2,
+# and the QP no rule takes leaves unencapsulated by the plain route.
+test_gso_per_segment() {
+	setup_case
+	d1 tunnel add 1 src $SRC path $SID_P1,$DX4
+	d1 tunnel add 2 src $SRC path $SID_P2,$DX4
+	d1 rule add dst 10.0.2.0/24 qpn 256 tunnel 1
+	d1 rule add dst 10.0.2.0/24 qpn 512 tunnel 2
+	snap "$NS_pe1"
+	local e0=$S_encap_packets
+	gso_send 256 512 256 512 768
+	snap "$NS_pe1" 1
+	local t1p=$T_p0 t1f=$T_f0
+	snap "$NS_pe1" 2
+	echo "QP 256: $t1p packets, $t1f flows on tunnel 1; QP 512: $T_p0, $T_f0 on tunnel 2"
+	check "(( GSO_RX < 5 ))" "no GSO packet: $GSO_RX received"
+	check "(( t1p == 2 && t1f == 1 && T_p0 == 2 && T_f0 == 1 ))" \
+		"tunnel 1: $t1p packets $t1f flows, tunnel 2: $T_p0 packets $T_f0 flows"
+	check "(( S_encap_packets - e0 == 4 ))" \
+		"encapsulated $((S_encap_packets - e0)) datagrams, not 4"
+	check "[ \"\$(cat $T/udp.out)\" = '1012 1012 1012 1012 1012' ]" \
 		"h2 got: $(cat "$T/udp.out")"
 }
 
@@ -932,6 +970,7 @@ cases=(
 	test_weights "3:1 split of 2000 flows, sticky; reweight moves the minimum"
 	test_split_10k "3:1 split of 10000 flows within 5 %"
 	test_gso "a GSO packet is segmented, each segment encapsulated"
+	test_gso_per_segment "each GSO segment is classified by its own QP"
 	test_backup "backup takes every flow at once, primary restores them"
 	test_bad_input "bad input is refused with a message, nothing changes"
 	test_mtu "too big once encapsulated: dropped, sender told the MTU"
