@@ -64,7 +64,7 @@ struct dmsc_net {
 	 * of tunnels and rules. The hook never takes it.
 	 */
 	struct mutex lock;
-	u32 gen;		/* bumped on every change, for dumps */
+	u32 gen;		/* bumped on every change, for dumps; not 0 */
 	bool hooked;		/* netfilter hooks registered */
 
 	/* Tunnels by id (tunnel.c); the xarray holds a reference. */
@@ -118,11 +118,15 @@ void dmsc_stats_read(struct dmsc_net *dn, struct dmsc_stats *out);
 #define dmsc_dereference(dn, p) \
 	rcu_dereference_protected(p, lockdep_is_held(&(dn)->lock))
 
-/* A change visible to dumps; under dn->lock. */
+/*
+ * A change visible to dumps; under dn->lock. Never 0: a dump compares
+ * with its last sequence only when that is not 0.
+ */
 static inline void dmsc_changed(struct dmsc_net *dn)
 {
 	lockdep_assert_held(&dn->lock);
-	dn->gen++;
+	if (!++dn->gen)
+		dn->gen = 1;
 }
 
 /* srv6.c: one segment list, ready to push. */

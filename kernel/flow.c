@@ -383,7 +383,7 @@ int dmsc_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				break;
 			ctx->restarts++;
 		} else {
-			cb->seq = ctx->restarts;
+			cb->seq = ctx->restarts + 1;	/* not 0 */
 			if ((!ctx->tunnel || f->key.tunnel == ctx->tunnel) &&
 			    dmsc_flow_fill(skb, f, cb))
 				break;

@@ -55,6 +55,7 @@ static int __net_init dmsc_net_init(struct net *net)
 
 	dn->net = net;
 	mutex_init(&dn->lock);
+	dn->gen = 1;
 	dn->flow_limit = DMSC_FLOW_LIMIT_DEFAULT;
 	dn->flow_timeout_ms = DMSC_FLOW_TIMEOUT_DEFAULT;
 	get_random_bytes(&dn->hash_key, sizeof(dn->hash_key));
