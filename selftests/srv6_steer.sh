@@ -842,6 +842,26 @@ test_mtu() {
 	check "[ '$got6' = '1320' ]" "ICMPv6 packet too big to h1: '$got6'"
 }
 
+# The outer packet is routed through xfrm, as a socket's would be: an
+# IPsec policy that blocks the SRv6 underlay stops our packets too, even
+# with the route to the first segment already cached.
+test_xfrm_policy() {
+	setup_case
+	d1 tunnel add 1 src $SRC path $SID_P1,$DX4
+	d1 rule add dst 10.0.2.0/24 tunnel 1
+	roce h1 10.0.2.1 1 10 64
+	pe1 ip -6 xfrm policy add src $SRC/128 dst $SID_P1/128 dir out action block
+	snap "$NS_pe1"
+	local n0=$S_drop_noroute e0=$S_encap_packets
+	send h1 10.0.2.1 qps 1 count 10 size 64 rate 3000
+	snap "$NS_pe1"
+	pe1 ip -6 xfrm policy del src $SRC/128 dst $SID_P1/128 dir out
+	echo "blocked by policy: drop_noroute +$((S_drop_noroute - n0)), encap +$((S_encap_packets - e0))"
+	check "(( S_drop_noroute - n0 == 10 && S_encap_packets == e0 ))" \
+		"policy ignored: drop_noroute +$((S_drop_noroute - n0)), encap +$((S_encap_packets - e0))"
+	roce h1 10.0.2.1 1 10 64
+}
+
 # The host is the node: dmsc on h1 encapsulates what h1 sends.
 test_host_originated() {
 	setup_case
@@ -974,6 +994,7 @@ cases=(
 	test_backup "backup takes every flow at once, primary restores them"
 	test_bad_input "bad input is refused with a message, nothing changes"
 	test_mtu "too big once encapsulated: dropped, sender told the MTU"
+	test_xfrm_policy "an IPsec policy on the underlay applies to the outer packet"
 	test_host_originated "host-originated RoCEv2 encapsulated on the host"
 	test_flow_table "flow table is bounded and ages out"
 	test_del_under_traffic "rules and tunnels deleted under traffic"
