@@ -4,20 +4,29 @@
 # against the kernel's own seg6 encap route and against plain forwarding
 # without encapsulation, same packets, one VM, one run.
 #
-#   +-----------+  veth   +-------------------------------+  dummy0
-#   |    gen    |---------|  pe: forwards 10.0.2.0/24     |---------> freed
-#   |  pktgen   | g0   p0 |  (plain) no encapsulation    |
-#   +-----------+         |  (seg6)  ip route ... encap seg6 mode encap
-#                         |  (dmsc)  dmsc tunnel + rule (hook)
-#                         |  (drop)  tc ingress drop on p0: the cost of
-#                         |          generating and receiving alone
-#                         +-------------------------------+
+#   +--------+ veth +--------+ veth +-------------------------------+ dummy0
+#   |  gen   |------|  mid   |------|  pe: forwards 10.0.2.0/24     |------> freed
+#   | pktgen | g0 m0| plain  |m1  p0|  (plain) no encapsulation    |
+#   +--------+      | fwd    |      |  (seg6)  ip route ... encap seg6 mode encap
+#                   +--------+      |  (dmsc)  dmsc tunnel + rule (hook)
+#                                   |  (drop)  tc ingress drop on p0: the cost
+#                                   |          of generating, mid and receiving
+#                                   +-------------------------------+
+#
+# Why mid: pktgen keeps a reference to each packet it sends, so the skb
+# arriving in the next namespace is shared and ip_rcv() clones it; the
+# clone's data must then be copied by ip_forward() before anything may
+# write to it, and a PE that encapsulates after ip_forward() (our hook at
+# POST_ROUTING) would copy it a second time for headroom, while the
+# kernel's seg6 route encapsulates at input, before ip_forward(), with one
+# copy. A NIC hands the stack packets that are not shared. mid forwards
+# plainly and makes them so, for every variant alike.
 #
 # pktgen sends RoCEv2-shaped UDP (destination port 4791) from its kernel
-# thread; veth hands each packet to pe's backlog and the softirq that
-# pktgen's own local_bh_enable() runs forwards it on the same cpu, so with
-# one vCPU a run's rate is 1 / (generation + forwarding). The (drop)
-# variant measures generation and reception alone, so the forwarding cost
+# thread; veth hands each packet on and the softirq that pktgen's own
+# local_bh_enable() runs forwards it through mid and pe on the same cpu,
+# so with one vCPU a run's rate is 1 / (generation + mid + pe). The
+# (drop) variant measures all but pe's forwarding, so the forwarding cost
 # of a variant is 1/pps - 1/pps(drop): the script prints both the raw
 # rate ratios and these cost ratios. dummy0's counters check that every
 # packet left, and with the expected size.
@@ -61,15 +70,18 @@ done
 S1=fc00:1::e
 S2=fc00:9::4
 GEN=bench-gen-$$
+MID=bench-mid-$$
 PE=bench-pe-$$
 
 cleanup() {
 	ip netns del "$GEN" 2>/dev/null || true
+	ip netns del "$MID" 2>/dev/null || true
 	ip netns del "$PE" 2>/dev/null || true
 }
 trap cleanup EXIT
 
 gen() { ip netns exec "$GEN" "$@"; }
+mid() { ip netns exec "$MID" "$@"; }
 pe() { ip netns exec "$PE" "$@"; }
 # pg FILE CMD: one pktgen command, in gen's namespace (its /proc/net).
 pg() { gen sh -c "echo '$2' > /proc/net/pktgen/$1"; }
@@ -82,30 +94,40 @@ modprobe -q sch_ingress || true
 modprobe -q cls_matchall || true
 modprobe -q act_gact || true
 
-ip netns add "$GEN"
-ip netns add "$PE"
-gen ip link set lo up
-pe ip link set lo up
-pe sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
-	net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
-ip -n "$GEN" link add g0 type veth peer name p0 netns "$PE"
+for ns in "$GEN" "$MID" "$PE"; do
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1 net.ipv4.conf.all.rp_filter=0 \
+		net.ipv4.conf.default.rp_filter=0
+done
+ip -n "$GEN" link add g0 type veth peer name m0 netns "$MID"
+ip -n "$MID" link add m1 type veth peer name p0 netns "$PE"
 gen ip link set g0 up
+mid ip link set m0 up
+mid ip link set m1 up
 pe ip link set p0 up
 pe ip link add dummy0 type dummy
 pe ip link set dummy0 up
 gen ip addr add 10.0.1.1/24 dev g0
-pe ip addr add 10.0.1.254/24 dev p0
+mid ip addr add 10.0.1.254/24 dev m0
+mid ip addr add 10.0.3.1/24 dev m1
+pe ip addr add 10.0.3.2/24 dev p0
+mid ip route add 10.0.2.0/24 via 10.0.3.2
+pe ip route add 10.0.1.0/24 via 10.0.3.1
 pe ip addr add fc00:a::1/128 dev lo
 pe ip -6 route add fc00::/16 dev dummy0
 pe ip sr tunsrc set fc00:a::1
-pe_mac=$(pe cat /sys/class/net/p0/address)
+# A permanent neighbour: no packet waits for ARP.
+mid ip neigh replace 10.0.3.2 lladdr "$(pe cat /sys/class/net/p0/address)" dev m1 nud permanent
+mid_mac=$(mid cat /sys/class/net/m0/address)
 
 gen ls /proc/net/pktgen/kpktgend_0 >/dev/null
 pg kpktgend_0 rem_device_all
 pg kpktgend_0 "add_device g0"
 for c in "count $count" "clone_skb 0" "pkt_size $size" "delay 0" \
 	"dst 10.0.2.1" "src_min 10.0.1.1" "src_max 10.0.1.1" \
-	"dst_mac $pe_mac" "udp_dst_min 4791" "udp_dst_max 4791" \
+	"dst_mac $mid_mac" "udp_dst_min 4791" "udp_dst_max 4791" \
 	"udp_src_min 49152" "udp_src_max 49407" "burst 1"; do
 	pg g0 "$c"
 done
