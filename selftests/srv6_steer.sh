@@ -187,7 +187,9 @@ for f in sorted("%s:%s:%s:%s" % (f["src"], f["sport"], f["qpn"], f["path"]) for 
 sink_start() {
 	local i
 	rm -f "$T/ready" "$T/sink.json"
-	h2 "$RG" sink idle 5 count "$1" json "$T/sink.json" \
+	# It ends when COUNT arrived; idle only ends a sink that waits in
+	# vain, and a sender on a busy host may take seconds to start.
+	h2 "$RG" sink idle 20 count "$1" json "$T/sink.json" \
 		ready-file "$T/ready" "${@:2}" 2>"$T/sink.err" &
 	SINK=$!
 	for i in $(seq 200); do
@@ -582,15 +584,17 @@ gso_send() {
 	h2 python3 -c '
 import socket, sys
 s = socket.socket(); s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.0.2.1", 4791)); s.settimeout(5)
+s.bind(("10.0.2.1", 4791)); s.settimeout(20)
 open(sys.argv[1], "w").close()
 n = []
 try:
-    while True:
+    while len(n) < int(sys.argv[2]):
         n.append(len(s.recv(2000)))
+    s.settimeout(1)		# one more would be one too many
+    n.append(len(s.recv(2000)))
 except socket.timeout:
     pass
-print(" ".join(map(str, n)))' "$T/udp.ready" >"$T/udp.out" &
+print(" ".join(map(str, n)))' "$T/udp.ready" $# >"$T/udp.out" &
 	srv=$!
 	for i in $(seq 200); do
 		[ -e "$T/udp.ready" ] && break
