@@ -32,8 +32,8 @@ static inline struct nlattr **dmsc_dump_attrs(struct netlink_callback *cb)
  * it the message must outlive the handler: netlink_ack() copies it after
  * the handler returned. Each task formats into a buffer of its own
  * (genl.c): a task is in one request at a time, so by the time it
- * formats again its last ack is sent. If no buffer can be had, the
- * format string itself is the message.
+ * formats again its last ack is sent. If no buffer can be had (there
+ * are at most 64), the format string itself is the message.
  */
 #ifndef NL_SET_ERR_MSG_FMT
 #define DMSC_EXTACK_LEN		80

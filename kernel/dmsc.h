@@ -274,7 +274,8 @@ struct dmsc_flow_key {
 	u8 family;
 	u8 pad;
 	u32 qpn;
-	u32 tunnel;		/* last: not part of the path hash */
+	u32 tunnel;		/* not part of the path hash */
+	u32 pad2;		/* no implicit padding: the table hashes it all */
 } __aligned(8);
 
 #define DMSC_FLOW_HASH_LEN	offsetof(struct dmsc_flow_key, tunnel)

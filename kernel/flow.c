@@ -19,8 +19,9 @@
  * tunnel marks it dead under the same lock, so no entry can join it
  * afterwards, and empties its list: it removes exactly its own entries
  * and never depends on a table walk seeing every one of them (a walk
- * that is paused while the table resizes may skip some). The ageing work
- * does walk the table, and a skipped entry only ages one round later.
+ * that removes entries while the table resizes restarts, and may end
+ * before it came round to all). The ageing work does walk the table: an
+ * entry it misses ages one round later.
  *
  * Cost. An entry is 128 bytes from its own cache, plus the rhashtable's
  * bucket pointer (the table keeps 0.75 to 3 entries per bucket: at most
@@ -197,12 +198,21 @@ void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun,
 			    bool kill)
 {
 	struct dmsc_flow *f;
-	unsigned int n = 0;
+	unsigned int n = 0, max;
 
-	for (;;) {
+	/*
+	 * Without @kill, flows may keep joining while we remove: take as
+	 * many as there were, from the head (the oldest), or under a flood
+	 * of new flows a flush would never end.
+	 */
+	spin_lock_bh(&tun->flow_lock);
+	if (kill)
+		tun->dead = true;
+	max = tun->n_flows;
+	spin_unlock_bh(&tun->flow_lock);
+
+	while (n < max) {
 		spin_lock_bh(&tun->flow_lock);
-		if (kill)
-			tun->dead = true;
 		f = list_first_entry_or_null(&tun->flows, struct dmsc_flow,
 					     tun_node);
 		if (f)
@@ -214,6 +224,8 @@ void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun,
 		if (!(++n % 1024))
 			cond_resched();
 	}
+	/* Dead: none joined since, so the list is empty now. */
+	WARN_ON_ONCE(kill && !list_empty(&tun->flows));
 }
 
 /* Remove the idle entries; a skipped one waits for the next round. */
@@ -366,16 +378,19 @@ cancel:
 /*
  * Resumes where the last message ended: the entry that did not fit is
  * still the walker's current one, and peek returns it again. A resize
- * between two messages restarts the walk (rhashtable's rule), so a dump
- * may repeat entries then; it never loses one that stayed in the table,
- * and it flags the messages after a restart NLM_F_DUMP_INTR.
+ * during the dump, between two messages or within one, restarts the walk
+ * from the top (rhashtable's rule), so entries already sent come again;
+ * none that stayed in the table is lost, and every message after a
+ * restart is flagged NLM_F_DUMP_INTR.
  */
 int dmsc_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct dmsc_flow_dump *ctx = (struct dmsc_flow_dump *)cb->args[0];
 	struct dmsc_flow *f;
 
-	rhashtable_walk_start(&ctx->iter);
+	/* A resize while we were away restarts the walk: count it too. */
+	if (rhashtable_walk_start_check(&ctx->iter) == -EAGAIN)
+		ctx->restarts++;
 	f = rhashtable_walk_peek(&ctx->iter);
 	while (f) {
 		if (IS_ERR(f)) {

@@ -129,8 +129,8 @@ static int dmsc_put_stats(struct sk_buff *skb, struct dmsc_net *dn)
 	nest = nla_nest_start(skb, DMSC_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DMSC_STATS_A_TUNNELS, dn->n_tunnels) ||
-	    nla_put_u32(skb, DMSC_STATS_A_RULES, dn->n_rules) ||
+	if (nla_put_u32(skb, DMSC_STATS_A_TUNNELS, READ_ONCE(dn->n_tunnels)) ||
+	    nla_put_u32(skb, DMSC_STATS_A_RULES, READ_ONCE(dn->n_rules)) ||
 	    nla_put_u32(skb, DMSC_STATS_A_FLOWS, atomic_read(&dn->n_flows)) ||
 	    nla_put_u64_64bit(skb, DMSC_STATS_A_ROCE_PACKETS,
 			      st.roce_packets, DMSC_STATS_A_PAD) ||
@@ -282,6 +282,14 @@ struct dmsc_extack_buf {
 static LIST_HEAD(dmsc_extack_bufs);
 static DEFINE_SPINLOCK(dmsc_extack_lock);
 
+/*
+ * At most this many buffers (6 KiB): past it, a task whose buffer cannot
+ * be had gets the unformatted message, and unprivileged users (through
+ * a user namespace) cannot make the list grow without bound.
+ */
+#define DMSC_EXTACK_BUFS	64
+static unsigned int dmsc_extack_nbufs;
+
 /* This task's buffer: its own, one of a task that is gone, or a new one. */
 char *dmsc_extack_buf(void)
 {
@@ -307,11 +315,17 @@ found:
 	if (b)
 		return b->msg;
 
-	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	b = kmalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b)
 		return NULL;
-	b->pid = get_pid(me);
 	spin_lock(&dmsc_extack_lock);
+	if (dmsc_extack_nbufs == DMSC_EXTACK_BUFS) {
+		spin_unlock(&dmsc_extack_lock);
+		kfree(b);
+		return NULL;
+	}
+	dmsc_extack_nbufs++;
+	b->pid = get_pid(me);
 	list_add(&b->list, &dmsc_extack_bufs);
 	spin_unlock(&dmsc_extack_lock);
 	return b->msg;
@@ -327,6 +341,7 @@ void dmsc_extack_bufs_free(void)
 		kfree(b);
 	}
 	INIT_LIST_HEAD(&dmsc_extack_bufs);
+	dmsc_extack_nbufs = 0;
 }
 #endif
 

@@ -72,6 +72,7 @@ static int __net_init dmsc_net_init(struct net *net)
 
 err_stats:
 	free_percpu(dn->stats);
+	mutex_destroy(&dn->lock);
 	return err;
 }
 

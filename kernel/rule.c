@@ -293,7 +293,7 @@ static int dmsc_rule_new(struct dmsc_net *dn, struct genl_info *info)
 		t->rules[j] = r;
 
 	tun->n_rules++;
-	dn->n_rules++;
+	WRITE_ONCE(dn->n_rules, dn->n_rules + 1);
 	rcu_assign_pointer(dn->rules[fi], t);
 	if (old)
 		kfree_rcu(old, rcu);
@@ -356,7 +356,7 @@ static int dmsc_rule_del(struct dmsc_net *dn, struct genl_info *info)
 	rcu_assign_pointer(dn->rules[fi], t);
 	kfree_rcu(old, rcu);
 	r->tun->n_rules--;
-	dn->n_rules--;
+	WRITE_ONCE(dn->n_rules, dn->n_rules - 1);
 	call_rcu(&r->rcu, dmsc_rule_free_rcu);
 	dmsc_changed(dn);
 	return 0;

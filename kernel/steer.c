@@ -143,11 +143,39 @@ static bool dmsc_steer_one(struct net *net, struct dmsc_net *dn,
 }
 
 /*
+ * Does a rule take any datagram of this GSO packet? Addresses and ports
+ * are those of every segment; each segment's payload, gso_size bytes,
+ * starts with its own BTH, whose QP may differ.
+ */
+static bool dmsc_steer_gso_wanted(const struct sk_buff *skb,
+				  const struct dmsc_rule_table *rules,
+				  const struct dmsc_flow_key *key,
+				  unsigned int thoff)
+{
+	unsigned int off, step = skb_shinfo(skb)->gso_size;
+	u8 _bth[DMSC_BTH_LEN];
+	const u8 *bth;
+
+	if (!step)
+		return false;
+	for (off = thoff + sizeof(struct udphdr); off < skb->len; off += step) {
+		bth = skb_header_pointer(skb, off, sizeof(_bth), _bth);
+		if (bth && dmsc_rule_lookup(rules, &key->src, &key->dst,
+					    (bth[5] << 16) | (bth[6] << 8) |
+					    bth[7]))
+			return true;
+	}
+	return false;
+}
+
+/*
  * A GSO packet (a UDP_SEGMENT sender, GRO on a forwarding path) to the
  * RoCEv2 port: each segment carries its own BTH and may belong to
- * another QP, so segment first and classify each. A segment no rule
- * takes continues on the normal output path; it then skips the hooks
- * after ours (conntrack confirmation only, see the priority below).
+ * another QP. One no rule takes at all passes whole and untouched.
+ * Otherwise segment and classify each segment; a segment no rule takes
+ * then continues on the normal output path, skipping the hooks after
+ * ours (conntrack confirmation only, see the priority below). RoCEv2
+ * senders do not use GSO: a mixed packet is a corner of a rare case.
  */
 static unsigned int dmsc_steer_gso(struct sk_buff *skb, u8 family,
 				   const struct dmsc_rule_table *rules,
@@ -164,14 +192,15 @@ static unsigned int dmsc_steer_gso(struct sk_buff *skb, u8 family,
 	if (!thoff)
 		return NF_ACCEPT;
 	uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
-	if (!uh || uh->dest != htons(DMSC_ROCEV2_PORT))
+	if (!uh || uh->dest != htons(DMSC_ROCEV2_PORT) ||
+	    !dmsc_steer_gso_wanted(skb, rules, &key, thoff))
 		return NF_ACCEPT;
 
 	segs = skb_gso_segment(skb, 0);
 	if (IS_ERR_OR_NULL(segs)) {
+		/* Ours, but it cannot be split: never send it unsteered. */
 		dmsc_steer_count(dn, DMSC_TX_NOMEM, 0);
-		kfree_skb(skb);
-		return NF_STOLEN;
+		return NF_DROP;
 	}
 	consume_skb(skb);
 	skb_list_walk_safe(segs, seg, next) {

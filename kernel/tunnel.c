@@ -645,7 +645,7 @@ static int dmsc_tunnel_new(struct dmsc_net *dn, struct genl_info *info)
 		kfree(tun);
 		goto nomem;
 	}
-	dn->n_tunnels++;
+	WRITE_ONCE(dn->n_tunnels, dn->n_tunnels + 1);
 	dmsc_changed(dn);
 	goto out;
 
@@ -658,7 +658,8 @@ free_stats:
 free_tun:
 	kfree(tun->bucket_flows);
 	kfree(tun);
-	if (err == -ENOMEM)
+	/* dmsc_cfg_build() said what it could not build. */
+	if (err == -ENOMEM && !extack->_msg)
 		goto nomem;
 out:
 	kfree(s);
@@ -788,7 +789,7 @@ static int dmsc_tunnel_del(struct dmsc_net *dn, struct genl_info *info)
 	}
 
 	xa_erase(&dn->tunnels, id);
-	dn->n_tunnels--;
+	WRITE_ONCE(dn->n_tunnels, dn->n_tunnels - 1);
 	dmsc_changed(dn);
 	/*
 	 * No rule points here, but a hook may still run with a rule table
