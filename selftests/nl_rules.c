@@ -106,7 +106,6 @@ static const uint8_t len6[] = {
 
 static void gen_rule(struct rule *r, int v6, uint32_t tunnel)
 {
-	int alen = v6 ? 16 : 4;
 	uint64_t x = next_rand(), y = next_rand(), z = next_rand();
 
 	memset(r, 0, sizeof(*r));
@@ -117,14 +116,14 @@ static void gen_rule(struct rule *r, int v6, uint32_t tunnel)
 	if (v6)
 		r->dst[0] = 0x20 | (r->dst[0] & 0x0f);	/* 2000::/4 */
 	r->dst_len = v6 ? len6[x % 32] : len4[x % 32];
-	mask(r->dst, r->dst_len, alen);
+	mask(r->dst, r->dst_len, 16);	/* IPv4: the rest is 0 too */
 	x >>= 8;
 	if (x % 8 == 0) {
 		uint64_t s = next_rand();
 
 		memcpy(r->src, &s, 8);
 		r->src_len = v6 ? 48 + s % 17 : 16 + s % 9;
-		mask(r->src, r->src_len, alen);
+		mask(r->src, r->src_len, 16);
 	}
 	x >>= 3;
 	r->qlo = 0;
@@ -474,10 +473,6 @@ static void dump(int check, uint32_t n, int change)
 		if (got >= (int)NLMSG_HDRLEN &&
 		    ((struct nlmsghdr *)rbuf)->nlmsg_type != NLMSG_DONE)
 			messages++;
-		if (change && messages == 1) {
-			change = 0;
-			poke();
-		}
 		for (nlh = (struct nlmsghdr *)rbuf;
 		     NLMSG_OK(nlh, (unsigned int)got);
 		     nlh = NLMSG_NEXT(nlh, got)) {
@@ -514,6 +509,11 @@ static void dump(int check, uint32_t n, int change)
 			found++;
 			if (set[i - 1].tunnel != r.tunnel)
 				wrong++;
+		}
+		/* After the datagram is read: poke() reuses rbuf. */
+		if (change && messages == 1 && !done) {
+			change = 0;
+			poke();
 		}
 	}
 	printf("rules=%u messages=%u intr=%d order=%s ms=%.0f\n", rules,

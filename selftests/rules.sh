@@ -73,9 +73,10 @@ topo_up() {
 setup_case() {
 	local id
 	echo "at ${SECONDS}s"
-	# A fresh pe for every case: no rule or counter carries over.
-	ip netns del "$NS_snd"
-	ip netns del "$NS_pe"
+	# A fresh pe for every case: no rule or counter carries over (a
+	# case may have deleted its namespaces itself).
+	ip netns del "$NS_snd" 2>/dev/null || true
+	ip netns del "$NS_pe" 2>/dev/null || true
 	topo_up
 	for id in 1 2 3 4; do
 		dp tunnel add $id src fc00:a::1 path fc00:$id::e
@@ -328,7 +329,6 @@ test_cap() {
 	check "(( R_rules == max && R_intr == 0 ))" "the dump lists $R_rules rules of $max"
 	# The namespace goes with all of them (dmesg is checked at the end).
 	ip netns del "$NS_pe"
-	NS_pe=
 }
 
 # Rules come and go in bulk while traffic crosses the trie: the kernel
