@@ -23,11 +23,11 @@
 #
 # roce-gen sends unpaced from its own namespace, pinned to one cpu; veth
 # hands each packet to pe on the sending cpu, so its packets per second
-# is the cost of the whole path, lookup included. dummy0 and tunnel 1
-# must have sent every packet. A TCG VM on a shared machine is noisy:
-# every rule count runs once per round, in an order that alternates, on
-# a fresh pair of namespaces, and the ratio to 10 rules is the median of
-# the rounds' ratios.
+# is the cost of the whole path, lookup included. Tunnel 1 must have
+# sent every packet, dummy0 at least as many. A TCG VM on a shared
+# machine is noisy: every rule count runs once per round, in an order
+# that alternates, on a fresh pair of namespaces, and the ratio to 10
+# rules is the median of the rounds' ratios.
 #
 # usage: rules.sh [-r ROUNDS] [-n PACKETS_PER_QP] [-q QPS] [-N "COUNTS"]
 #        tools/vm/run.sh -k 6.12 -s -- tools/bench/rules.sh
@@ -90,8 +90,8 @@ setup() {
 	pe ip addr add fc00:a::1/128 dev lo
 	pe ip -6 route add fc00::/16 dev dummy0
 	pe ip route add 10.0.2.0/24 dev dummy0
-	pe "$DMSC" tunnel add 1 src fc00:a::1 path fc00:1::e,fc00:9::4
-	pe "$DMSC" tunnel add 2 src fc00:a::1 path fc00:2::e,fc00:9::4
+	pe "$DMSC" tunnel add 1 src fc00:a::1 path fc00:1::e,fc00:9::4 >/dev/null
+	pe "$DMSC" tunnel add 2 src fc00:a::1 path fc00:2::e,fc00:9::4 >/dev/null
 }
 
 # Slab and per-cpu memory in use, kB.
@@ -104,10 +104,10 @@ mem_kb() {
 run() {
 	local n=$1 out ms m0 m1 p0 p1 t1 pps
 	setup
-	pe "$DMSC" rule add dst 10.0.0.0/8 tunnel 2
-	pe "$DMSC" rule add dst 10.0.2.0/24 src 192.168.0.0/16 tunnel 2
-	pe "$DMSC" rule add dst 10.0.2.0/24 tunnel 1
-	pe "$DMSC" rule add dst 10.0.2.128/25 tunnel 2
+	pe "$DMSC" rule add dst 10.0.0.0/8 tunnel 2 >/dev/null
+	pe "$DMSC" rule add dst 10.0.2.0/24 src 192.168.0.0/16 tunnel 2 >/dev/null
+	pe "$DMSC" rule add dst 10.0.2.0/24 tunnel 1 >/dev/null
+	pe "$DMSC" rule add dst 10.0.2.128/25 tunnel 2 >/dev/null
 	m0=$(mem_kb)
 	out=$(pe "$NL_RULES" add -n $((n - 4)) -t 2 -s "$n" -a 10.0.2.1)
 	m1=$(mem_kb)
@@ -128,12 +128,18 @@ run() {
 	}
 	p1=$(pe cat /sys/class/net/dummy0/statistics/tx_packets)
 	t1=$(pe "$DMSC" -j -s tunnel show 1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print((d[0] if isinstance(d, list) else d)["packets"])')
-	if (( p1 - p0 != total || t1 != total )); then
+	# dummy0 may also send the odd IPv6 neighbour packet of its own.
+	if (( p1 - p0 < total || t1 != total )); then
 		echo "$n rules: dummy0 sent $((p1 - p0)), tunnel 1 $t1 packets, not $total" >&2
 		exit 1
 	fi
 	pps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["rate_pps"]))' "$T/send.json")
-	echo "$pps $ms $(( (m1 - m0) * 1024 / (n - 4 > 0 ? n - 4 : 1) ))"
+	# Memory per rule only means something for many rules.
+	if (( n >= 10000 )); then
+		echo "$pps $ms $(( (m1 - m0) * 1024 / (n - 4) ))"
+	else
+		echo "$pps $ms -"
+	fi
 }
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
