@@ -37,7 +37,7 @@
 /*
  * Rules a network namespace may hold; one more is refused with ENOSPC
  * ("rule table full"). A rule costs under 250 bytes plus 8 per possible
- * cpu (Documentation/srv6-steering.md), so a full table is about 64 MiB
+ * cpu (Documentation/srv6-steering.md), so a full table is about 62 MiB
  * and 2 MiB per cpu. Lookup cost does not grow with the table.
  */
 #define DMSC_RULES_MAX		(1U << 18)
