@@ -52,7 +52,7 @@ struct dmsc_stats {
 #define DMSC_FLOW_LIMIT_DEFAULT		65536
 #define DMSC_FLOW_TIMEOUT_DEFAULT	30000	/* ms */
 
-struct dmsc_rule_table;
+struct dmsc_rule_node;
 
 struct dmsc_net {
 	struct net *net;
@@ -71,11 +71,11 @@ struct dmsc_net {
 	struct xarray tunnels;
 
 	/*
-	 * Rules by inner family, [0] IPv4 and [1] IPv6, each an array
-	 * sorted most specific first and replaced whole (rule.c). NULL
-	 * when the family has no rule: the hook returns at once.
+	 * Rules by inner family, [0] IPv4 and [1] IPv6: the root of a
+	 * binary trie of destination prefixes (rule.c). NULL when the
+	 * family has no rule: the hook returns at once.
 	 */
-	struct dmsc_rule_table __rcu *rules[2];
+	struct dmsc_rule_node __rcu *rules[2];
 	u64 rule_seq;		/* age of rules, for the last tie-break */
 
 	/* Flows (flow.c) and the work that ages them out. */
@@ -248,18 +248,15 @@ struct dmsc_rule {
 	u64 seq;
 	struct dmsc_tunnel *tun;	/* holds tun->n_rules */
 	u64 __percpu *packets;
+	struct hlist_node list;	/* on its trie node, in precedence order */
 	struct rcu_head rcu;
 };
 
-struct dmsc_rule_table {
-	struct rcu_head rcu;
-	u32 n;
-	struct dmsc_rule *rules[];
-};
-
-struct dmsc_rule *dmsc_rule_lookup(const struct dmsc_rule_table *t,
+struct dmsc_rule *dmsc_rule_lookup(const struct dmsc_rule_node *root,
 				   const void *saddr, const void *daddr,
 				   u32 qpn);
+int dmsc_rule_cache_init(void);
+void dmsc_rule_cache_exit(void);
 int dmsc_rule_net_init(struct dmsc_net *dn);
 void dmsc_rule_net_exit(struct dmsc_net *dn);
 int dmsc_rule_new_doit(struct sk_buff *skb, struct genl_info *info);

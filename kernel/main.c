@@ -112,6 +112,9 @@ static int __init dmsc_init(void)
 	err = dmsc_flow_cache_init();
 	if (err)
 		return err;
+	err = dmsc_rule_cache_init();
+	if (err)
+		goto err_flow_cache;
 	err = register_pernet_subsys(&dmsc_net_ops);
 	if (err)
 		goto err_cache;
@@ -124,6 +127,8 @@ static int __init dmsc_init(void)
 err_pernet:
 	unregister_pernet_subsys(&dmsc_net_ops);
 err_cache:
+	dmsc_rule_cache_exit();
+err_flow_cache:
 	dmsc_flow_cache_exit();
 	return err;
 }
@@ -141,6 +146,7 @@ static void __exit dmsc_exit(void)
 	rcu_barrier();
 	rcu_barrier();
 	dmsc_extack_bufs_free();
+	dmsc_rule_cache_exit();
 	dmsc_flow_cache_exit();
 }
 

@@ -86,7 +86,7 @@ static void dmsc_steer_count(struct dmsc_net *dn, enum dmsc_tx tx,
  * send it: true if it was taken (and consumed).
  */
 static bool dmsc_steer_one(struct net *net, struct dmsc_net *dn,
-			   const struct dmsc_rule_table *rules,
+			   const struct dmsc_rule_node *rules,
 			   struct sk_buff *skb, u8 family)
 {
 	struct dmsc_tunnel_cfg *cfg;
@@ -148,7 +148,7 @@ static bool dmsc_steer_one(struct net *net, struct dmsc_net *dn,
  * starts with its own BTH, whose QP may differ.
  */
 static bool dmsc_steer_gso_wanted(const struct sk_buff *skb,
-				  const struct dmsc_rule_table *rules,
+				  const struct dmsc_rule_node *rules,
 				  const struct dmsc_flow_key *key,
 				  unsigned int thoff)
 {
@@ -178,7 +178,7 @@ static bool dmsc_steer_gso_wanted(const struct sk_buff *skb,
  * senders do not use GSO: a mixed packet is a corner of a rare case.
  */
 static unsigned int dmsc_steer_gso(struct sk_buff *skb, u8 family,
-				   const struct dmsc_rule_table *rules,
+				   const struct dmsc_rule_node *rules,
 				   const struct nf_hook_state *state)
 {
 	struct dmsc_net *dn = dmsc_pernet(state->net);
@@ -215,7 +215,7 @@ static unsigned int dmsc_steer(struct sk_buff *skb, u8 family,
 			       const struct nf_hook_state *state)
 {
 	struct dmsc_net *dn = dmsc_pernet(state->net);
-	const struct dmsc_rule_table *rules;
+	const struct dmsc_rule_node *rules;
 
 	rules = rcu_dereference(dn->rules[family == AF_INET6]);
 	if (!rules)

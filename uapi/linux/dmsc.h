@@ -34,6 +34,13 @@
 #define DMSC_FLOW_LIMIT_MAX	(1U << 20)	/* DMSC_A_FLOW_LIMIT */
 #define DMSC_FLOW_TIMEOUT_MIN	100		/* DMSC_A_FLOW_TIMEOUT, ms */
 #define DMSC_FLOW_TIMEOUT_MAX	3600000
+/*
+ * Rules a network namespace may hold; one more is refused with ENOSPC
+ * ("rule table full"). A rule costs under 250 bytes plus 8 per possible
+ * cpu (Documentation/srv6-steering.md), so a full table is about 62 MiB
+ * and 2 MiB per cpu. Lookup cost does not grow with the table.
+ */
+#define DMSC_RULES_MAX		(1U << 18)
 
 enum dmsc_cmd {
 	DMSC_CMD_UNSPEC,
@@ -149,7 +156,10 @@ enum dmsc_path_attr {
  * prefix and optional BTH destination-QP range. The most specific rule
  * wins: longest destination prefix, then longest source prefix, then the
  * narrowest QP range, then the rule added first. Its key (family, dst,
- * dst_len, src, src_len, qpn range) is unique.
+ * dst_len, src, src_len, qpn range) is unique. A dump lists IPv4 rules,
+ * then IPv6, in prefix order (by destination address, a shorter prefix
+ * before the longer ones it covers) and the rules of one destination
+ * prefix in precedence order.
  */
 enum dmsc_rule_attr {
 	DMSC_RULE_A_UNSPEC,
