@@ -59,6 +59,7 @@ SRC=fc00:a::1
 MAC_E0=02:00:00:00:0e:00
 LONG_MS=3600000		# flow_timeout while the table must hold still
 AGE_MAX=${DMSC_CHURN_AGE_MAX:-300}
+BG_GAP=200000		# ns between packets of background pktgen runs
 T=$(mktemp -d)
 
 # --- helpers ---------------------------------------------------------------
@@ -232,21 +233,23 @@ kernel_clean() {
 
 # pktgen SPEC0 SPEC1: one run of the kernel's packet generator in gen, a
 # spec per thread (kpktgend_0 on cpu 0, kpktgend_1 on cpu 1): "DST SRC_LO
-# SRC_HI COUNT" (COUNT 0: until pktgen_stop) or "-" for an idle thread.
+# SRC_HI COUNT [GAP_NS]" (COUNT 0: until pktgen_stop; GAP_NS between
+# packets, default none) or "-" for an idle thread. A background run at
+# full speed takes a whole vCPU and starves the CLI: give it a gap.
 # The source address walks SRC_LO..SRC_HI, the UDP source port
 # 49152..65535, the QP (pktgen's sequence number) 1, 2, ...: each packet
 # of a run is a new flow. pktgen_bg runs it in the background.
 pktgen_script() {
-	local s="" t spec dst lo hi n c dev specs=("$1" "$2")
+	local s="" t spec dst lo hi n gap c dev specs=("$1" "$2")
 	for t in 0 1; do
 		spec=${specs[t]}
 		dev=s0@$t
 		s+="echo rem_device_all >$PG/kpktgend_$t; i=0; "
 		s+="while [ -e $PG/$dev ]; do i=\$((i + 1)); [ \$i -lt 200 ]; sleep 0.05; done; "
 		[ "$spec" != - ] || continue
-		read -r dst lo hi n <<<"$spec"
+		read -r dst lo hi n gap <<<"$spec"
 		s+="echo 'add_device $dev' >$PG/kpktgend_$t; "
-		for c in "count $n" "clone_skb 0" "pkt_size 80" "delay 0" \
+		for c in "count $n" "clone_skb 0" "pkt_size 80" "delay ${gap:-0}" \
 			"dst_mac $MAC_E0" "dst $dst" "src_min $lo" "src_max $hi" \
 			"udp_dst_min 4791" "udp_dst_max 4791" \
 			"udp_src_min 49152" "udp_src_max 65535"; do
@@ -336,7 +339,7 @@ test_purge_full_table() {
 }
 
 # New flows keep coming into tunnel 2 (pktgen on cpu 1, a new flow per
-# packet, ~thousands a second) while tunnel 1's 16384 are purged: the table
+# packet, up to 5000 a second) while tunnel 1's 16384 are purged: the table
 # shrinks as they go and grows as the others come, so the walker resumes
 # on resized tables.
 test_purge_while_growing() {
@@ -349,7 +352,7 @@ test_purge_while_growing() {
 		pktgen "10.0.2.1 10.0.1.$((30 + r)) 10.0.1.$((30 + r)) 16384" -
 		info
 		a=$S_flows
-		pktgen_bg - "10.0.3.1 10.0.1.100 10.0.1.199 0"
+		pktgen_bg - "10.0.3.1 10.0.1.100 10.0.1.199 0 $BG_GAP"
 		sleep 1
 		d rule del dst 10.0.2.0/24
 		t0=$(now_ms)
@@ -375,9 +378,10 @@ test_purge_while_growing() {
 }
 
 # rule del / tunnel del / re-add under the same id, many times, while
-# roce-gen sends into both tunnels, pktgen adds new flows to tunnel 1 and
-# a 200 ms flow_timeout has the ageing work remove and the traffic
-# re-create flows all the time. Then: the table agrees with the counters,
+# roce-gen sends into both tunnels from 2048 QPs each and a 200 ms
+# flow_timeout (changed now and then) has the ageing work remove and the
+# traffic re-create flows all the time: each QP sends every ~second, so
+# nearly every packet is a new flow. Then: the table agrees with the counters,
 # deleting every tunnel empties it, and ageing finds nothing to do.
 test_readd_churn() {
 	topo_up
@@ -389,7 +393,6 @@ test_readd_churn() {
 	roce0=$S_roce
 	roce_start 10.0.2.1 2048 2000
 	roce_start 10.0.3.1 2048 2000
-	pktgen_bg "10.0.2.1 10.0.1.100 10.0.1.199 0" -
 	sleep 2
 	for ((r = 1; r <= n; r++)); do
 		tunnel_down 1 10.0.2.0/24
@@ -399,7 +402,6 @@ test_readd_churn() {
 	done
 	info
 	echo "after $n re-adds under traffic: $S_flows flows, $S_untracked untracked packets"
-	pktgen_stop
 	roce_stop
 	d set flow_timeout $LONG_MS
 	sleep 1
@@ -425,8 +427,8 @@ test_flush_under_traffic() {
 		"10.0.3.1 10.0.1.2 10.0.1.2 $B_FLOWS"
 	info
 	echo "before: $S_flows flows"
-	pktgen_bg "10.0.2.1 10.0.1.100 10.0.1.149 0" \
-		"10.0.3.1 10.0.1.150 10.0.1.199 0"
+	pktgen_bg "10.0.2.1 10.0.1.100 10.0.1.149 0 $BG_GAP" \
+		"10.0.3.1 10.0.1.150 10.0.1.199 0 $BG_GAP"
 	local i
 	for i in 1 2 3; do
 		d flow flush
@@ -475,7 +477,7 @@ test_rmmod_under_traffic() {
 	topo_up
 	tunnel_up 1 10.0.2.0/24
 	tunnel_up 2 10.0.3.0/24
-	pktgen_bg "10.0.2.1 10.0.1.100 10.0.1.199 0" -
+	pktgen_bg "10.0.2.1 10.0.1.100 10.0.1.199 0 $BG_GAP" -
 	roce_start 10.0.3.1 1024 2000
 	sleep 2
 	info
