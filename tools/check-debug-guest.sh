@@ -11,6 +11,11 @@
 # unloaded (what its exit path forgets is a leak too), then two scans a few
 # seconds apart as Documentation/dev-tools/kmemleak.rst recommends (an
 # object must be unreferenced for ~5 s and through a full scan to count).
+#
+# DMSC_DEBUG_OUT=DIR (a directory shared writable with the host, run.sh -o):
+# the whole kernel log goes to DIR/dmesg.txt as it is written (the console
+# only shows panics and oopses, and run_tests.sh quotes 20 lines of a
+# report), the kmemleak report to DIR/kmemleak.txt.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,6 +36,16 @@ if [ "$have_kml" = 1 ]; then
 	echo "# kmemleak: scanning to set aside what boot left unreferenced"
 	echo scan >"$kml" && echo clear >"$kml" ||
 		echo "# kmemleak: could not clear the boot-time reports"
+fi
+
+out=${DMSC_DEBUG_OUT:-}
+dpid=
+if [ -n "$out" ]; then
+	# Followed as it is written, so a run that hangs or panics keeps it.
+	dmesg -w >"$out/dmesg.txt" 2>&1 &
+	dpid=$!
+	# Give it a moment for the last messages (the scans') on the way out.
+	trap 'sleep 1; kill "$dpid"' EXIT
 fi
 
 rc=0
@@ -66,6 +81,7 @@ if ! { echo scan >"$kml" && sleep 6 && echo scan >"$kml"; }; then
 	exit 1
 fi
 report=$(cat "$kml")
+[ -z "$out" ] || printf '%s\n' "$report" >"$out/kmemleak.txt"
 n=$(grep -c '^unreferenced object' <<<"$report")
 if [ "$n" = 0 ]; then
 	echo "ok 2 kmemleak"

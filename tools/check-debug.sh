@@ -16,6 +16,10 @@ logdir=build/check-debug
 mkdir -p "$logdir"
 rm -f "$logdir"/*.log
 log=$logdir/vm.log
+# Shared with the VM: its whole kernel log and the kmemleak report.
+export DMSC_DEBUG_OUT=$top/$logdir/out
+rm -rf "$DMSC_DEBUG_OUT"
+mkdir -p "$DMSC_DEBUG_OUT"
 
 die() {
 	echo "check-debug: $*" >&2
@@ -44,7 +48,7 @@ vm_limit=$((limit * $# + 900))
 echo "# ==== check-debug on $kver ($kdir): $*"
 start=$(date +%s)
 # -s: a kernel oops, WARN or KASAN report (taint) anywhere fails the run.
-tools/vm/run.sh -K "$kdir" -s -m 4096 -t "$vm_limit" -- \
+tools/vm/run.sh -K "$kdir" -s -m 4096 -t "$vm_limit" -o "$DMSC_DEBUG_OUT" -- \
 	tools/check-debug-guest.sh -t "$limit" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - start))
@@ -56,6 +60,7 @@ pass=$(grep -E '^ *ok ' "$log" | grep -vc '# SKIP')
 skip=$(grep -E '^ *ok ' "$log" | grep -c '# SKIP')
 fail=$(grep -cE '^ *not ok' "$log")
 echo
+echo "# check-debug: the guest's kernel log: $DMSC_DEBUG_OUT/dmesg.txt"
 printf '# check-debug: the VM run took %dm%02ds\n' $((secs / 60)) $((secs % 60))
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ] && [ "$rc" = 0 ]
