@@ -6,6 +6,8 @@
 #   make check      unit tests, then the VM selftests on every test kernel
 #   make demo       the demo, in a VM
 #   make modules-all  dmsc.ko for every installed test kernel, in build/
+#   make check-debug  every selftest on a KASAN/lockdep/kmemleak kernel
+#   make modules-debug  that kernel (built once, cached) and dmsc.ko for it
 
 KVER ?= $(shell uname -r)
 # The running kernel's build dir if it has one, else the newest Debian
@@ -19,7 +21,7 @@ TEST_KVERS ?= $(shell tools/vm/kernels.sh 2>/dev/null)
 SUBDIRS_USER := agent tools/roce-gen
 
 .PHONY: all module agent tools modules-all deps check unit selftests \
-	demo checkpatch dkms-install clean
+	demo checkpatch dkms-install clean modules-debug deps-debug check-debug
 
 all: module agent tools
 
@@ -42,12 +44,31 @@ modules-all:
 		echo "built $$d/kernel/dmsc.ko"; \
 	done
 
+# dmsc.ko for the debug kernel, in build/kmod/ like modules-all: the
+# selftests load build/kmod/$(uname -r)/kernel/dmsc.ko. debug-kernel.sh
+# prints the kernel tree, building it first (~20 min) unless it is cached.
+modules-debug:
+	@set -e; kdir=$$(tools/vm/debug-kernel.sh); \
+		v=$$(cat $$kdir/include/config/kernel.release); \
+		d=build/kmod/$$v; mkdir -p $$d; \
+		cp -a Kbuild uapi kernel $$d/; \
+		$(MAKE) -s -C $$kdir M=$(CURDIR)/$$d modules; \
+		echo "built $$d/kernel/dmsc.ko"
+
 deps:
 	tools/install-deps.sh
+
+# What building a kernel takes, on top of deps: only check-debug needs it.
+deps-debug: deps
+	tools/install-deps.sh --debug
 
 check: deps
 	$(MAKE) all modules-all
 	tools/check.sh
+
+check-debug: deps-debug
+	$(MAKE) all modules-debug
+	tools/check-debug.sh
 
 demo: deps
 	$(MAKE) all modules-all

@@ -1,6 +1,10 @@
 #!/bin/bash
 # Install every Debian package dmsc needs to build, test and demo.
 # Idempotent: packages already present are left alone; run as root.
+#
+#   install-deps.sh           what make check needs
+#   install-deps.sh --debug   what building the debug kernel of make
+#                             check-debug needs (tools/vm/debug-kernel.sh)
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -13,6 +17,12 @@ pkgs=(
 	iproute2 nftables tshark tcpdump util-linux procps dkms
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	python3 python3-yaml
+)
+
+# Only for make check-debug: a kernel build from linux-source.
+debug_pkgs=(
+	linux-source-6.12 bc bison flex libssl-dev libelf-dev dwarves
+	build-essential xz-utils util-linux
 )
 
 newest_612() {
@@ -32,6 +42,17 @@ missing() {
 			grep -q '^install ok installed$' || echo "$p"
 	done
 }
+
+if [ "${1:-}" = --debug ]; then
+	todo=$(missing "${debug_pkgs[@]}")
+	if [ -n "$todo" ]; then
+		apt-get update -qq
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $todo
+	fi
+	echo "install-deps: debug kernel build dependencies present"
+	exit 0
+fi
 
 # The 6.12 kernel has no meta package in bookworm: take the newest one,
 # unless some 6.12 image and its headers are already installed.

@@ -4,6 +4,11 @@
 # decompressed), and init.sh as /init.
 #
 #   mkinitramfs.sh KVER OUTFILE
+#   mkinitramfs.sh -c CONFIG KVER OUTFILE
+#
+# -c: a kernel built here (tools/vm/debug-kernel.sh) that has no
+# /lib/modules/KVER: no modules go in; its .config, CONFIG, must have what
+# init needs built in (=y), or this fails.
 #
 # The archive is an uncompressed newc cpio: the guest then spends no time
 # decompressing it, which matters under TCG. OUTFILE is written atomically
@@ -13,6 +18,9 @@ set -euo pipefail
 # What init needs, by module name; whatever the kernel has built in is skipped,
 # dependencies come from modules.dep.
 WANTED=(virtio_pci 9pnet_virtio 9p)
+# Their Kconfig symbols, for -c.
+declare -A SYMBOL=([virtio_pci]=CONFIG_VIRTIO_PCI [9pnet_virtio]=CONFIG_NET_9P_VIRTIO
+	[9p]=CONFIG_9P_FS)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 
 die() {
@@ -20,13 +28,26 @@ die() {
 	exit 1
 }
 
-[ $# -eq 2 ] || { sed -n '2,11s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+config=
+if [ "${1:-}" = -c ] && [ $# -ge 2 ]; then
+	config=$2
+	shift 2
+fi
+[ $# -eq 2 ] || { sed -n '2,15s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 kver=$1
 out=$2
 moddir=/lib/modules/$kver
 here=$(cd "$(dirname "$0")" && pwd)
 
-[ -f "$moddir/modules.dep" ] || die "no $moddir/modules.dep (kernel $kver not installed?)"
+if [ -n "$config" ]; then
+	[ -r "$config" ] || die "cannot read $config"
+	for m in "${WANTED[@]}"; do
+		grep -qx "${SYMBOL[$m]}=y" "$config" ||
+			die "$config: ${SYMBOL[$m]} is not =y, but the VM cannot load $m from /lib/modules/$kver"
+	done
+else
+	[ -f "$moddir/modules.dep" ] || die "no $moddir/modules.dep (kernel $kver not installed?)"
+fi
 [ -x "$BUSYBOX" ] || die "no $BUSYBOX (apt-get install busybox-static)"
 # A dynamically linked busybox would need its libraries in the initramfs.
 if LC_ALL=C file -L "$BUSYBOX" 2>/dev/null | grep -q 'dynamically linked'; then
@@ -49,13 +70,13 @@ modname() {
 }
 
 declare -A path_of deps_of builtin
-while IFS= read -r line; do
+[ -n "$config" ] || while IFS= read -r line; do
 	p=${line%%:*}
 	n=$(modname "$p")
 	path_of[$n]=$p
 	deps_of[$n]=${line#*:}
 done <"$moddir/modules.dep"
-if [ -f "$moddir/modules.builtin" ]; then
+if [ -z "$config" ] && [ -f "$moddir/modules.builtin" ]; then
 	while IFS= read -r p; do
 		builtin[$(modname "$p")]=1
 	done <"$moddir/modules.builtin"
@@ -75,7 +96,8 @@ visit() {
 	done
 	order+=("$n")
 }
-for m in "${WANTED[@]}"; do
+# With -c all of them are built in (checked above): nothing to load.
+[ -n "$config" ] || for m in "${WANTED[@]}"; do
 	visit "$m"
 done
 

@@ -8,6 +8,8 @@
 #        run.sh -l
 #
 #   -k KVER     kernel: full KVER or a prefix (6.1, 6.12); default: newest 6.1
+#   -K DIR      boot the kernel built in tree DIR instead (debug-kernel.sh);
+#               also DMSC_VM_KERNEL_DIR. It must have 9p and virtio built in
 #   -m MEM_MB   guest memory (default 1024)
 #   -c CPUS     guest CPUs (default 2)
 #   -t SECS     kill the VM and fail after SECS seconds (default 600)
@@ -46,6 +48,7 @@ bad_usage() {
 }
 
 kspec=
+ktree=${DMSC_VM_KERNEL_DIR:-}
 mem=1024
 cpus=2
 timeout_s=600
@@ -56,9 +59,10 @@ interactive=0
 accel=${DMSC_VM_ACCEL:-tcg}
 extra_env=()
 
-while getopts ":k:m:c:t:o:e:dsia:lh" opt; do
+while getopts ":k:K:m:c:t:o:e:dsia:lh" opt; do
 	case $opt in
 	k) kspec=$OPTARG ;;
+	K) ktree=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	c) cpus=$OPTARG ;;
 	t) timeout_s=$OPTARG ;;
@@ -86,12 +90,24 @@ tcg | kvm) ;;
 *) bad_usage "unknown accelerator: $accel" ;;
 esac
 
-if [ -n "$kspec" ]; then
-	kver=$("$here/kernels.sh" -r "$kspec") || exit 125
+if [ -n "$ktree" ]; then
+	[ -z "$kspec" ] || bad_usage "-k and -K (DMSC_VM_KERNEL_DIR) exclude each other"
+	[ -d "$ktree" ] || die "no kernel tree $ktree"
+	ktree=$(cd "$ktree" && pwd)
+	# A built tree: its .config and the release string Kbuild wrote.
+	config=$ktree/.config
+	kver=$(cat "$ktree/include/config/kernel.release" 2>/dev/null) ||
+		die "$ktree is not a built kernel tree (no include/config/kernel.release)"
+	kernel=$ktree/arch/x86/boot/bzImage
 else
-	kver=$("$here/kernels.sh" -d) || exit 125
+	if [ -n "$kspec" ]; then
+		kver=$("$here/kernels.sh" -r "$kspec") || exit 125
+	else
+		kver=$("$here/kernels.sh" -d) || exit 125
+	fi
+	config=/boot/config-$kver
+	kernel=/boot/vmlinuz-$kver
 fi
-kernel=/boot/vmlinuz-$kver
 [ -r "$kernel" ] || die "cannot read $kernel"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
 
@@ -122,13 +138,23 @@ trap 'exit 143' TERM
 
 # --- initramfs: cached per kernel, rebuilt when its inputs change ----------
 cache=${DMSC_VM_CACHE:-$top/build/vm}
+# A tree's kernel has no /lib/modules/KVER: its initramfs holds no modules
+# and depends on its .config (9p and virtio must be =y) instead.
+if [ -n "$ktree" ]; then
+	mkinitramfs_args=(-c "$config")
+	kinput=$config
+else
+	mkinitramfs_args=()
+	kinput=/lib/modules/$kver/modules.dep
+fi
 key=$( {
 	cat "$here/mkinitramfs.sh" "$here/init.sh" "$here/stage2.sh"
-	stat -Lc '%n %s %Y' "/lib/modules/$kver/modules.dep" /bin/busybox
+	stat -Lc '%n %s %Y' "$kinput" /bin/busybox
 } | sha256sum | cut -c1-16)
 base=$cache/initramfs-$kver-$key.cpio
 if [ ! -s "$base" ]; then
-	"$here/mkinitramfs.sh" "$kver" "$base" || die "initramfs build failed"
+	"$here/mkinitramfs.sh" ${mkinitramfs_args[@]+"${mkinitramfs_args[@]}"} "$kver" "$base" ||
+		die "initramfs build failed"
 	# Drop stale builds for this kernel.
 	for f in "$cache/initramfs-$kver-"*.cpio; do
 		[ "$f" = "$base" ] || rm -f "$f"
@@ -136,7 +162,13 @@ if [ ! -s "$base" ]; then
 fi
 
 # --- kernel: the extracted ELF vmlinux boots faster (see vmlinux.sh) ---------
-if [ "${DMSC_VM_PVH:-1}" != 0 ] && grep -qx 'CONFIG_PVH=y' "/boot/config-$kver" 2>/dev/null; then
+if [ -n "$ktree" ]; then
+	# A tree has its ELF vmlinux already.
+	if [ "${DMSC_VM_PVH:-1}" != 0 ] && grep -qx 'CONFIG_PVH=y' "$config" &&
+		[ -r "$ktree/vmlinux" ]; then
+		kernel=$ktree/vmlinux
+	fi
+elif [ "${DMSC_VM_PVH:-1}" != 0 ] && grep -qx 'CONFIG_PVH=y' "$config" 2>/dev/null; then
 	vmlinux=$cache/vmlinux-$kver-$(stat -Lc '%s %Y' "$kernel" | sha256sum | cut -c1-16)
 	if [ ! -s "$vmlinux" ]; then
 		if "$here/vmlinux.sh" "$kernel" "$vmlinux"; then
@@ -208,9 +240,15 @@ append+=" mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nokbd"
 # red zones on every cache, so a use-after-free shows as "Poison
 # overwritten"; KFENCE where the kernel has it. DMSC_VM_APPEND adds more,
 # DMSC_VM_SLUB_DEBUG= (empty) turns slab debugging off for benchmarks.
-slub=${DMSC_VM_SLUB_DEBUG-FZPU}
-[ -z "$slub" ] || append+=" slub_debug=$slub"
-grep -qx 'CONFIG_KFENCE=y' "/boot/config-$kver" 2>/dev/null &&
+# A KASAN kernel catches all that itself, exactly and faster: no slub_debug
+# there, but every KASAN report rather than the first one only.
+if grep -qx 'CONFIG_KASAN=y' "$config" 2>/dev/null; then
+	append+=" kasan_multi_shot"
+else
+	slub=${DMSC_VM_SLUB_DEBUG-FZPU}
+	[ -z "$slub" ] || append+=" slub_debug=$slub"
+fi
+grep -qx 'CONFIG_KFENCE=y' "$config" 2>/dev/null &&
 	append+=" kfence.sample_interval=${DMSC_VM_KFENCE:-10}"
 append+=${DMSC_VM_APPEND:+ $DMSC_VM_APPEND}
 
