@@ -267,12 +267,13 @@ static void dmsc_flow_gc(struct work_struct *work)
 
 /*
  * DMSC_CMD_SET changed flow_timeout: the work may be queued for half the
- * old timeout; run it now, and it requeues itself with the new one.
+ * old timeout, even with the table empty now (a new flow does not
+ * shorten a pending delay); run it now, and it requeues itself with the
+ * new one while there are flows.
  */
 void dmsc_flow_timeout_changed(struct dmsc_net *dn)
 {
-	if (atomic_read(&dn->n_flows))
-		mod_delayed_work(system_power_efficient_wq, &dn->flow_gc, 0);
+	mod_delayed_work(system_power_efficient_wq, &dn->flow_gc, 0);
 }
 
 int dmsc_flow_flush_doit(struct sk_buff *skb, struct genl_info *info)
