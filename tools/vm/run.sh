@@ -235,6 +235,8 @@ fi
 # the timeout. No EFI, so Debian's lockdown-in-secure-boot never triggers and
 # unsigned out-of-tree modules load (with a taint); sig_enforce=0 to be sure.
 append="console=ttyS0 loglevel=$loglevel panic=-1 oops=continue module.sig_enforce=0"
+# A slub_debug report of one 8 KiB object is ~600 lines: keep them all.
+append+=" log_buf_len=16M"
 append+=" mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nokbd"
 # Memory-safety checks of the stock kernels (see README): slab poisoning and
 # red zones on every cache, so a use-after-free shows as "Poison
