@@ -55,7 +55,7 @@ tests=$(make -s -C selftests list)
 for kver in $(tools/vm/kernels.sh); do
 	# -s: a kernel oops or WARN anywhere in the run fails it.
 	# shellcheck disable=SC2086
-	step "vm-$kver" tools/vm/run.sh -k "$kver" -s -m 2048 -t 2400 -- \
+	step "vm-$kver" tools/vm/run.sh -k "$kver" -s -m 2048 -t 3300 -- \
 		selftests/run_tests.sh -t 1200 $tests
 done
 
