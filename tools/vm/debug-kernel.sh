@@ -12,7 +12,8 @@
 # version: a second call with the same inputs only prints the path. The tree
 # is a full build (bzImage, vmlinux, Module.symvers), so out-of-tree modules
 # build against it with `make -C TREE M=DIR modules`. The build log is
-# KEY/build.log; the build time is printed and kept in KEY/build-time.
+# KEY/build.log; the build time is printed and kept in KEY/build-time. An
+# interrupted compile resumes where it stopped on the next call.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -63,13 +64,48 @@ if [ -f "$dir/done" ]; then
 	exit 0
 fi
 
-# A directory without "done" is a failed or interrupted build: start over.
-rm -rf "$dir"
-mkdir -p "$dir"
+configure() {
+	run tar -C "$dir" -xf "$tarball"
+	mv "$dir/$pkg" "$tree"
+	cd "$tree"
+	run make defconfig
+	run make kvm_guest.config
+	run scripts/kconfig/merge_config.sh -m .config "$frag"
+	run make olddefconfig
+
+	# olddefconfig silently drops what it cannot have (an unmet dependency, a
+	# misspelt name): every line of the fragment must be in .config as written.
+	missing=()
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*)
+			grep -qxF "$line" .config || missing+=("$line")
+			;;
+		'# CONFIG_'*' is not set')
+			sym=${line#\# }
+			sym=${sym%% *}
+			! grep -q "^$sym=" .config || missing+=("$line")
+			;;
+		esac
+	done <"$frag"
+	if [ ${#missing[@]} -ne 0 ]; then
+		printf '  wanted: %s\n' "${missing[@]}" >&2
+		for line in "${missing[@]}"; do
+			sym=${line#\# }
+			sym=${sym%%[= ]*}
+			printf '  got:    %s\n' "$(grep -E "^(# )?${sym}[= ]" .config || echo "$sym absent")" >&2
+		done
+		die "${#missing[@]} option(s) of $frag did not survive olddefconfig"
+	fi
+	touch "$dir/configured"
+}
+
 log=$dir/build.log
 start=$(date +%s)
-echo "debug-kernel: building $pkg $ver in $dir (log: $log)" >&2
-
+prior=0
+record_elapsed() {
+	[ -d "$dir" ] && echo $((prior + $(date +%s) - start)) >"$dir/elapsed"
+}
 run() {
 	if ! "$@" >>"$log" 2>&1; then
 		tail -n 40 "$log" >&2
@@ -77,45 +113,28 @@ run() {
 	fi
 }
 
-run tar -C "$dir" -xf "$tarball"
-mv "$dir/$pkg" "$tree"
-cd "$tree"
-run make defconfig
-run make kvm_guest.config
-run scripts/kconfig/merge_config.sh -m .config "$frag"
-run make olddefconfig
-
-# olddefconfig silently drops what it cannot have (an unmet dependency, a
-# misspelt name): every line of the fragment must be in .config as written.
-missing=()
-while IFS= read -r line; do
-	case $line in
-	CONFIG_*=*)
-		grep -qxF "$line" .config || missing+=("$line")
-		;;
-	'# CONFIG_'*' is not set')
-		sym=${line#\# }
-		sym=${sym%% *}
-		! grep -q "^$sym=" .config || missing+=("$line")
-		;;
-	esac
-done <"$frag"
-if [ ${#missing[@]} -ne 0 ]; then
-	printf '  wanted: %s\n' "${missing[@]}" >&2
-	for line in "${missing[@]}"; do
-		sym=${line#\# }
-		sym=${sym%%[= ]*}
-		printf '  got:    %s\n' "$(grep -E "^(# )?${sym}[= ]" .config || echo "$sym absent")" >&2
-	done
-	die "${#missing[@]} option(s) of $frag did not survive olddefconfig"
+# A directory whose config was checked is an interrupted compile: make
+# carries on where it stopped (the time spent before is in KEY/elapsed).
+# Anything else without "done" is a failed setup: start over.
+if [ -f "$dir/configured" ]; then
+	echo "debug-kernel: resuming the build in $dir (log: $log)" >&2
+	prior=$(cat "$dir/elapsed" 2>/dev/null || echo 0)
+	cd "$tree"
+else
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "debug-kernel: building $pkg $ver in $dir (log: $log)" >&2
+	configure
 fi
+trap record_elapsed EXIT
+trap 'exit 143' TERM INT
 
-echo "debug-kernel: config checked, compiling (nice, -j$jobs)" >&2
+echo "debug-kernel: config checked, compiling (-j$jobs)" >&2
 # The default target: vmlinux, bzImage and the (few) modules, hence
 # Module.symvers for out-of-tree builds.
-run nice make -j"$jobs" all
+run make -j"$jobs" all
 kver=$(make -s kernelrelease)
-secs=$(($(date +%s) - start))
+secs=$((prior + $(date +%s) - start))
 echo "$kver" >"$dir/kernelrelease"
 echo "$secs" >"$dir/build-time"
 touch "$dir/done"
