@@ -38,6 +38,7 @@ fail() {
 NONCE=
 OUTDIR=
 INTERACTIVE=0
+NSHARES=0
 [ -r /dmsc-run/conf ] || fail "no /dmsc-run/conf: run this initramfs through tools/vm/run.sh"
 . /dmsc-run/conf
 
@@ -75,8 +76,19 @@ mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
 mount -t securityfs securityfs $R/sys/kernel/security 2>/dev/null
 mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
 
+# Host directories under /tmp or /run (a clone there) over the fresh tmpfs,
+# at their own paths, read-only like the rest of the host.
+i=0
+while [ "$i" -lt "${NSHARES:-0}" ] && IFS= read -r dir; do
+	mkdir -p "$R$dir" || fail "mkdir $dir"
+	mount -t 9p -o "$P9OPTS,ro,cache=loose" "hostdir$i" "$R$dir" ||
+		fail "cannot mount $dir (9p tag hostdir$i)"
+	i=$((i + 1))
+done </dmsc-run/shares
+
 if [ -n "$OUTDIR" ]; then
-	# After /tmp: an OUTDIR under /tmp must land on top of the guest's tmpfs.
+	# After /tmp and the shares: an OUTDIR under /tmp must land on top of
+	# the guest's tmpfs.
 	# cache=none: every write reaches the host before write() returns, so
 	# nothing is lost by the forced power-off.
 	mkdir -p "$R$OUTDIR" || fail "mkdir $OUTDIR"

@@ -25,8 +25,9 @@
 #
 # The command runs in the guest in the host's current directory, with
 # PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin,
-# HOME=/tmp, TERM=dumb; /tmp, /run, /dev/shm are fresh tmpfs (host /tmp is
-# hidden). Exit status: the command's; 124 on timeout; 125 if the VM failed
+# HOME=/tmp, TERM=dumb; /tmp, /run, /dev/shm are fresh tmpfs, except that the
+# repository's parent and the current directory are shared read-only at
+# their own paths when they live there (a clone under /tmp works). Exit status: the command's; 124 on timeout; 125 if the VM failed
 # (no exit marker: panic, setup error); 126 in strict mode on oops/warning;
 # 2 on usage errors.
 set -euo pipefail
@@ -116,9 +117,35 @@ if [ -n "$outdir" ]; then
 	outdir=$(cd "$outdir" && pwd -P)
 fi
 
-case $PWD/ in
-/tmp/* | /run/* | /var/run/* | /dev/* | /proc/* | /sys/*)
-	echo "run.sh: warning: $PWD is hidden in the VM (fresh tmpfs/kernel fs there)" >&2
+# The guest gets fresh tmpfs on /tmp, /run and /dev/shm, which would hide a
+# checkout (or the directory we run in) that lives there: share such a
+# directory on its own and mount it over the tmpfs at the same path. The
+# repository's parent goes too, so ../shared beside a clone stays visible.
+# hidden DIR: DIR is below one of those (not one of them: the guest keeps
+# its own /tmp when the checkout is /tmp/dmsc).
+hidden() {
+	case $1/ in
+	/tmp/ | /run/ | /var/run/ | /dev/shm/) return 1 ;;
+	/tmp/* | /run/* | /var/run/* | /dev/shm/*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+under() { # under DIR PARENT: DIR is PARENT or below it
+	case $1/ in "$2"/*) return 0 ;; esac
+	return 1
+}
+shares=()
+for d in "$(dirname "$top")" "$top" "$(pwd -P)"; do
+	d=$(cd "$d" && pwd -P)
+	hidden "$d" || continue
+	for s in ${shares[@]+"${shares[@]}"}; do
+		! under "$d" "$s" || continue 2
+	done
+	shares+=("$d")
+done
+case $(pwd -P)/ in
+/dev/* | /proc/* | /sys/*)
+	echo "run.sh: warning: $PWD is hidden in the VM (kernel filesystems there)" >&2
 	;;
 esac
 
@@ -196,7 +223,10 @@ mkdir -p "$tmp/run/dmsc-run"
 	echo "NONCE=$nonce"
 	echo "OUTDIR=$(q "$outdir")"
 	echo "INTERACTIVE=$interactive"
+	echo "NSHARES=${#shares[@]}"
 } >"$tmp/run/dmsc-run/conf"
+# One path per line, read by init.sh; the 9p tags are hostdir0, hostdir1...
+printf '%s\n' ${shares[@]+"${shares[@]}"} >"$tmp/run/dmsc-run/shares"
 {
 	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	echo "export HOME=/tmp USER=root LOGNAME=root SHELL=/bin/sh TERM=dumb LANG=C.UTF-8"
@@ -274,6 +304,10 @@ qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	"${console[@]}"
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
+for i in "${!shares[@]}"; do
+	qemu+=(-fsdev "local,id=hostdir$i,path=${shares[$i]//,/,,},security_model=none,readonly=on,multidevs=remap"
+		-device "virtio-9p-pci,fsdev=hostdir$i,mount_tag=hostdir$i")
+done
 if [ -n "$outdir" ]; then
 	# QEMU option values escape commas by doubling them.
 	qemu+=(-fsdev "local,id=hostout,path=${outdir//,/,,},security_model=none,multidevs=remap"
