@@ -78,9 +78,15 @@ struct dmsc_net {
 	struct dmsc_rule_node __rcu *rules[2];
 	u64 rule_seq;		/* age of rules, for the last tie-break */
 
-	/* Flows (flow.c) and the work that ages them out. */
+	/*
+	 * Flows (flow.c) and the work that ages them out, a slice of the
+	 * table at a time; the walker stays entered between slices, and
+	 * only the work touches it.
+	 */
 	struct rhashtable flows;
 	struct delayed_work flow_gc;
+	struct rhashtable_iter flow_gc_iter;
+	bool flow_gc_walking;
 
 	/* Flow hash key for path selection, random per namespace. */
 	siphash_key_t hash_key;

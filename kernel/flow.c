@@ -20,8 +20,8 @@
  * afterwards, and empties its list: it removes exactly its own entries
  * and never depends on a table walk seeing every one of them (a walk
  * that removes entries while the table resizes restarts, and may end
- * before it came round to all). The ageing work does walk the table: an
- * entry it misses ages one round later.
+ * before it came round to all). The ageing work does walk the table, a
+ * slice at a time: an entry it misses ages one round later.
  *
  * Cost. An entry is 128 bytes from its own cache, plus the rhashtable's
  * bucket pointer (the table keeps 0.75 to 3 entries per bucket: at most
@@ -228,21 +228,37 @@ void dmsc_flow_purge_tunnel(struct dmsc_net *dn, struct dmsc_tunnel *tun,
 	WARN_ON_ONCE(kill && !list_empty(&tun->flows));
 }
 
+/*
+ * Ageing, a slice at a time, as conntrack's gc does: a full walk of a
+ * large table in one go would hold a worker (and, without preemption,
+ * the cpu) for as long as it takes. A slice looks at DMSC_FLOW_GC_SLICE
+ * entries in one RCU read section and requeues the work, which goes on
+ * from where it stopped once the worker has let others run; a round that
+ * ends waits for the next interval. A round costs what it did (every
+ * entry is looked at once per timeout/2), but no run of the work holds
+ * the cpu for more than a slice.
+ */
+#define DMSC_FLOW_GC_SLICE	1024
+
 /* Remove the idle entries; a skipped one waits for the next round. */
 static void dmsc_flow_gc(struct work_struct *work)
 {
 	struct dmsc_net *dn = container_of(to_delayed_work(work),
 					   struct dmsc_net, flow_gc);
+	struct rhashtable_iter *iter = &dn->flow_gc_iter;
 	unsigned long timeout;
-	struct rhashtable_iter iter;
 	struct dmsc_flow *f;
 	unsigned int n = 0;
 
+	if (!dn->flow_gc_walking) {
+		rhashtable_walk_enter(&dn->flows, iter);
+		dn->flow_gc_walking = true;
+	}
 	timeout = msecs_to_jiffies(READ_ONCE(dn->flow_timeout_ms));
-	rhashtable_walk_enter(&dn->flows, &iter);
-	rhashtable_walk_start(&iter);
-	while ((f = rhashtable_walk_next(&iter))) {
+	rhashtable_walk_start(iter);
+	while (n < DMSC_FLOW_GC_SLICE && (f = rhashtable_walk_next(iter))) {
 		if (IS_ERR(f)) {
+			/* A resize restarted the walk: go on from the top. */
 			if (PTR_ERR(f) == -EAGAIN)
 				continue;
 			break;
@@ -250,14 +266,16 @@ static void dmsc_flow_gc(struct work_struct *work)
 		if (time_after(jiffies, READ_ONCE(f->last) + timeout) &&
 		    dmsc_flow_claim(f))
 			dmsc_flow_finish(dn, f);
-		if (!(++n % 1024)) {
-			rhashtable_walk_stop(&iter);
-			cond_resched();
-			rhashtable_walk_start(&iter);
-		}
+		n++;
 	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
+	rhashtable_walk_stop(iter);
+
+	if (n == DMSC_FLOW_GC_SLICE) {
+		queue_delayed_work(system_power_efficient_wq, &dn->flow_gc, 0);
+		return;
+	}
+	rhashtable_walk_exit(iter);
+	dn->flow_gc_walking = false;
 
 	/* A flow entered now queues the work again itself. */
 	if (atomic_read(&dn->n_flows))
@@ -413,6 +431,7 @@ int dmsc_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 int dmsc_flow_net_init(struct dmsc_net *dn)
 {
 	atomic_set(&dn->n_flows, 0);
+	dn->flow_gc_walking = false;
 	INIT_DELAYED_WORK(&dn->flow_gc, dmsc_flow_gc);
 	return rhashtable_init(&dn->flows, &dmsc_flow_params);
 }
@@ -430,6 +449,10 @@ static void dmsc_flow_free(void *ptr, void *arg)
 void dmsc_flow_net_exit(struct dmsc_net *dn)
 {
 	cancel_delayed_work_sync(&dn->flow_gc);
+	/* A round cut short between slices: leave the table's walkers. */
+	if (dn->flow_gc_walking)
+		rhashtable_walk_exit(&dn->flow_gc_iter);
+	dn->flow_gc_walking = false;
 	rhashtable_free_and_destroy(&dn->flows, dmsc_flow_free, NULL);
 	atomic_set(&dn->n_flows, 0);
 }
