@@ -205,6 +205,11 @@ if [ -n "$profile" ]; then
 	perf record -q -a -g -e cpu-clock -o /tmp/encap_fwd.perf -- \
 		ip netns exec "$GEN" sh -c 'echo start > /proc/net/pktgen/pgctrl' 2>/dev/null
 	teardown "$profile"
+	# The flat profile first (where the time is), then the call graphs
+	# (how it got there).
+	echo "# flat profile, self time"
+	perf report -q -i /tmp/encap_fwd.perf --stdio --no-children --sort sym -g none 2>/dev/null | head -n 40
+	echo "# call graphs"
 	perf report -q -i /tmp/encap_fwd.perf --stdio --no-children --sort sym -G 2>/dev/null | head -n 120
 	exit 0
 fi
