@@ -15,8 +15,8 @@ pkgs=(
 	libbpf-dev bpftool libglpk-dev glpk-utils libmnl-dev libelf-dev zlib1g-dev
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
 	iproute2 nftables tshark tcpdump util-linux procps dkms
-	linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	python3 python3-yaml
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
+	python3 python3-yaml python3-jsonschema
 )
 
 # Only for make check-debug: a kernel build from linux-source.
@@ -87,5 +87,13 @@ if [ ! -x /usr/src/linux-source-6.1/scripts/checkpatch.pl ]; then
 	tar -C /usr/src -xf /usr/src/linux-source-6.1.tar.xz \
 		linux-source-6.1/scripts linux-source-6.1/tools/testing/selftests/kselftest.h \
 		linux-source-6.1/tools/testing/selftests/kselftest_harness.h
+fi
+# The kernel's YNL tooling and its netlink schemas, which our spec is
+# checked against (tools/ynl-check.py, selftests).
+if [ ! -f /usr/src/linux-source-6.12/tools/net/ynl/cli.py ] ||
+	[ ! -f /usr/src/linux-source-6.12/Documentation/netlink/genetlink-legacy.yaml ]; then
+	tar -C /usr/src -xf /usr/src/linux-source-6.12.tar.xz --wildcards \
+		'linux-source-6.12/tools/net/ynl/*' \
+		'linux-source-6.12/Documentation/netlink/*.yaml'
 fi
 echo "install-deps: all dependencies present"

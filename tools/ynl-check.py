@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Hold Documentation/netlink/specs/dmsc.yaml against uapi/linux/dmsc.h.
+"""Hold Documentation/netlink/specs/dmsc.yaml against the kernel's YNL
+schema and against uapi/linux/dmsc.h.
 
-Every attribute set, operation and enum of the spec must name, in the
-same order and with the same values, what the header's enums say.
-Prints KTAP, one case per attribute set / enum.
+First the spec must validate against the jsonschema of its protocol from
+the kernel's own tree (Documentation/netlink/PROTOCOL.yaml of
+linux-source-6.12, unpacked by tools/install-deps.sh; DMSC_YNL_SRC names
+another tree): what the kernel's cli.py and ynl-gen-c.py check before they
+read a spec. Then every attribute set, operation and enum of the spec must
+name, in the same order and with the same values, what the header's enums
+say. Prints KTAP, one case per check.
 """
+import os
 import re
 import sys
 from pathlib import Path
 
+import jsonschema
 import yaml
 
 top = Path(__file__).resolve().parent.parent
@@ -37,6 +44,19 @@ def c_name(prefix, name):
 
 
 cases = []
+
+ksrc = Path(os.environ.get("DMSC_YNL_SRC", "/usr/src/linux-source-6.12"))
+schema_file = ksrc / "Documentation/netlink" / f"{spec.get('protocol')}.yaml"
+if schema_file.is_file():
+    schema = yaml.safe_load(schema_file.read_text())
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(spec),
+                    key=lambda e: list(e.path))
+    cases.append((f"spec validates against the kernel's {schema_file.name}",
+                  [f"{'/'.join(map(str, e.path)) or '(top)'}: {e.message}"
+                   for e in errors]))
+else:
+    cases.append(("spec validates against the kernel's schema",
+                  [f"no {schema_file} (run tools/install-deps.sh)"]))
 
 
 def case(desc, problems):
