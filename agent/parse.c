@@ -123,8 +123,20 @@ int parse_prefix(const char *field, const char *s, struct dmsc_prefix *p)
 		goto bad;
 	bits = p->family == AF_INET ? 32 : 128;
 	len = bits;
-	if (slash && parse_u32(field, slash, 0, bits, &len))
-		return -1;
+	if (slash) {
+		unsigned long l;
+		char *end;
+
+		errno = 0;
+		l = strtoul(slash, &end, 10);
+		len = l;
+		if (!*slash || *slash == '-' || *slash == '+' || *end ||
+		    errno || l > (unsigned long)bits) {
+			errorf("%s \"%s\": prefix length not in 0..%d", field,
+			       s, bits);
+			return -1;
+		}
+	}
 	p->len = len;
 	/* Host bits past the prefix length mean a typo, as in iproute2. */
 	for (i = len; i < bits; i++) {
