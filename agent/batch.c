@@ -62,6 +62,31 @@ int batch_split(char *line, char **argv, int max)
 }
 
 /*
+ * Does @s end in a "\" that continues it? Not one inside a comment: a
+ * commented-out line must not swallow the next, as in ip -batch.
+ */
+static bool continues(const char *s, size_t len)
+{
+	bool word_start = true;
+	char quote = 0;
+	size_t i;
+
+	if (!len || s[len - 1] != '\\')
+		return false;
+	for (i = 0; i < len; i++) {
+		if (quote) {
+			quote = s[i] == quote ? 0 : quote;
+		} else if (s[i] == '"' || s[i] == '\'') {
+			quote = s[i];
+		} else if (s[i] == '#' && word_start) {
+			return false;
+		}
+		word_start = !quote && (s[i] == ' ' || s[i] == '\t');
+	}
+	return true;
+}
+
+/*
  * Read one command, joining lines that end in "\". @lineno advances by
  * the lines read; @first is the line the command started on.
  */
@@ -92,7 +117,7 @@ static ssize_t read_command(FILE *f, char **buf, size_t *cap,
 		}
 		memcpy(*buf + len, part, n + 1);
 		len += n;
-		if (!len || (*buf)[len - 1] != '\\')
+		if (!continues(*buf, len))
 			break;
 		(*buf)[--len] = ' ';
 	}
