@@ -1,40 +1,72 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The object commands of the dmsc CLI; each returns the exit code. */
+/*
+ * The object commands of the dmsc CLI. Each command runs in two steps:
+ * its arguments are parsed, all of them, into a netlink request; only a
+ * request that parsed is sent. So a typo is reported by field name, with
+ * exit code 2, whether or not the module is loaded or the namespace exists.
+ *
+ * Exit codes, everywhere: 0 success, 1 the kernel or the operation failed,
+ * 2 a usage error (an unknown word, a bad value, a missing argument).
+ */
 #ifndef DMSC_CMD_H
 #define DMSC_CMD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "nl.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 struct cli {
 	bool json;
 	bool stats;
+	bool pretty;
+	const char *netns;	/* -n: entered before netlink opens */
 	struct dmsc_nl nl;
 	bool nl_open;
 };
 
-/* Open the netlink socket on first use; prints the error itself. */
-int cli_nl(struct cli *cli);
+/* What one command line asks of the kernel, parsed before netlink opens. */
+struct request {
+	struct nl_msg *msg;	/* NULL: nothing to send (help was printed) */
+	dmsc_nl_parse_fn parse;	/* called for each reply; NULL: an ACK only */
+	void *arg;		/* for parse; NULL means the struct cli */
+	bool array;		/* replies form one JSON array (show, dump) */
+	bool listen;		/* monitor: wait for events instead */
+	uint32_t count;		/* monitor: stop after this many; 0 never */
+	uint32_t seen;		/* monitor: events so far */
+};
+
 /*
- * Send @msg (consumed), hand each reply to @parse with @cli as its
- * argument, print "dmsc: WHAT: error: extack" on failure. Returns the
- * exit code. cli_show() wraps the replies in one JSON array.
+ * Parse argv (the words after the object) into @req. Returns 0, or
+ * EXIT_USAGE after printing what is wrong. "help" prints the usage on
+ * stdout and returns 0 with no message in @req.
  */
-int cli_talk(struct cli *cli, struct nl_msg *msg, dmsc_nl_parse_fn parse,
-	     const char *what);
-int cli_show(struct cli *cli, struct nl_msg *msg, dmsc_nl_parse_fn parse,
-	     const char *what);
+typedef int cmd_parse_fn(struct cli *cli, int argc, char **argv,
+			 struct request *req);
+cmd_parse_fn cmd_info, cmd_set, cmd_tunnel, cmd_rule, cmd_flow, cmd_monitor;
+/* dmsc mpte needs no netlink: it runs at once and returns the exit code. */
+int cmd_mpte(struct cli *cli, int argc, char **argv);
 
-int cmd_info(struct cli *cli, int argc, char **argv);
-int cmd_set(struct cli *cli, int argc, char **argv);
-int cmd_tunnel(struct cli *cli, int argc, char **argv);
-int cmd_rule(struct cli *cli, int argc, char **argv);
-int cmd_flow(struct cli *cli, int argc, char **argv);
-int cmd_monitor(struct cli *cli, int argc, char **argv);
+/* cli.c: the program, one command line, and its parse step alone. */
+int cli_main(int argc, char **argv);
+int cli_run(struct cli *cli, int argc, char **argv);
+int cli_parse(struct cli *cli, int argc, char **argv, struct request *req);
+void cli_close(struct cli *cli);
+/* batch.c: dmsc -batch FILE, a command line per line. */
+int cli_batch(struct cli *cli, const char *path, bool force);
+/*
+ * Split @line in place into words as a shell would, quotes and all, up
+ * to a "#" that starts a word. Returns the number of words, or -1 after
+ * printing the error (unterminated quote, too many words).
+ */
+int batch_split(char *line, char **argv, int max);
 
-/* "dmsc: OBJECT: what is wrong" and the exit code of a usage error. */
-int usage_error(const char *object, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/*
+ * A usage error: print it in the error context with a pointer to the
+ * object's help, and return EXIT_USAGE.
+ */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* DMSC_CMD_H */

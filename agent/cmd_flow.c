@@ -8,12 +8,13 @@
 #include <linux/dmsc.h>
 
 #include "cmd.h"
+#include "err.h"
 #include "output.h"
 #include "parse.h"
 
-static void flow_usage(void)
+static void flow_usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: dmsc [-j] flow show [tunnel ID]\n"
 		"       dmsc flow flush\n"
 		"A flow is (src, dst, UDP source port, destination QP).\n");
@@ -22,7 +23,7 @@ static void flow_usage(void)
 static int flow_parse(struct nlattr **top, void *arg)
 {
 	struct nlattr *tb[DMSC_FLOW_A_MAX + 1];
-	char a[INET6_ADDRSTRLEN];
+	char a[ADDR_PORT_STRLEN];
 	int family;
 
 	(void)arg;
@@ -32,11 +33,16 @@ static int flow_parse(struct nlattr **top, void *arg)
 	family = tb[DMSC_FLOW_A_FAMILY] ? nla_get_u8(tb[DMSC_FLOW_A_FAMILY]) :
 					  AF_INET6;
 	out_open_object(NULL);
-	if (tb[DMSC_FLOW_A_SRC])
+	/* Text: ADDR:PORT, [ADDR]:PORT for IPv6; JSON: separate keys. */
+	if (tb[DMSC_FLOW_A_SRC] && tb[DMSC_FLOW_A_SPORT] && !out_is_json())
+		out_text("%s", format_addr_port(family,
+			 nla_data(tb[DMSC_FLOW_A_SRC]),
+			 nla_get_u16(tb[DMSC_FLOW_A_SPORT]), a, sizeof(a)));
+	else if (tb[DMSC_FLOW_A_SRC])
 		out_string("src", "%s", format_addr(family,
 			   nla_data(tb[DMSC_FLOW_A_SRC]), a, sizeof(a)));
 	if (tb[DMSC_FLOW_A_SPORT])
-		out_uint("sport", ":%llu", nla_get_u16(tb[DMSC_FLOW_A_SPORT]));
+		out_uint("sport", NULL, nla_get_u16(tb[DMSC_FLOW_A_SPORT]));
 	if (tb[DMSC_FLOW_A_DST])
 		out_string("dst", " > %s", format_addr(family,
 			   nla_data(tb[DMSC_FLOW_A_DST]), a, sizeof(a)));
@@ -67,58 +73,59 @@ static int flow_parse(struct nlattr **top, void *arg)
 	return 0;
 }
 
-static int flow_show(struct cli *cli, int argc, char **argv)
+static int flow_show(int argc, char **argv, struct request *req)
 {
 	uint32_t tunnel = 0;
-	struct nl_msg *msg;
 
-	if (argc == 2 && !strcmp(argv[0], "tunnel")) {
+	if (argc >= 1 && !strcmp(argv[0], "tunnel")) {
+		if (argc < 2)
+			return usage_error("tunnel: needs a value");
 		if (parse_u32("tunnel", argv[1], 1, UINT32_MAX, &tunnel))
-			return 1;
+			return EXIT_USAGE;
+		if (argc > 2)
+			return usage_error("unexpected \"%s\"", argv[2]);
 	} else if (argc) {
-		return usage_error("flow", "show: unexpected \"%s\"", argv[0]);
+		return usage_error("unexpected \"%s\"", argv[0]);
 	}
-	if (cli_nl(cli))
-		return 1;
-	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_FLOW_GET, NLM_F_DUMP);
-	if (!msg)
-		return 1;
+	req->msg = dmsc_nl_msg(DMSC_CMD_FLOW_GET, NLM_F_DUMP);
+	if (!req->msg)
+		return EXIT_FAIL;
 	if (tunnel) {
-		struct nlattr *f = nla_nest_start(msg, DMSC_A_FLOW);
+		struct nlattr *f = nla_nest_start(req->msg, DMSC_A_FLOW);
 
-		nla_put_u32(msg, DMSC_FLOW_A_TUNNEL, tunnel);
-		nla_nest_end(msg, f);
+		nla_put_u32(req->msg, DMSC_FLOW_A_TUNNEL, tunnel);
+		nla_nest_end(req->msg, f);
 	}
-	return cli_show(cli, msg, flow_parse, "flow show");
+	req->parse = flow_parse;
+	req->array = true;
+	return 0;
 }
 
-int cmd_flow(struct cli *cli, int argc, char **argv)
+int cmd_flow(struct cli *cli, int argc, char **argv, struct request *req)
 {
 	const char *verb = argc ? argv[0] : "show";
-	struct nl_msg *msg;
 
+	(void)cli;
+	err_set_command("flow", NULL);
 	if (argc) {
 		argc--;
 		argv++;
 	}
 	if (matches(verb, "help")) {
-		flow_usage();
+		flow_usage(stdout);
 		return 0;
 	}
-	if (matches(verb, "show") || matches(verb, "list"))
-		return flow_show(cli, argc, argv);
-	if (!matches(verb, "flush")) {
-		flow_usage();
-		return usage_error("flow", "unknown command \"%s\"", verb);
+	if (matches(verb, "show") || matches(verb, "list")) {
+		err_set_command("flow", "show");
+		return flow_show(argc, argv, req);
 	}
+	if (!matches(verb, "flush"))
+		return usage_error("unknown command \"%s\"", verb);
+	err_set_command("flow", "flush");
 	if (argc)
-		return usage_error("flow", "flush: unexpected \"%s\"", argv[0]);
-	if (cli_nl(cli))
-		return 1;
-	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_FLOW_FLUSH, 0);
-	if (!msg)
-		return 1;
-	return cli_talk(cli, msg, NULL, "flow flush");
+		return usage_error("unexpected \"%s\"", argv[0]);
+	req->msg = dmsc_nl_msg(DMSC_CMD_FLOW_FLUSH, 0);
+	return req->msg ? 0 : EXIT_FAIL;
 }
 
 static const char *const event_names[] = {
@@ -126,14 +133,9 @@ static const char *const event_names[] = {
 	[DMSC_EVENT_TUNNEL_PRIMARY] = "tunnel-primary",
 };
 
-struct monitor {
-	uint32_t count;		/* stop after this many; 0 = never */
-	uint32_t seen;
-};
-
 static int event_parse(struct nlattr **top, void *arg)
 {
-	struct monitor *m = arg;
+	struct request *req = arg;
 	uint32_t ev;
 
 	if (!top[DMSC_A_EVENT])
@@ -155,28 +157,31 @@ static int event_parse(struct nlattr **top, void *arg)
 	out_text("\n");
 	out_close_object();
 	fflush(stdout);
-	return m->count && ++m->seen >= m->count ? 1 : 0;
+	return req->count && ++req->seen >= req->count ? 1 : 0;
 }
 
-int cmd_monitor(struct cli *cli, int argc, char **argv)
+int cmd_monitor(struct cli *cli, int argc, char **argv, struct request *req)
 {
-	struct monitor m = { 0 };
-	int err;
-
-	if (argc == 2 && !strcmp(argv[0], "count")) {
-		if (parse_u32("count", argv[1], 1, UINT32_MAX, &m.count))
-			return 1;
+	(void)cli;
+	err_set_command("monitor", NULL);
+	if (argc >= 1 && matches(argv[0], "help")) {
+		printf("Usage: dmsc [-j] monitor [count N]\n"
+		       "Print the module's events (tunnel-backup, tunnel-primary) as they come,\n"
+		       "until interrupted or until N have come.\n");
+		return 0;
+	}
+	if (argc >= 1 && !strcmp(argv[0], "count")) {
+		if (argc < 2)
+			return usage_error("count: needs a value");
+		if (parse_u32("count", argv[1], 1, UINT32_MAX, &req->count))
+			return EXIT_USAGE;
+		if (argc > 2)
+			return usage_error("unexpected \"%s\"", argv[2]);
 	} else if (argc) {
-		fprintf(stderr, "Usage: dmsc [-j] monitor [count N]\n");
-		return matches(argv[0], "help") ? 0 : 2;
+		return usage_error("unexpected \"%s\"", argv[0]);
 	}
-	if (cli_nl(cli))
-		return 1;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	err = dmsc_nl_listen(&cli->nl, DMSC_CMD_EVENT, event_parse, &m);
-	if (err) {
-		dmsc_nl_perror(&cli->nl, "monitor", err);
-		return 1;
-	}
+	req->listen = true;
+	req->parse = event_parse;
+	req->arg = req;
 	return 0;
 }

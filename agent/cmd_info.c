@@ -6,6 +6,7 @@
 #include <linux/dmsc.h>
 
 #include "cmd.h"
+#include "err.h"
 #include "output.h"
 #include "parse.h"
 
@@ -100,56 +101,56 @@ static int info_parse(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-int cmd_info(struct cli *cli, int argc, char **argv)
+int cmd_info(struct cli *cli, int argc, char **argv, struct request *req)
 {
-	struct nl_msg *msg;
-
+	(void)cli;
+	err_set_command("info", NULL);
 	if (argc > 0 && matches(argv[0], "help")) {
-		printf("Usage: dmsc [-j] info\n");
+		printf("Usage: dmsc [-j] info\n"
+		       "The module's version, features, settings and counters.\n");
 		return 0;
 	}
 	if (argc > 0)
-		return usage_error("info", "unexpected \"%s\"", argv[0]);
-	if (cli_nl(cli))
-		return 1;
-	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_INFO, 0);
-	if (!msg)
-		return 1;
-	return cli_talk(cli, msg, info_parse, "info");
+		return usage_error("unexpected \"%s\"", argv[0]);
+	req->msg = dmsc_nl_msg(DMSC_CMD_INFO, 0);
+	req->parse = info_parse;
+	return req->msg ? 0 : EXIT_FAIL;
 }
 
-static void set_usage(void)
+static void set_usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: dmsc set [flow_limit ENTRIES] [flow_timeout MS]\n"
 		"  flow_limit   flows the table tracks, 0..%u (0 = none)\n"
-		"  flow_timeout ms of idleness before a flow ages out\n",
-		DMSC_FLOW_LIMIT_MAX);
+		"  flow_timeout ms of idleness before a flow ages out, %u..%u\n",
+		DMSC_FLOW_LIMIT_MAX, DMSC_FLOW_TIMEOUT_MIN,
+		DMSC_FLOW_TIMEOUT_MAX);
 }
 
-int cmd_set(struct cli *cli, int argc, char **argv)
+int cmd_set(struct cli *cli, int argc, char **argv, struct request *req)
 {
 	struct nl_msg *msg;
 	uint32_t v;
 
-	if (argc == 0 || matches(argv[0], "help")) {
-		set_usage();
-		return argc ? 0 : 1;
+	(void)cli;
+	err_set_command("set", NULL);
+	if (argc > 0 && matches(argv[0], "help")) {
+		set_usage(stdout);
+		return 0;
 	}
-	if (cli_nl(cli))
-		return 1;
-	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_SET, 0);
+	if (argc == 0)
+		return usage_error("nothing to set");
+	msg = dmsc_nl_msg(DMSC_CMD_SET, 0);
 	if (!msg)
-		return 1;
+		return EXIT_FAIL;
 	for (; argc > 0; argc -= 2, argv += 2) {
 		if (argc < 2) {
 			nlmsg_free(msg);
-			return usage_error("set", "\"%s\" needs a value",
-					   argv[0]);
+			return usage_error("%s: needs a value", argv[0]);
 		}
 		if (!strcmp(argv[0], "flow_limit")) {
-			if (parse_u32("flow_limit", argv[1], 0, DMSC_FLOW_LIMIT_MAX,
-				      &v))
+			if (parse_u32("flow_limit", argv[1], 0,
+				      DMSC_FLOW_LIMIT_MAX, &v))
 				goto bad;
 			nla_put_u32(msg, DMSC_A_FLOW_LIMIT, v);
 		} else if (!strcmp(argv[0], "flow_timeout")) {
@@ -160,12 +161,12 @@ int cmd_set(struct cli *cli, int argc, char **argv)
 			nla_put_u32(msg, DMSC_A_FLOW_TIMEOUT, v);
 		} else {
 			nlmsg_free(msg);
-			return usage_error("set", "unknown setting \"%s\"",
-					   argv[0]);
+			return usage_error("unknown setting \"%s\"", argv[0]);
 		}
 	}
-	return cli_talk(cli, msg, NULL, "set");
+	req->msg = msg;
+	return 0;
 bad:
 	nlmsg_free(msg);
-	return 1;
+	return EXIT_USAGE;
 }

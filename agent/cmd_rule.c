@@ -7,12 +7,13 @@
 #include <linux/dmsc.h>
 
 #include "cmd.h"
+#include "err.h"
 #include "output.h"
 #include "parse.h"
 
-static void rule_usage(void)
+static void rule_usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: dmsc rule add dst PREFIX [src PREFIX] [qpn QP|LO-HI] tunnel ID\n"
 		"       dmsc rule del dst PREFIX [src PREFIX] [qpn QP|LO-HI]\n"
 		"       dmsc [-j] [-s] rule show\n"
@@ -29,9 +30,8 @@ static int put_prefix(struct nl_msg *msg, const struct dmsc_prefix *p,
 	       nla_put_u8(msg, len_attr, p->len);
 }
 
-static int rule_send(struct cli *cli, int cmd, int argc, char **argv)
+static int rule_request(int cmd, int argc, char **argv, struct request *req)
 {
-	const char *what = cmd == DMSC_CMD_RULE_NEW ? "add" : "del";
 	struct dmsc_prefix dst = { 0 }, src = { 0 };
 	bool have_dst = false, have_src = false, have_qpn = false;
 	uint32_t lo = 0, hi = 0, tunnel = 0;
@@ -40,42 +40,37 @@ static int rule_send(struct cli *cli, int cmd, int argc, char **argv)
 
 	for (; argc > 0; argc -= 2, argv += 2) {
 		if (argc < 2)
-			return usage_error("rule", "\"%s\" needs a value",
-					   argv[0]);
+			return usage_error("%s: needs a value", argv[0]);
 		if (!strcmp(argv[0], "dst")) {
 			if (parse_prefix("dst", argv[1], &dst))
-				return 1;
+				return EXIT_USAGE;
 			have_dst = true;
 		} else if (!strcmp(argv[0], "src")) {
 			if (parse_prefix("src", argv[1], &src))
-				return 1;
+				return EXIT_USAGE;
 			have_src = true;
 		} else if (!strcmp(argv[0], "qpn")) {
 			if (parse_qpn_range("qpn", argv[1], &lo, &hi))
-				return 1;
+				return EXIT_USAGE;
 			have_qpn = true;
 		} else if (!strcmp(argv[0], "tunnel") &&
 			   cmd == DMSC_CMD_RULE_NEW) {
 			if (parse_u32("tunnel", argv[1], 1, UINT32_MAX,
 				      &tunnel))
-				return 1;
+				return EXIT_USAGE;
 		} else {
-			return usage_error("rule", "%s: unknown option \"%s\"",
-					   what, argv[0]);
+			return usage_error("unknown option \"%s\"", argv[0]);
 		}
 	}
 	if (!have_dst)
-		return usage_error("rule", "dst: required");
+		return usage_error("dst: required");
 	if (have_src && src.family != dst.family)
-		return usage_error("rule",
-				   "src: not of the same family as dst");
+		return usage_error("src: not of the same family as dst");
 	if (cmd == DMSC_CMD_RULE_NEW && !tunnel)
-		return usage_error("rule", "tunnel: required");
-	if (cli_nl(cli))
-		return 1;
-	msg = dmsc_nl_msg(&cli->nl, cmd, 0);
+		return usage_error("tunnel: required");
+	msg = dmsc_nl_msg(cmd, 0);
 	if (!msg)
-		return 1;
+		return EXIT_FAIL;
 	r = nla_nest_start(msg, DMSC_A_RULE);
 	nla_put_u8(msg, DMSC_RULE_A_FAMILY, dst.family);
 	put_prefix(msg, &dst, DMSC_RULE_A_DST, DMSC_RULE_A_DST_LEN);
@@ -88,7 +83,8 @@ static int rule_send(struct cli *cli, int cmd, int argc, char **argv)
 	if (tunnel)
 		nla_put_u32(msg, DMSC_RULE_A_TUNNEL, tunnel);
 	nla_nest_end(msg, r);
-	return cli_talk(cli, msg, NULL, what);
+	req->msg = msg;
+	return 0;
 }
 
 static void print_prefix(const char *key, const char *fmt, int family,
@@ -141,38 +137,41 @@ static int rule_parse(struct nlattr **top, void *arg)
 	return 0;
 }
 
-static int rule_show(struct cli *cli, int argc, char **argv)
+static int rule_show(int argc, char **argv, struct request *req)
 {
-	struct nl_msg *msg;
-
 	if (argc)
-		return usage_error("rule", "show: unexpected \"%s\"", argv[0]);
-	if (cli_nl(cli))
-		return 1;
-	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_RULE_GET, NLM_F_DUMP);
-	if (!msg)
-		return 1;
-	return cli_show(cli, msg, rule_parse, "show");
+		return usage_error("unexpected \"%s\"", argv[0]);
+	req->msg = dmsc_nl_msg(DMSC_CMD_RULE_GET, NLM_F_DUMP);
+	req->parse = rule_parse;
+	req->array = true;
+	return req->msg ? 0 : EXIT_FAIL;
 }
 
-int cmd_rule(struct cli *cli, int argc, char **argv)
+int cmd_rule(struct cli *cli, int argc, char **argv, struct request *req)
 {
 	const char *verb = argc ? argv[0] : "show";
 
+	(void)cli;
+	err_set_command("rule", NULL);
 	if (argc) {
 		argc--;
 		argv++;
 	}
 	if (matches(verb, "help")) {
-		rule_usage();
+		rule_usage(stdout);
 		return 0;
 	}
-	if (matches(verb, "show") || matches(verb, "list"))
-		return rule_show(cli, argc, argv);
-	if (matches(verb, "add"))
-		return rule_send(cli, DMSC_CMD_RULE_NEW, argc, argv);
-	if (matches(verb, "delete"))
-		return rule_send(cli, DMSC_CMD_RULE_DEL, argc, argv);
-	rule_usage();
-	return usage_error("rule", "unknown command \"%s\"", verb);
+	if (matches(verb, "show") || matches(verb, "list")) {
+		err_set_command("rule", "show");
+		return rule_show(argc, argv, req);
+	}
+	if (matches(verb, "add")) {
+		err_set_command("rule", "add");
+		return rule_request(DMSC_CMD_RULE_NEW, argc, argv, req);
+	}
+	if (matches(verb, "delete")) {
+		err_set_command("rule", "del");
+		return rule_request(DMSC_CMD_RULE_DEL, argc, argv, req);
+	}
+	return usage_error("unknown command \"%s\"", verb);
 }

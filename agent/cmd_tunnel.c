@@ -7,12 +7,13 @@
 #include <linux/dmsc.h>
 
 #include "cmd.h"
+#include "err.h"
 #include "output.h"
 #include "parse.h"
 
-static void tunnel_usage(void)
+static void tunnel_usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: dmsc tunnel add ID src ADDR PATH [PATH...] [backup SIDS]\n"
 		"                       [mode encap|encap.red] [state up|down]\n"
 		"       dmsc tunnel change ID [src ADDR] [PATH...] [backup SIDS|none]\n"
@@ -37,7 +38,7 @@ static int put_segs(struct nl_msg *msg, const char *field, const char *arg)
 
 /*
  * The options shared by add and change, after the ID. @add says which
- * ones are required. Returns 0 with the options in @msg, or -1.
+ * ones are required. Returns 0 with the options in @msg, or EXIT_USAGE.
  */
 static int parse_tunnel_opts(struct nl_msg *msg, int argc, char **argv,
 			     bool add)
@@ -50,48 +51,44 @@ static int parse_tunnel_opts(struct nl_msg *msg, int argc, char **argv,
 		const char *opt = argv[0];
 
 		if (argc < 2)
-			return usage_error("tunnel", "\"%s\" needs a value",
-					   opt);
+			return usage_error("%s: needs a value", opt);
 		if (!strcmp(opt, "src")) {
 			struct in6_addr a;
 
 			if (parse_in6("src", argv[1], &a))
-				return -1;
+				return EXIT_USAGE;
 			nla_put(msg, DMSC_TUNNEL_A_SRC, sizeof(a), &a);
 			have_src = true;
 		} else if (!strcmp(opt, "path")) {
 			struct nlattr *p;
 
 			if (++npaths > DMSC_MAX_PATHS)
-				return usage_error("tunnel",
-						   "path: too many paths (at most %d)",
+				return usage_error("path: too many paths (at most %d)",
 						   DMSC_MAX_PATHS);
 			p = nla_nest_start(msg, DMSC_TUNNEL_A_PATH);
 			if (put_segs(msg, "path", argv[1]))
-				return -1;
+				return EXIT_USAGE;
 			if (argc >= 4 && !strcmp(argv[2], "weight")) {
 				if (parse_u32("weight", argv[3], 1,
 					      DMSC_MAX_WEIGHT, &w))
-					return -1;
+					return EXIT_USAGE;
 				nla_put_u32(msg, DMSC_PATH_A_WEIGHT, w);
 				argc -= 2;
 				argv += 2;
 			}
 			nla_nest_end(msg, p);
 		} else if (!strcmp(opt, "weight")) {
-			return usage_error("tunnel",
-					   "weight: must follow a path");
+			return usage_error("weight: must follow a path");
 		} else if (!strcmp(opt, "backup")) {
-			struct nlattr *b = nla_nest_start(msg,
-							  DMSC_TUNNEL_A_BACKUP);
+			struct nlattr *b;
 
+			if (add && !strcmp(argv[1], "none"))
+				return usage_error("backup \"none\": only with change");
+			b = nla_nest_start(msg, DMSC_TUNNEL_A_BACKUP);
 			/* An empty backup nest removes the backup. */
 			if (strcmp(argv[1], "none") &&
 			    put_segs(msg, "backup", argv[1]))
-				return -1;
-			if (add && !strcmp(argv[1], "none"))
-				return usage_error("tunnel",
-						   "backup: \"none\" only with change");
+				return EXIT_USAGE;
 			/* libnl drops an empty nest unless told to keep it. */
 			nla_nest_end_keep_empty(msg, b);
 		} else if (!strcmp(opt, "mode")) {
@@ -102,80 +99,76 @@ static int parse_tunnel_opts(struct nl_msg *msg, int argc, char **argv,
 			else if (!strcmp(argv[1], "encap.red"))
 				mode = DMSC_MODE_ENCAP_RED;
 			else
-				return usage_error("tunnel",
-						   "mode: \"%s\" is not encap or encap.red",
+				return usage_error("mode \"%s\": not encap or encap.red",
 						   argv[1]);
 			nla_put_u8(msg, DMSC_TUNNEL_A_MODE, mode);
 		} else if (!strcmp(opt, "state")) {
 			if (strcmp(argv[1], "up") && strcmp(argv[1], "down"))
-				return usage_error("tunnel",
-						   "state: \"%s\" is not up or down",
+				return usage_error("state \"%s\": not up or down",
 						   argv[1]);
 			nla_put_u8(msg, DMSC_TUNNEL_A_ADMIN_UP,
 				   !strcmp(argv[1], "up"));
 		} else {
-			return usage_error("tunnel", "unknown option \"%s\"",
-					   opt);
+			return usage_error("unknown option \"%s\"", opt);
 		}
 		argc -= 2;
 		argv += 2;
 	}
 	if (add && !have_src)
-		return usage_error("tunnel", "src: required");
+		return usage_error("src: required");
 	if (add && !npaths)
-		return usage_error("tunnel", "path: at least one is required");
+		return usage_error("path: at least one is required");
 	return 0;
 }
 
-static int send_tunnel(struct cli *cli, int cmd, int argc, char **argv,
-		       const char *what)
+/* The arguments after ID of switch, del, add and change, into @msg. */
+static int parse_tunnel_args(struct nl_msg *msg, int cmd, const char *verb,
+			     int argc, char **argv)
+{
+	if (!strcmp(verb, "switch")) {
+		if (argc != 1 || (strcmp(argv[0], "backup") &&
+				  strcmp(argv[0], "primary")))
+			return usage_error("say backup or primary");
+		nla_put_u8(msg, DMSC_TUNNEL_A_ACTIVE,
+			   !strcmp(argv[0], "backup") ? DMSC_ACTIVE_BACKUP :
+							DMSC_ACTIVE_PRIMARY);
+		return 0;
+	}
+	if (cmd == DMSC_CMD_TUNNEL_DEL) {
+		if (argc)
+			return usage_error("unexpected \"%s\"", argv[0]);
+		return 0;
+	}
+	if (cmd == DMSC_CMD_TUNNEL_SET && !argc)
+		return usage_error("nothing to change");
+	return parse_tunnel_opts(msg, argc, argv, cmd == DMSC_CMD_TUNNEL_NEW);
+}
+
+static int tunnel_request(int cmd, const char *verb, int argc, char **argv,
+			  struct request *req)
 {
 	struct nl_msg *msg;
 	struct nlattr *t;
 	uint32_t id;
+	int ret;
 
 	if (argc < 1)
-		return usage_error("tunnel", "%s: tunnel ID required", what);
+		return usage_error("tunnel ID required");
 	if (parse_u32("ID", argv[0], 1, UINT32_MAX, &id))
-		return 1;
-	if (cli_nl(cli))
-		return 1;
-	msg = dmsc_nl_msg(&cli->nl, cmd, 0);
+		return EXIT_USAGE;
+	msg = dmsc_nl_msg(cmd, 0);
 	if (!msg)
-		return 1;
+		return EXIT_FAIL;
 	t = nla_nest_start(msg, DMSC_A_TUNNEL);
 	nla_put_u32(msg, DMSC_TUNNEL_A_ID, id);
-	argc--;
-	argv++;
-	if (cmd == DMSC_CMD_TUNNEL_SET && !strcmp(what, "switch")) {
-		if (argc != 1 || (strcmp(argv[0], "backup") &&
-				  strcmp(argv[0], "primary"))) {
-			nlmsg_free(msg);
-			return usage_error("tunnel",
-					   "switch: say backup or primary");
-		}
-		nla_put_u8(msg, DMSC_TUNNEL_A_ACTIVE,
-			   !strcmp(argv[0], "backup") ? DMSC_ACTIVE_BACKUP :
-							DMSC_ACTIVE_PRIMARY);
-	} else if (cmd == DMSC_CMD_TUNNEL_DEL) {
-		if (argc) {
-			nlmsg_free(msg);
-			return usage_error("tunnel", "del: unexpected \"%s\"",
-					   argv[0]);
-		}
-	} else {
-		if (cmd == DMSC_CMD_TUNNEL_SET && !argc) {
-			nlmsg_free(msg);
-			return usage_error("tunnel", "change: nothing to change");
-		}
-		if (parse_tunnel_opts(msg, argc, argv,
-				      cmd == DMSC_CMD_TUNNEL_NEW)) {
-			nlmsg_free(msg);
-			return 1;
-		}
+	ret = parse_tunnel_args(msg, cmd, verb, argc - 1, argv + 1);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
 	}
 	nla_nest_end(msg, t);
-	return cli_talk(cli, msg, NULL, what);
+	req->msg = msg;
+	return 0;
 }
 
 static void print_counters(struct nlattr **tb, int packets, int bytes,
@@ -274,54 +267,65 @@ static int tunnel_parse(struct nlattr **top, void *arg)
 	return 0;
 }
 
-static int tunnel_show(struct cli *cli, int argc, char **argv)
+static int tunnel_show(int argc, char **argv, struct request *req)
 {
-	struct nl_msg *msg;
 	uint32_t id = 0;
 
 	if (argc > 1)
-		return usage_error("tunnel", "show: unexpected \"%s\"",
-				   argv[1]);
+		return usage_error("unexpected \"%s\"", argv[1]);
 	if (argc == 1 && parse_u32("ID", argv[0], 1, UINT32_MAX, &id))
-		return 1;
-	if (cli_nl(cli))
-		return 1;
-	msg = dmsc_nl_msg(&cli->nl, DMSC_CMD_TUNNEL_GET, id ? 0 : NLM_F_DUMP);
-	if (!msg)
-		return 1;
+		return EXIT_USAGE;
+	req->msg = dmsc_nl_msg(DMSC_CMD_TUNNEL_GET, id ? 0 : NLM_F_DUMP);
+	if (!req->msg)
+		return EXIT_FAIL;
 	if (id) {
-		struct nlattr *t = nla_nest_start(msg, DMSC_A_TUNNEL);
+		struct nlattr *t = nla_nest_start(req->msg, DMSC_A_TUNNEL);
 
-		nla_put_u32(msg, DMSC_TUNNEL_A_ID, id);
-		nla_nest_end(msg, t);
+		nla_put_u32(req->msg, DMSC_TUNNEL_A_ID, id);
+		nla_nest_end(req->msg, t);
 	}
-	return cli_show(cli, msg, tunnel_parse, "show");
+	req->parse = tunnel_parse;
+	req->array = true;
+	return 0;
 }
 
-int cmd_tunnel(struct cli *cli, int argc, char **argv)
+int cmd_tunnel(struct cli *cli, int argc, char **argv, struct request *req)
 {
 	const char *verb = argc ? argv[0] : "show";
 
+	(void)cli;
+	err_set_command("tunnel", NULL);
 	if (argc) {
 		argc--;
 		argv++;
 	}
 	if (matches(verb, "help")) {
-		tunnel_usage();
+		tunnel_usage(stdout);
 		return 0;
 	}
-	if (matches(verb, "show") || matches(verb, "list"))
-		return tunnel_show(cli, argc, argv);
-	if (matches(verb, "add"))
-		return send_tunnel(cli, DMSC_CMD_TUNNEL_NEW, argc, argv, "add");
-	if (matches(verb, "change") || matches(verb, "set"))
-		return send_tunnel(cli, DMSC_CMD_TUNNEL_SET, argc, argv,
-				   "change");
-	if (matches(verb, "switch"))
-		return send_tunnel(cli, DMSC_CMD_TUNNEL_SET, argc, argv,
-				   "switch");
-	if (matches(verb, "delete"))
-		return send_tunnel(cli, DMSC_CMD_TUNNEL_DEL, argc, argv, "del");
-	tunnel_usage();
-	return usage_error("tunnel", "unknown command \"%s\"", verb);
+	if (matches(verb, "show") || matches(verb, "list")) {
+		err_set_command("tunnel", "show");
+		return tunnel_show(argc, argv, req);
+	}
+	if (matches(verb, "add")) {
+		err_set_command("tunnel", "add");
+		return tunnel_request(DMSC_CMD_TUNNEL_NEW, "add", argc, argv,
+				      req);
+	}
+	if (matches(verb, "change") || matches(verb, "set")) {
+		err_set_command("tunnel", "change");
+		return tunnel_request(DMSC_CMD_TUNNEL_SET, "change", argc, argv,
+				      req);
+	}
+	if (matches(verb, "switch")) {
+		err_set_command("tunnel", "switch");
+		return tunnel_request(DMSC_CMD_TUNNEL_SET, "switch", argc, argv,
+				      req);
+	}
+	if (matches(verb, "delete")) {
+		err_set_command("tunnel", "del");
+		return tunnel_request(DMSC_CMD_TUNNEL_DEL, "del", argc, argv,
+				      req);
+	}
+	return usage_error("unknown command \"%s\"", verb);
 }

@@ -74,13 +74,14 @@ void dmsc_nl_close(struct dmsc_nl *nl)
 	nl->sk = NULL;
 }
 
-struct nl_msg *dmsc_nl_msg(struct dmsc_nl *nl, int cmd, int flags)
+struct nl_msg *dmsc_nl_msg(int cmd, int flags)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
 	if (!msg)
 		return NULL;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+	/* The family's id is known only once the socket asked for it. */
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, 0, 0,
 			 flags, cmd, DMSC_GENL_VERSION)) {
 		nlmsg_free(msg);
 		return NULL;
@@ -188,6 +189,8 @@ int dmsc_nl_talk(struct dmsc_nl *nl, struct nl_msg *msg,
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_finish, &st);
 	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, on_dump_intr, &st);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &st);
+
+	nlmsg_hdr(msg)->nlmsg_type = nl->family;
 
 	err = nl_send_auto(nl->sk, msg);
 	nlmsg_free(msg);

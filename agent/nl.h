@@ -25,8 +25,12 @@ typedef int (*dmsc_nl_parse_fn)(struct nlattr **tb, void *arg);
 int dmsc_nl_open(struct dmsc_nl *nl);
 void dmsc_nl_close(struct dmsc_nl *nl);
 
-/* A message for @cmd with @flags (NLM_F_DUMP for dumps). */
-struct nl_msg *dmsc_nl_msg(struct dmsc_nl *nl, int cmd, int flags);
+/*
+ * A message for @cmd with @flags (NLM_F_DUMP for dumps). It needs no
+ * socket: a command is parsed into its message before netlink is opened,
+ * and dmsc_nl_talk() fills in the family's id when it sends it.
+ */
+struct nl_msg *dmsc_nl_msg(int cmd, int flags);
 
 /*
  * Send @msg (consumed), hand each reply's top-level attributes to @parse,

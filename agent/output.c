@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <inttypes.h>
+#include <math.h>
 #include <json-c/json.h>
 
 #include "output.h"
@@ -110,6 +111,31 @@ void out_bool(const char *key, const char *fmt, bool v)
 		attach(key, json_object_new_boolean(v));
 	else if (fmt)
 		printf(fmt, v ? "true" : "false");
+}
+
+const char *format_number(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "nan");
+	else if (isinf(v))
+		snprintf(buf, len, v < 0 ? "-inf" : "inf");
+	else
+		/* + 0.0 turns -0 into 0. */
+		snprintf(buf, len, "%.15g", v + 0.0);
+	return buf;
+}
+
+void out_double(const char *key, const char *fmt, double v)
+{
+	char buf[NUMBER_STRLEN];
+
+	format_number(v, buf, sizeof(buf));
+	if (json_mode)
+		/* json-c prints the text given with the value as it is. */
+		attach(key, isfinite(v) ? json_object_new_double_s(v, buf) :
+					  NULL);
+	else if (fmt)
+		printf(fmt, buf);
 }
 
 void out_text(const char *fmt, ...)

@@ -8,6 +8,7 @@
 
 #include <linux/dmsc.h>
 
+#include "err.h"
 #include "parse.h"
 
 bool matches(const char *arg, const char *word)
@@ -30,22 +31,20 @@ int parse_u32(const char *field, const char *s, uint32_t min, uint32_t max,
 	if (errno || *end)
 		goto bad;
 	if (v < min || v > max) {
-		fprintf(stderr, "dmsc: %s: \"%s\" is out of range %u..%u\n",
-			field, s, min, max);
+		errorf("%s \"%s\": out of range %u..%u", field, s, min, max);
 		return -1;
 	}
 	*out = (uint32_t)v;
 	return 0;
 bad:
-	fprintf(stderr, "dmsc: %s: \"%s\" is not a number\n", field, s);
+	errorf("%s \"%s\": not a number", field, s);
 	return -1;
 }
 
 int parse_in6(const char *field, const char *s, struct in6_addr *out)
 {
 	if (inet_pton(AF_INET6, s, out) != 1) {
-		fprintf(stderr, "dmsc: %s: \"%s\" is not an IPv6 address\n",
-			field, s);
+		errorf("%s \"%s\": not an IPv6 address", field, s);
 		return -1;
 	}
 	return 0;
@@ -73,29 +72,27 @@ int parse_sid_list(const char *field, const char *s, struct in6_addr *segs,
 	int count = 0, ret = -1;
 
 	if (!copy) {
-		fprintf(stderr, "dmsc: %s: out of memory\n", field);
+		errorf("%s: out of memory", field);
 		return -1;
 	}
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (count == max) {
-			fprintf(stderr,
-				"dmsc: %s: too many segments (at most %d)\n",
-				field, max);
+			errorf("%s \"%s\": too many segments (at most %d)",
+			       field, s, max);
 			goto out;
 		}
 		if (parse_in6(field, tok, &segs[count]))
 			goto out;
 		why = bad_sid(&segs[count]);
 		if (why) {
-			fprintf(stderr, "dmsc: %s: \"%s\" is %s, not a SID\n",
-				field, tok, why);
+			errorf("%s \"%s\": %s, not a SID", field, tok, why);
 			goto out;
 		}
 		count++;
 	}
 	if (!count) {
-		fprintf(stderr, "dmsc: %s: empty segment list\n", field);
+		errorf("%s \"%s\": empty segment list", field, s);
 		goto out;
 	}
 	*n = count;
@@ -126,22 +123,32 @@ int parse_prefix(const char *field, const char *s, struct dmsc_prefix *p)
 		goto bad;
 	bits = p->family == AF_INET ? 32 : 128;
 	len = bits;
-	if (slash && parse_u32(field, slash, 0, bits, &len))
-		return -1;
+	if (slash) {
+		unsigned long l;
+		char *end;
+
+		errno = 0;
+		l = strtoul(slash, &end, 10);
+		len = l;
+		if (!*slash || *slash == '-' || *slash == '+' || *end ||
+		    errno || l > (unsigned long)bits) {
+			errorf("%s \"%s\": prefix length not in 0..%d", field,
+			       s, bits);
+			return -1;
+		}
+	}
 	p->len = len;
 	/* Host bits past the prefix length mean a typo, as in iproute2. */
 	for (i = len; i < bits; i++) {
 		if (p->addr[i / 8] & (0x80 >> (i % 8))) {
-			fprintf(stderr,
-				"dmsc: %s: \"%s\" has host bits set past /%u\n",
-				field, s, len);
+			errorf("%s \"%s\": host bits set past /%u", field, s,
+			       len);
 			return -1;
 		}
 	}
 	return 0;
 bad:
-	fprintf(stderr, "dmsc: %s: \"%s\" is not an IPv4 or IPv6 prefix\n",
-		field, s);
+	errorf("%s \"%s\": not an IPv4 or IPv6 prefix", field, s);
 	return -1;
 }
 
@@ -151,8 +158,7 @@ int parse_qpn_range(const char *field, const char *s, uint32_t *lo,
 	char buf[32], *dash;
 
 	if (strlen(s) >= sizeof(buf)) {
-		fprintf(stderr, "dmsc: %s: \"%s\" is not a QP or QP range\n",
-			field, s);
+		errorf("%s \"%s\": not a QP or QP range", field, s);
 		return -1;
 	}
 	strcpy(buf, s);
@@ -165,8 +171,7 @@ int parse_qpn_range(const char *field, const char *s, uint32_t *lo,
 	if (dash && parse_u32(field, dash, 0, DMSC_QPN_MAX, hi))
 		return -1;
 	if (*lo > *hi) {
-		fprintf(stderr, "dmsc: %s: \"%s\": %u is above %u\n", field, s,
-			*lo, *hi);
+		errorf("%s \"%s\": %u is above %u", field, s, *lo, *hi);
 		return -1;
 	}
 	return 0;
@@ -176,5 +181,16 @@ const char *format_addr(int family, const void *addr, char *buf, size_t len)
 {
 	if (!inet_ntop(family, addr, buf, len))
 		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* An IPv6 address needs brackets, or its last group reads as the port. */
+const char *format_addr_port(int family, const void *addr, unsigned int port,
+			     char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	format_addr(family, addr, a, sizeof(a));
+	snprintf(buf, len, family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, port);
 	return buf;
 }

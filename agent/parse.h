@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Parsers for command-line values. Each one names the field it parses in
- * its error message ("dmsc: weight: \"0\" is out of range 1..65535") and
- * returns -1 on error, 0 on success.
+ * Parsers for command-line values. Each one names the field and the value
+ * it refuses in its error message, after the command the error context
+ * holds (err.h): "dmsc: tunnel add: weight \"0\": out of range 1..65535".
+ * They return -1 on error, 0 on success.
  */
 #ifndef DMSC_PARSE_H
 #define DMSC_PARSE_H
@@ -34,5 +35,9 @@ int parse_qpn_range(const char *field, const char *s, uint32_t *lo,
 
 /* Text forms of addresses, for output. */
 const char *format_addr(int family, const void *addr, char *buf, size_t len);
+/* "ADDR:PORT" for IPv4, "[ADDR]:PORT" for IPv6 (RFC 5952 section 6). */
+#define ADDR_PORT_STRLEN (INET6_ADDRSTRLEN + 8)
+const char *format_addr_port(int family, const void *addr, unsigned int port,
+			     char *buf, size_t len);
 
 #endif /* DMSC_PARSE_H */

@@ -16,7 +16,7 @@ pkgs=(
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
 	iproute2 nftables tshark tcpdump util-linux procps dkms
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
-	python3 python3-yaml python3-jsonschema
+	python3 python3-yaml python3-jsonschema groff-base man-db
 )
 
 # Only for make check-debug: a kernel build from linux-source.

@@ -16,7 +16,7 @@ int main(void)
 	uint32_t v, lo, hi;
 	int n, i;
 
-	ktap_plan(24);
+	ktap_plan(27);
 	ktap_check(!parse_u32("weight", "3", 1, 65535, &v) && v == 3,
 		   "u32 plain");
 	ktap_check(!parse_u32("id", "0x10", 1, 100, &v) && v == 16, "u32 hex");
@@ -58,8 +58,10 @@ int main(void)
 		   "host address is /32");
 	ktap_check(parse_prefix("dst", "10.1.2.3/16", &p),
 		   "host bits refused");
-	ktap_check(parse_prefix("dst", "10.1.0.0/33", &p),
-		   "ipv4 length above 32 refused");
+	ktap_check(parse_prefix("dst", "10.1.0.0/33", &p) &&
+		   parse_prefix("dst", "10.1.0.0/4294967328", &p) &&
+		   parse_prefix("dst", "10.1.0.0/", &p),
+		   "ipv4 length above 32, wrapping or empty refused");
 
 	ktap_check(!parse_qpn_range("qpn", "17", &lo, &hi) && lo == 17 &&
 		   hi == 17, "single qpn");
@@ -68,5 +70,19 @@ int main(void)
 	ktap_check(parse_qpn_range("qpn", "31-16", &lo, &hi) &&
 		   parse_qpn_range("qpn", "0-16777216", &lo, &hi),
 		   "reversed or too wide qpn range refused");
+
+	inet_pton(AF_INET6, "2001:db8::1", &a);
+	ktap_check(!strcmp(format_addr_port(AF_INET6, &a, 4791, buf,
+					    ADDR_PORT_STRLEN),
+			   "[2001:db8::1]:4791"), "ipv6 with port in brackets");
+	inet_pton(AF_INET6, "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255", &a);
+	ktap_check(!strcmp(format_addr_port(AF_INET6, &a, 65535, buf,
+					    ADDR_PORT_STRLEN),
+			   "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535"),
+		   "longest ipv6 with port fits ADDR_PORT_STRLEN");
+	inet_pton(AF_INET, "10.0.0.1", &v);
+	ktap_check(!strcmp(format_addr_port(AF_INET, &v, 49152, buf,
+					    ADDR_PORT_STRLEN),
+			   "10.0.0.1:49152"), "ipv4 with port bare");
 	return ktap_finish();
 }
