@@ -543,7 +543,8 @@ finish() {
 trap finish EXIT
 # pktgen outruns the softirq that drains veth's backlog under TCG.
 sysctl -qw net.core.netdev_max_backlog=100000
-if ! modprobe pktgen 2>/dev/null; then
+# Built in (the debug kernel) or a module (Debian's).
+if [ ! -d /proc/net/pktgen ] && ! modprobe pktgen 2>/dev/null; then
 	echo "TAP version 13"
 	echo "1..0 # SKIP pktgen is not available"
 	exit 4

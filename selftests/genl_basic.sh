@@ -82,7 +82,9 @@ test_read_needs_admin() {
 test_hooks_lazy() {
 	command -v nft >/dev/null || skip "nft not installed"
 	# nft lists hooks through nfnetlink_hook, which Debian's 6.1 lacks.
-	grep -q '^CONFIG_NETFILTER_NETLINK_HOOK=[ym]' "/boot/config-$(uname -r)" ||
+	# A kernel built in a tree (check-debug) has its config there.
+	grep -q '^CONFIG_NETFILTER_NETLINK_HOOK=[ym]' \
+		"${DMSC_KCONFIG:-/boot/config-$(uname -r)}" ||
 		skip "kernel without CONFIG_NETFILTER_NETLINK_HOOK: nft cannot list hooks"
 	mkns h
 	local hooks
