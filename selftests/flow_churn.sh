@@ -281,6 +281,23 @@ pktgen_stop() {
 	gen sh -c "echo stop >$PG/pgctrl" || true
 	wait "$PKTGEN_PID" || true
 	PKTGEN_PID=
+	settle
+}
+
+# settle: wait (up to 60 s) until the flow count holds still for a second.
+# pktgen stopping does not stop the flows: up to netdev_max_backlog
+# packets are still queued on veth's backlog and create flows as the
+# softirq drains them (13k of them after a stop under load on 6.1), so a
+# snapshot taken at once compares counts read at different moments.
+settle() {
+	local prev=-1 i
+	for ((i = 0; i < 60; i++)); do
+		info
+		[ "$S_flows" = "$prev" ] && return 0
+		prev=$S_flows
+		sleep 1
+	done
+	echo "# the flow count did not settle in 60 s: $S_flows"
 }
 
 # roce_start DST QPS RATE: roce-gen from gen in the background, real
