@@ -98,7 +98,7 @@ topo_up() {
 
 # Stop what runs in the background before the namespaces go.
 case_down() {
-	[ -z "$PKTGEN_PID" ] || pktgen_stop
+	[ -z "$PKTGEN_PID" ] || pktgen_halt
 	roce_stop
 	cleanup_ns
 }
@@ -277,10 +277,13 @@ pktgen_bg() {
 	gen sh -ec "$script" 2>"$T/pktgen.err" &
 	PKTGEN_PID=$!
 }
-pktgen_stop() {
+pktgen_halt() {
 	gen sh -c "echo stop >$PG/pgctrl" || true
 	wait "$PKTGEN_PID" || true
 	PKTGEN_PID=
+}
+pktgen_stop() {
+	pktgen_halt
 	settle
 }
 
