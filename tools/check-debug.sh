@@ -36,8 +36,8 @@ export DMSC_KCONFIG=$kdir/.config
 [ -f "build/kmod/$kver/kernel/dmsc.ko" ] ||
 	die "no build/kmod/$kver/kernel/dmsc.ko: run make modules-debug"
 
-make -s -C selftests all || die "selftests do not build"
-tests=${DMSC_DEBUG_TESTS:-$(make -s -C selftests list)}
+make -s --no-print-directory -C selftests all || die "selftests do not build"
+tests=${DMSC_DEBUG_TESTS:-$(make -s --no-print-directory -C selftests list)}
 # shellcheck disable=SC2086
 set -- $tests
 [ $# -gt 0 ] || die "no selftests to run"

@@ -50,8 +50,8 @@ step checkpatch checkpatch
 step ynl python3 tools/ynl-check.py
 step dkms tools/dkms-check.sh
 
-make -s -C selftests all
-tests=$(make -s -C selftests list)
+make -s --no-print-directory -C selftests all
+tests=$(make -s --no-print-directory -C selftests list)
 for kver in $(tools/vm/kernels.sh); do
 	# -s: a kernel oops or WARN anywhere in the run fails it.
 	# shellcheck disable=SC2086

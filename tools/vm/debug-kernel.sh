@@ -133,7 +133,7 @@ echo "debug-kernel: config checked, compiling (-j$jobs)" >&2
 # The default target: vmlinux, bzImage and the (few) modules, hence
 # Module.symvers for out-of-tree builds.
 run make -j"$jobs" all
-kver=$(make -s kernelrelease)
+kver=$(make -s --no-print-directory kernelrelease)
 secs=$((prior + $(date +%s) - start))
 echo "$kver" >"$dir/kernelrelease"
 echo "$secs" >"$dir/build-time"
