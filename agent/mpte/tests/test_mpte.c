@@ -13,6 +13,7 @@
  *       / \  / \  / \  / \
  *      X1 X2 X3 X4 X5 X6 X7 X8
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1069,6 +1070,233 @@ out:
 	return KTAP_FAILED();
 }
 
+/* mpte_cli(argv) with stdout into the file out; returns its exit code. */
+static int run_cli(char **argv, const char *out)
+{
+	int saved, fd, rc, argc = 0;
+
+	while (argv[argc])
+		argc++;
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0)
+		abort();
+	dup2(fd, 1);
+	close(fd);
+	rc = mpte_cli(argc, argv, 0);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	return rc;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = mpte_xcalloc(1 << 16, 1);
+
+	if (f) {
+		size_t n = fread(buf, 1, (1 << 16) - 1, f);
+
+		buf[n] = 0;
+		fclose(f);
+	}
+	return buf;
+}
+
+/* The line dmsc mpte batch must write for a result's admitted demand. */
+static void expected_line(struct json_object *d, unsigned int id, char *buf,
+			  size_t len)
+{
+	struct json_object *paths = json_object_object_get(d, "paths"), *b;
+	size_t p, k, n = 0;
+
+	n += snprintf(buf + n, len - n, "tunnel add %u src fc00::1", id);
+	for (p = 0; p < json_object_array_length(paths); p++) {
+		struct json_object *pp = json_object_array_get_idx(paths, p);
+		struct json_object *sg = json_object_object_get(pp, "segments");
+
+		n += snprintf(buf + n, len - n, " path ");
+		for (k = 0; k < json_object_array_length(sg); k++)
+			n += snprintf(buf + n, len - n, "%s%s", k ? "," : "",
+				      json_object_get_string(json_object_array_get_idx(sg, k)));
+		n += snprintf(buf + n, len - n, " weight %d",
+			      json_object_get_int(json_object_object_get(pp, "weight")));
+	}
+	if (json_object_object_get_ex(d, "backup", &b) && b) {
+		struct json_object *sg = json_object_object_get(b, "segments");
+
+		n += snprintf(buf + n, len - n, " backup ");
+		for (k = 0; k < json_object_array_length(sg); k++)
+			n += snprintf(buf + n, len - n, "%s%s", k ? "," : "",
+				      json_object_get_string(json_object_array_get_idx(sg, k)));
+	}
+	snprintf(buf + n, len - n, "\n");
+}
+
+/*
+ * dmsc mpte batch: a solve result in, one tunnel line per admitted demand
+ * out, exactly the result's lists, weights and backup; anything the data
+ * plane would refuse is an error and then nothing is written.
+ */
+static int t_batch(void)
+{
+	char dir[] = "/tmp/mpte-batch-XXXXXX", topo[128], dem[128], res[128],
+	     out[128], bad[128], line[2048];
+	char *solve_argv[] = { "solve", "--topology", topo, "--demands", dem,
+			       "-j", NULL };
+	char *batch_argv[] = { "batch", "--result", res, "--src", "fc00:0::1",
+			       "--tunnel-id", "100", NULL };
+	char *bad_argv[] = { "batch", "--result", bad, "--src", "fc00::1",
+			     "--tunnel-id", "100", NULL };
+	char *src_argv[] = { "batch", "--result", res, "--src", "10.0.0.1",
+			     "--tunnel-id", "100", NULL };
+	struct json_object *r = NULL, *dems;
+	char *text = NULL, *got = NULL;
+	size_t i;
+	int tunnels = 0, rc;
+	FILE *f;
+
+	CHECK(mkdtemp(dir), "mkdtemp");
+	snprintf(topo, sizeof(topo), "%s/t.json", dir);
+	snprintf(dem, sizeof(dem), "%s/d.json", dir);
+	snprintf(res, sizeof(res), "%s/r.json", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.json", dir);
+	/* unequal weights (a reservation), a backup (protection), a reject */
+	f = fopen(topo, "w");
+	fputs("{\"nodes\":[{\"name\":\"A\",\"sid\":\"fc00::a\"},{\"name\":\"B\",\"sid\":\"fc00::b\"},"
+	      "{\"name\":\"C\",\"sid\":\"fc00::c\"},{\"name\":\"D\",\"sid\":\"fc00::d\"},{\"name\":\"E\",\"sid\":\"fc00::e\"}],"
+	      "\"links\":[{\"from\":\"A\",\"to\":\"C\",\"capacity\":100,\"reserved\":40},"
+	      "{\"from\":\"C\",\"to\":\"B\",\"capacity\":100},{\"from\":\"A\",\"to\":\"D\",\"capacity\":100},"
+	      "{\"from\":\"D\",\"to\":\"B\",\"capacity\":100},{\"from\":\"A\",\"to\":\"E\",\"capacity\":100,\"te_metric\":5},"
+	      "{\"from\":\"E\",\"to\":\"B\",\"capacity\":100,\"te_metric\":5}]}", f);
+	fclose(f);
+	f = fopen(dem, "w");
+	fputs("{\"demands\":[{\"id\":\"big\",\"ingress\":\"A\",\"egress\":\"B\",\"bandwidth\":120,\"max_paths\":2,"
+	      "\"protection\":\"link\",\"include_any\":0},"
+	      "{\"id\":\"huge\",\"ingress\":\"A\",\"egress\":\"B\",\"bandwidth\":500},"
+	      "{\"id\":\"back\",\"ingress\":\"B\",\"egress\":\"A\",\"bandwidth\":10}]}", f);
+	fclose(f);
+	CHECK(run_cli(solve_argv, res) == 0, "solve failed");
+	CHECK(run_cli(batch_argv, out) == 0, "batch failed");
+	got = slurp(out);
+	text = slurp(res);
+	r = json_tokener_parse(text);
+	CHECK(r, "result does not parse");
+	dems = json_object_object_get(r, "demands");
+	for (i = 0; i < json_object_array_length(dems); i++) {
+		struct json_object *d = json_object_array_get_idx(dems, i);
+
+		if (strcmp(json_object_get_string(json_object_object_get(d, "status")), "admitted")) {
+			snprintf(line, sizeof(line), "\ntunnel add %zu ", 100 + i);
+			CHECK(!strstr(got, line), "a tunnel for %s, not admitted", jstr(d, "id"));
+			continue;
+		}
+		expected_line(d, 100 + i, line, sizeof(line));
+		CHECK(strstr(got, line), "no line \"%.*s\" in:\n%s", (int)strlen(line) - 1,
+		      line, got);
+		tunnels++;
+	}
+	CHECK(tunnels == 2, "%d tunnels, want 2 (big, back; huge rejected)", tunnels);
+	CHECK(strstr(got, " backup "), "no backup in:\n%s", got);
+	CHECK(strstr(got, "# demands[1] \"huge\": rejected: "), "no comment for huge:\n%s", got);
+
+	/* not installable: an error naming the demand, nothing written */
+	free(text);
+	text = slurp(res);
+	{
+		static const char from[] = "\"installable\":true";
+		static const char to[] = "\"installable\":false,\"install_error\":\"test\"";
+		char *p = strstr(text, from);
+
+		CHECK(p, "no installable key in the result");
+		*p = 0;
+		f = fopen(bad, "w");
+		fprintf(f, "%s%s%s", text, to, p + strlen(from));
+		fclose(f);
+	}
+	fprintf(stderr, "# expected errors follow\n");
+	rc = run_cli(bad_argv, out);
+	free(got);
+	got = slurp(out);
+	CHECK(rc == 1 && !got[0], "not installable: exit %d, wrote \"%s\"", rc, got);
+	f = fopen(bad, "w");
+	fputs("{\"demands\":[{\"id\":\"x\",\"status\":\"admitted\",\"installable\":true,"
+	      "\"paths\":[{\"weight\":NaN}]}]}", f);
+	fclose(f);
+	rc = run_cli(bad_argv, out);
+	CHECK(rc == 1, "NaN: exit %d", rc);
+	f = fopen(bad, "w");
+	fputs("{\"demands\":[{\"id\":\"x\",\"status\":\"admitted\",\"installable\":true,"
+	      "\"paths\":[{\"weight\":70000,\"bandwidth\":1,\"hops\":[\"A\",\"B\"],\"segments\":[\"fc00::b\"]}]}]}", f);
+	fclose(f);
+	rc = run_cli(bad_argv, out);
+	CHECK(rc == 1, "weight 70000: exit %d", rc);
+	f = fopen(bad, "w");
+	fputs("{\"demands\":[{\"id\":\"x\",\"status\":\"admitted\",\"installable\":true,\"paths\":["
+	      "{\"weight\":1,\"bandwidth\":1,\"hops\":[\"A\",\"B\"],\"segments\":[\"fc00::b\"]},"
+	      "{\"weight\":1,\"bandwidth\":1,\"hops\":[\"C\",\"B\"],\"segments\":[\"fc00::c\"]}]}]}", f);
+	fclose(f);
+	rc = run_cli(bad_argv, out);
+	CHECK(rc == 1, "two head-ends: exit %d", rc);
+	rc = run_cli(src_argv, out);
+	CHECK(rc == 2, "--src 10.0.0.1: exit %d", rc);
+out:
+	if (r)
+		json_object_put(r);
+	free(text);
+	free(got);
+	unlink(topo);
+	unlink(dem);
+	unlink(res);
+	unlink(out);
+	unlink(bad);
+	rmdir(dir);
+	return KTAP_FAILED();
+}
+
+/* --exact: the LP's value, or an error: never a failure printed as a number. */
+static int t_cli_exact(void)
+{
+	char dir[] = "/tmp/mpte-exact-XXXXXX", topo[128], dem[128], out[128];
+	char *argv[] = { "solve", "--topology", topo, "--demands", dem,
+			 "--brief", "--exact", NULL };
+	char *sids_argv[] = { "solve", "--topology", topo, "--demands", dem,
+			      "--max-sids", "17", NULL };
+	char *text = NULL;
+	FILE *f;
+	int rc;
+
+	CHECK(mkdtemp(dir), "mkdtemp");
+	snprintf(topo, sizeof(topo), "%s/t.json", dir);
+	snprintf(dem, sizeof(dem), "%s/d.json", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	f = fopen(topo, "w");
+	fputs("{\"nodes\":[{\"name\":\"A\"},{\"name\":\"B\"}],\"links\":[{\"from\":\"A\",\"to\":\"B\",\"capacity\":100}]}", f);
+	fclose(f);
+	f = fopen(dem, "w");
+	fputs("{\"demands\":[{\"ingress\":\"A\",\"egress\":\"B\",\"bandwidth\":50}]}", f);
+	fclose(f);
+	fprintf(stderr, "# an expected error may follow\n");
+	rc = run_cli(argv, out);
+	text = slurp(out);
+	if (mpte_exact_available())
+		CHECK(rc == 0 && strstr(text, " lp 0.500000 "), "exit %d: %s", rc, text);
+	else
+		CHECK(rc == 1 && !text[0], "without GLPK: exit %d: %s", rc, text);
+	rc = run_cli(sids_argv, out);
+	CHECK(rc == 1, "--max-sids 17: exit %d", rc);
+out:
+	free(text);
+	unlink(topo);
+	unlink(dem);
+	unlink(out);
+	rmdir(dir);
+	return KTAP_FAILED();
+}
+
 struct tcase {
 	const char *name;
 	int (*fn)(void);
@@ -1100,6 +1328,8 @@ static const struct tcase cases[] = {
 	{ "max_sids_drops_long_lists", t_max_sids },
 	{ "identical_lists_merged", t_merge_identical_lists },
 	{ "cli_solve", t_cli },
+	{ "cli_exact_fails_loudly", t_cli_exact },
+	{ "batch_lines_are_the_result", t_batch },
 };
 
 int main(void)
