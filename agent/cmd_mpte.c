@@ -17,7 +17,7 @@ int cmd_mpte(struct cli *cli, int argc, char **argv)
 
 		return mpte_cli(1, help, cli->json);
 	}
-	if (strcmp(argv[0], "solve"))
+	if (strcmp(argv[0], "solve") && strcmp(argv[0], "batch"))
 		return usage_error("unknown command \"%s\"", argv[0]);
 	return mpte_cli(argc, argv, cli->json);
 }

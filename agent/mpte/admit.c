@@ -641,6 +641,7 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 	for (k = 0; k < 2; k++)
 		if (t->links[l].arc[k] >= 0)
 			ctx->failed[t->links[l].arc[k]] = 1;
+	mpte_sids_invalidate(ctx);	/* IGP now routes around it */
 	backup_hit = mpte_xcalloc(ctx->ds->n, 1);
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];

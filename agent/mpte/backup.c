@@ -12,7 +12,8 @@
  * such paths we take the cheapest under the current congestion lengths, so
  * a backup steers clear of hot links; whether it would fit at the full
  * bandwidth today is reported, not reserved (backups are not booked, as in
- * facility protection they share the spare capacity).
+ * facility protection they share the spare capacity).  Its segment list
+ * must fit in max_sids like the primary's, or there is no backup.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ void mpte_compute_backup(struct mpte_ctx *ctx, int di)
 	const struct mpte_demand *d = &ctx->ds->d[di];
 	struct mpte_dstate *s = &ctx->st[di];
 	unsigned char *arc_off, *node_off;
-	int *buf, n, p, i, j, b;
+	int *buf, n, p, i, j, b, k;
 
 	free(s->backup.arcs);
 	memset(&s->backup, 0, sizeof(s->backup));
@@ -93,6 +94,14 @@ void mpte_compute_backup(struct mpte_ctx *ctx, int di)
 
 		snprintf(msg, sizeof(msg), "no %s-disjoint path meets the demand's constraints",
 			 prot_name(d->protection));
+		s->backup_reason = mpte_xstrdup(msg);
+	} else if ((k = mpte_segments_over(mpte_sids(ctx), buf, n,
+					   mpte_max_sids(ctx, di)))) {
+		/* the data plane could not install it */
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "the %s-disjoint path found needs %d SIDs, max_sids is %d",
+			 prot_name(d->protection), k, mpte_max_sids(ctx, di));
 		s->backup_reason = mpte_xstrdup(msg);
 	} else {
 		s->backup.arcs = mpte_xcalloc(n ? n : 1, sizeof(int));

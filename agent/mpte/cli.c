@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cli.c - "dmsc [-j] mpte solve --topology T.json --demands D.json ...":
- * read, solve, apply incremental events in the order given, print.
+ * read, solve, apply incremental events in the order given, print; and
+ * "dmsc mpte batch" (batch.c), which turns a result into tunnels.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <linux/dmsc.h>
 
 #include "mpte_cli.h"
 #include "mpte_int.h"
@@ -15,6 +18,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: dmsc [-j] mpte solve --topology T.json --demands D.json [OPTIONS]\n"
+		"       dmsc mpte batch --result R.json --src ADDR --tunnel-id N [--ingress NODE]\n"
 		"       dmsc mpte help\n"
 		"Options:\n"
 		"  -j, --json              print the full result as JSON\n"
@@ -27,19 +31,22 @@ static void usage(FILE *f)
 		"  --time-limit S          cap on seconds per optimisation run\n"
 		"  --fail-link ID          after solving, fail link ID (\"A-B\" or its id)\n"
 		"  --set-bandwidth ID=BW   after solving, change elastic demand ID to BW\n"
+		"  --max-sids N            at most N SIDs in a segment list, 1..%d (%d)\n"
 		"  --exact                 also solve the LP exactly with GLPK (small instances)\n"
 		"Events (--fail-link, --set-bandwidth) apply in the order given and\n"
-		"re-solve incrementally; the result lists the demands each touched.\n");
+		"re-solve incrementally; the result lists the demands each touched.\n"
+		"batch prints the admitted demands of a -j result as dmsc -batch lines\n"
+		"(tunnel N+i for demands[i]): see dmsc(8).\n",
+		DMSC_MAX_SEGS, DMSC_MAX_SEGS);
 }
 
 static struct json_object *load_json(const char *path, const char *what)
 {
-	struct json_object *o = json_object_from_file(path);
+	char err[512];
+	struct json_object *o = mpte_json_load(path, err, sizeof(err));
 
 	if (!o)
-		fprintf(stderr, "mpte: %s %s: %s\n", what, path,
-			json_util_get_last_err() ? json_util_get_last_err()
-						 : "cannot parse");
+		fprintf(stderr, "mpte: %s %s\n", what, err);
 	return o;
 }
 
@@ -70,6 +77,7 @@ static int solve(int argc, char **argv, int json)
 	struct event *ev;
 	char err[512];
 	int i, nev = 0, brief = 0, exact = 0, rc = 1;
+	double lp = 0;
 
 	mpte_options_default(&opt);
 	ev = calloc(argc ? argc : 1, sizeof(*ev));
@@ -105,7 +113,20 @@ static int solve(int argc, char **argv, int json)
 		} else if (!strcmp(a, "--no-backups")) {
 			opt.backups = 0;
 		} else if (!strcmp(a, "--exact")) {
+			if (!mpte_exact_available()) {
+				fprintf(stderr, "mpte: --exact: this build has no GLPK (built with HAVE_GLPK=0)\n");
+				goto out;
+			}
 			exact = 1;
+		} else if (!strcmp(a, "--max-sids")) {
+			NEED_ARG();
+			if (parse_double(v, &x) || x < 1 || x > DMSC_MAX_SEGS ||
+			    x != (int)x) {
+				fprintf(stderr, "mpte: --max-sids: expected an integer 1..%d, got \"%s\"\n",
+					DMSC_MAX_SEGS, v);
+				goto out;
+			}
+			opt.max_sids = (int)x;
 		} else if (!strcmp(a, "--tolerance")) {
 			NEED_ARG();
 			if (parse_double(v, &x) || x <= 0 || x > 1) {
@@ -191,10 +212,14 @@ static int solve(int argc, char **argv, int json)
 			goto out;
 		}
 	}
+	/* an LP that failed is an error, never a number to print */
+	if (exact && mpte_exact(ctx, &lp, err, sizeof(err))) {
+		fprintf(stderr, "mpte: --exact: %s\n", err);
+		goto out;
+	}
 	if (json) {
 		if (exact)
-			fprintf(stderr, "mpte: LP optimum (GLPK): %.9g\n",
-				mpte_exact(ctx));
+			fprintf(stderr, "mpte: LP optimum (GLPK): %.9g\n", lp);
 		mpte_result_print(ctx, stdout);
 	} else if (brief) {
 		printf("max utilisation %.6f lower bound %.6f", ctx->max_util,
@@ -202,13 +227,13 @@ static int solve(int argc, char **argv, int json)
 		if (ctx->ecmp_util >= 0)
 			printf(" ecmp %.6f", ctx->ecmp_util);
 		if (exact)
-			printf(" lp %.6f", mpte_exact(ctx));
+			printf(" lp %.6f", lp);
 		printf(" sweeps %d seconds %.4f\n", ctx->iterations,
 		       ctx->solve_seconds);
 	} else {
 		mpte_print_summary(ctx, stdout);
 		if (exact)
-			printf("LP optimum (GLPK): %.6f\n", mpte_exact(ctx));
+			printf("LP optimum (GLPK): %.6f\n", lp);
 	}
 	rc = 0;
 out:
@@ -232,6 +257,8 @@ int mpte_cli(int argc, char **argv, int json)
 	}
 	if (!strcmp(argv[0], "solve"))
 		return solve(argc, argv, json);
+	if (!strcmp(argv[0], "batch"))
+		return mpte_batch(argc, argv);
 	fprintf(stderr, "mpte: unknown command \"%s\"; try \"dmsc mpte help\"\n",
 		argv[0]);
 	return 1;

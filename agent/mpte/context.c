@@ -150,6 +150,8 @@ struct mpte_ctx *mpte_new(const struct mpte_topology *t,
 		mpte_options_default(&ctx->opt);
 	if (ctx->opt.max_iterations <= 0)
 		ctx->opt.max_iterations = 400;
+	if (ctx->opt.max_sids < 0)
+		ctx->opt.max_sids = 0;
 	ctx->st = mpte_xcalloc(ds->n, sizeof(*ctx->st));
 	ctx->load = mpte_xcalloc(t->narcs, sizeof(double));
 	ctx->background = mpte_xcalloc(t->narcs, sizeof(double));
@@ -217,6 +219,7 @@ void mpte_free(struct mpte_ctx *ctx)
 	free(ctx->mark_a);
 	free(ctx->mark_b);
 	free(ctx->bgp);
+	mpte_sid_cache_free(ctx->sids);
 	mpte_sp_fini(&ctx->sp);
 	mpte_sp_fini(&ctx->sp2);
 	free(ctx);
@@ -240,7 +243,8 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 			s->active = 0;
 			if (s->status == MPTE_ADMITTED && (!which || which[di]) &&
 			    mpte_finalise_paths(ctx, di)) {
-				s->active = 1;
+				/* out if no installable path was left */
+				s->active = s->status == MPTE_ADMITTED;
 				changed = 1;
 			}
 		}
@@ -263,6 +267,19 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 		for (di = 0; di < ctx->ds->n; di++)
 			if (!which || which[di])
 				mpte_compute_backup(ctx, di);
+}
+
+struct mpte_sid_cache *mpte_sids(struct mpte_ctx *ctx)
+{
+	if (!ctx->sids)
+		ctx->sids = mpte_sid_cache_new(ctx);
+	return ctx->sids;
+}
+
+void mpte_sids_invalidate(struct mpte_ctx *ctx)
+{
+	mpte_sid_cache_free(ctx->sids);
+	ctx->sids = NULL;
 }
 
 int mpte_solve(struct mpte_ctx *ctx)

@@ -202,13 +202,51 @@ static int on_cycle(const struct mpte_path *pp, const struct arcflow *af,
 }
 
 /*
+ * Paths whose compressed segment list needs more than max_sids SIDs cannot
+ * be installed: drop them before the cut to max_paths, so that the paths
+ * kept are the fattest installable ones; their flow spreads over the rest
+ * (re-balanced and, if a link overflows, re-admitted by mpte_finish).  If
+ * none is left the demand is out, with the reason.  Returns 1 if it is.
+ */
+static int drop_long_lists(struct mpte_ctx *ctx, int di)
+{
+	struct mpte_dstate *s = &ctx->st[di];
+	int m = mpte_max_sids(ctx, di), p, n, shortest = 0;
+
+	for (p = 0; p < s->npaths;) {
+		n = mpte_segments_over(mpte_sids(ctx), s->paths[p].arcs,
+				       s->paths[p].len, m);
+		if (!n) {
+			p++;
+			continue;
+		}
+		if (!shortest || n < shortest)
+			shortest = n;
+		free(s->paths[p].arcs);
+		s->paths[p] = s->paths[--s->npaths];
+	}
+	if (s->npaths)
+		return 0;
+	free(s->paths);
+	s->paths = NULL;
+	s->pcap = 0;
+	s->active = 0;
+	s->touched = 1;
+	s->status = s->is_new ? MPTE_REJECTED : MPTE_PREEMPTED;
+	mpte_set_reason(s, "no installable path: the shortest segment list found needs %d SIDs, max_sids is %d",
+			shortest, m);
+	return 1;
+}
+
+/*
  * Make the demand's paths final: acyclic union, at most max_paths, no
  * negligible paths, flows summing to the admitted bandwidth.  Flow around
  * a cycle is cancelled and the rest decomposed again; for a demand with a
  * delay bound that could splice a path over the bound, so there the
  * thinnest path through the cycle is dropped instead (its flow spreads
- * over the others).  Returns 1 if the flows changed; loads are recomputed
- * by the caller.
+ * over the others).  A path whose segment list would not fit in max_sids
+ * goes too (the data plane could not install it).  Returns 1 if the flows
+ * changed; loads are recomputed by the caller.
  */
 int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 {
@@ -252,6 +290,8 @@ int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 		changed = 1;
 	}
 
+	if (drop_long_lists(ctx, di))
+		return 1;
 	qsort(s->paths, s->npaths, sizeof(*s->paths), cmp_flow_desc);
 	while (s->npaths > 1 &&
 	       (s->npaths > d->max_paths ||

@@ -50,14 +50,20 @@ static int add_col(struct lp *l, double lo, double hi)
 	return c;
 }
 
-double mpte_exact(const struct mpte_ctx *ctx)
+int mpte_exact_available(void)
+{
+	return 1;
+}
+
+int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
+	       size_t errlen)
 {
 	const struct mpte_topology *t = ctx->t;
 	struct lp l;
 	struct mpte_filter f;
 	glp_smcp parm;
-	int g, a, k, v, j, ucol, row0, *node_row, rc;
-	double *supply, res = -1;
+	int g, a, k, v, j, ucol, row0, *node_row, rc, st = 0, ret = -1;
+	double *supply;
 
 	memset(&l, 0, sizeof(l));
 	l.p = glp_create_prob();
@@ -149,20 +155,36 @@ double mpte_exact(const struct mpte_ctx *ctx)
 	parm.msg_lev = GLP_MSG_OFF;
 	parm.presolve = GLP_ON;
 	rc = glp_simplex(l.p, &parm);
-	if (rc == 0 && glp_get_status(l.p) == GLP_OPT)
-		res = glp_get_obj_val(l.p);
+	if (rc == 0)
+		st = glp_get_status(l.p);
+	if (rc) {
+		snprintf(err, errlen, "GLPK: glp_simplex returned %d", rc);
+	} else if (st != GLP_OPT) {
+		snprintf(err, errlen, "GLPK: no optimum (status %d)", st);
+	} else {
+		*lp = glp_get_obj_val(l.p);
+		ret = 0;
+	}
 	glp_delete_prob(l.p);
 	free(l.ia);
 	free(l.ja);
 	free(l.ar);
 	free(node_row);
 	free(supply);
-	return res;
+	return ret;
 }
 #else
-double mpte_exact(const struct mpte_ctx *ctx)
+int mpte_exact_available(void)
+{
+	return 0;
+}
+
+int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
+	       size_t errlen)
 {
 	(void)ctx;
+	(void)lp;
+	snprintf(err, errlen, "built without GLPK (HAVE_GLPK=0): no exact LP");
 	return -1;
 }
 #endif

@@ -6,15 +6,23 @@
 #ifndef MPTE_EXACT_H
 #define MPTE_EXACT_H
 
+#include <stddef.h>
+
 struct mpte_ctx;
+
+/* 1 if this build has GLPK (make HAVE_GLPK=1, the default with glpk.h). */
+int mpte_exact_available(void);
 
 /*
  * Minimum max-utilisation over the demands admitted in ctx, at their
  * admitted bandwidth, with the same colour constraints, failures and
  * reservations (max_delay and max_paths are path properties an arc LP
  * cannot express, so they are relaxed: the value is a lower bound then).
- * Returns -1 if built without GLPK or if GLPK fails.
+ * Returns 0 with the optimum in *lp, or -1 with the reason in err: built
+ * without GLPK, or GLPK did not reach an optimum.  A caller must not take
+ * a failure for a result.
  */
-double mpte_exact(const struct mpte_ctx *ctx);
+int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
+	       size_t errlen);
 
 #endif

@@ -5,11 +5,17 @@
  * Every error names the field as a path a user can find in the file
  * ("demands[3].bandwidth: expected a number"), because a bad number in a
  * 10,000-demand file is otherwise hopeless to locate.  The schema is in
- * Documentation/mpte.md.
+ * Documentation/mpte.md.  A key the schema does not know is an error (a
+ * typo such as "bandwith" would otherwise be a silent default), and so is
+ * a repeated node name, link id, demand id or SID.  SIDs are IPv6 addresses,
+ * kept in canonical form so that the result reads as the kernel prints them.
  */
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <linux/dmsc.h>
 
 #include "mpte_int.h"
 
@@ -150,6 +156,46 @@ static struct json_object *get_array(struct json_object *o, const char *key,
 	return v;
 }
 
+/* Every key of o must be one of known (NULL-terminated). */
+static int check_keys(struct json_object *o, const char *where,
+		      const char *const *known, struct perr *e)
+{
+	json_object_object_foreach(o, key, val) {
+		const char *const *k;
+
+		(void)val;
+		for (k = known; *k; k++)
+			if (!strcmp(*k, key))
+				break;
+		if (!*k) {
+			fail(e, "%s: unknown key \"%s\"", where, key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * An optional SID: an IPv6 address, returned in canonical form (malloc'd),
+ * NULL if absent or bad (e->set tells which).
+ */
+static char *get_sid(struct json_object *o, const char *key, const char *where,
+		     struct perr *e)
+{
+	const char *s = get_string(o, key, where, 0, e);
+	struct in6_addr a;
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!s)
+		return NULL;
+	if (inet_pton(AF_INET6, s, &a) != 1) {
+		fail(e, "%s.%s: \"%s\" is not an IPv6 address", where, key, s);
+		return NULL;
+	}
+	inet_ntop(AF_INET6, &a, buf, sizeof(buf));
+	return mpte_xstrdup(buf);
+}
+
 /*
  * Colours: an integer bitmask, or an array of colour names (declared in the
  * topology's "colours" object) and bit numbers.
@@ -246,11 +292,18 @@ static char *arc_name(const struct mpte_topology *t, int from, int to)
 	return s;
 }
 
+static const char *const link_keys[] = {
+	"from", "to", "id", "capacity", "te_metric", "igp_metric", "delay",
+	"colours", "srlg", "reserved", "adj_sid", "reverse_adj_sid",
+	"bidirectional", NULL
+};
+
 static int parse_link(struct mpte_topology *t, struct json_object *l,
 		      size_t li, struct perr *e)
 {
 	char where[48];
-	const char *from, *to, *id, *adj, *radj;
+	const char *from, *to, *id;
+	char *adj, *radj;
 	struct mpte_arc a;
 	struct json_object *v;
 	int bidir, f, g, k;
@@ -262,6 +315,8 @@ static int parse_link(struct mpte_topology *t, struct json_object *l,
 		return -1;
 	}
 	memset(&a, 0, sizeof(a));
+	if (check_keys(l, where, link_keys, e))
+		return -1;
 	from = get_string(l, "from", where, 1, e);
 	to = get_string(l, "to", where, 1, e);
 	if (e->set)
@@ -328,7 +383,10 @@ static int parse_link(struct mpte_topology *t, struct json_object *l,
 					break;
 				}
 				x = json_object_get_double(r);
-				if (!(x >= 0))
+				if (!isfinite(x))
+					fail(e, "%s.reserved[%d]: not a finite number",
+					     where, k);
+				else if (x < 0)
 					fail(e, "%s.reserved[%d]: must not be negative",
 					     where, k);
 				a.reserved[k] = x;
@@ -338,10 +396,17 @@ static int parse_link(struct mpte_topology *t, struct json_object *l,
 		}
 	}
 	id = get_string(l, "id", where, 0, e);
-	adj = get_string(l, "adj_sid", where, 0, e);
-	radj = get_string(l, "reverse_adj_sid", where, 0, e);
+	if (!e->set && id && !*id)
+		fail(e, "%s.id: must not be empty", where);
+	adj = e->set ? NULL : get_sid(l, "adj_sid", where, e);
+	radj = e->set ? NULL : get_sid(l, "reverse_adj_sid", where, e);
+	if (!e->set && radj && !bidir)
+		fail(e, "%s.reverse_adj_sid: the link is not bidirectional",
+		     where);
 	if (e->set) {
 		free(a.srlg);
+		free(adj);
+		free(radj);
 		return -1;
 	}
 
@@ -359,14 +424,14 @@ static int parse_link(struct mpte_topology *t, struct json_object *l,
 	a.to = g;
 	a.link = t->nlinks;
 	a.reverse = bidir ? t->narcs + 1 : -1;
-	a.adj_sid = adj ? mpte_xstrdup(adj) : NULL;
+	a.adj_sid = adj;
 	a.name = arc_name(t, f, g);
 	t->arcs[t->narcs++] = a;
 	if (bidir) {
 		a.from = g;
 		a.to = f;
 		a.reverse = t->narcs - 1;
-		a.adj_sid = radj ? mpte_xstrdup(radj) : NULL;
+		a.adj_sid = radj;
 		a.name = arc_name(t, g, f);
 		if (a.nsrlg) {
 			int *s = mpte_xcalloc(a.nsrlg, sizeof(int));
@@ -379,6 +444,84 @@ static int parse_link(struct mpte_topology *t, struct json_object *l,
 	t->nlinks++;
 	return 0;
 }
+
+struct named {
+	const char *key;	/* what must be unique */
+	char field[64];		/* where it was given */
+	size_t order;		/* its place in the file */
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	/* equal keys in file order, so the later one is reported */
+	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
+}
+
+/* The first repeat among n keys, reported at its second occurrence. */
+static int check_unique(struct named *v, size_t n, const char *what,
+			struct perr *e)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i].order = i;
+	qsort(v, n, sizeof(*v), cmp_named);
+	for (i = 1; i < n; i++)
+		if (!strcmp(v[i - 1].key, v[i].key)) {
+			fail(e, "%s: duplicate %s \"%s\" (also %s)", v[i].field,
+			     what, v[i].key, v[i - 1].field);
+			return -1;
+		}
+	return 0;
+}
+
+/* Node names, link ids and SIDs (node and adjacency alike) are unique. */
+static int check_topology_unique(const struct mpte_topology *t,
+				 struct perr *e)
+{
+	struct named *v = mpte_xcalloc(t->nnodes + t->narcs + t->nlinks + 1,
+				       sizeof(*v));
+	size_t n = 0;
+	int i, rc = 0;
+
+	for (i = 0; i < t->nnodes; i++) {
+		v[n].key = t->nodes[i].name;
+		snprintf(v[n++].field, sizeof(v[0].field), "nodes[%d].name", i);
+	}
+	rc = check_unique(v, n, "name", e);
+	for (n = 0, i = 0; !rc && i < t->nlinks; i++) {
+		v[n].key = t->links[i].id;
+		snprintf(v[n++].field, sizeof(v[0].field), "links[%d].id", i);
+	}
+	/* an id left out defaults to "from-to": parallel links need one */
+	rc = rc ? rc : check_unique(v, n, "id", e);
+	for (n = 0, i = 0; !rc && i < t->nnodes; i++)
+		if (t->nodes[i].sid) {
+			v[n].key = t->nodes[i].sid;
+			snprintf(v[n++].field, sizeof(v[0].field),
+				 "nodes[%d].sid", i);
+		}
+	for (i = 0; !rc && i < t->narcs; i++)
+		if (t->arcs[i].adj_sid) {
+			int l = t->arcs[i].link;
+
+			v[n].key = t->arcs[i].adj_sid;
+			snprintf(v[n++].field, sizeof(v[0].field), "links[%d].%s",
+				 l, t->links[l].arc[0] == i ? "adj_sid"
+							    : "reverse_adj_sid");
+		}
+	rc = rc ? rc : check_unique(v, n, "SID", e);
+	free(v);
+	return rc;
+}
+
+static const char *const topology_keys[] = {
+	"nodes", "links", "colours", "max_sids", NULL
+};
+static const char *const node_keys[] = { "name", "sid", "locator", NULL };
 
 struct mpte_topology *mpte_topology_from_json(struct json_object *obj,
 					      char *err, size_t errlen)
@@ -393,9 +536,15 @@ struct mpte_topology *mpte_topology_from_json(struct json_object *obj,
 		return NULL;
 	}
 	t = mpte_xcalloc(1, sizeof(*t));
+	t->max_sids = DMSC_MAX_SEGS;
+	if (check_keys(obj, "topology", topology_keys, &e))
+		goto bad;
 	nodes = get_array(obj, "nodes", "", 1, &e);
 	links = get_array(obj, "links", "", 1, &e);
 	if (e.set)
+		goto bad;
+	if (get_int(obj, "max_sids", "topology", 1, DMSC_MAX_SEGS,
+		    &t->max_sids, &e) < 0)
 		goto bad;
 	parse_colour_names(t, obj, &e);
 	if (e.set)
@@ -406,29 +555,45 @@ struct mpte_topology *mpte_topology_from_json(struct json_object *obj,
 	for (i = 0; i < n; i++) {
 		struct json_object *o = json_object_array_get_idx(nodes, i);
 		char where[48];
-		const char *name, *sid;
+		const char *name;
+		char *sid;
 
 		snprintf(where, sizeof(where), "nodes[%zu]", i);
 		if (!o || json_object_get_type(o) != json_type_object) {
 			fail(&e, "%s: expected an object", where);
 			goto bad;
 		}
+		if (check_keys(o, where, node_keys, &e))
+			goto bad;
 		name = get_string(o, "name", where, 1, &e);
-		sid = get_string(o, "sid", where, 0, &e);
-		if (!sid && !e.set)
-			sid = get_string(o, "locator", where, 0, &e);
 		if (e.set)
 			goto bad;
 		if (!*name) {
 			fail(&e, "%s.name: must not be empty", where);
 			goto bad;
 		}
+		if (json_object_object_get_ex(o, "sid", NULL) &&
+		    json_object_object_get_ex(o, "locator", NULL)) {
+			fail(&e, "%s: sid and locator are the same thing: give one",
+			     where);
+			goto bad;
+		}
+		sid = get_sid(o, "sid", where, &e);
+		if (!sid && !e.set)
+			sid = get_sid(o, "locator", where, &e);
+		if (e.set)
+			goto bad;
+		/* no SID: solvable, but no list through it is installable */
 		t->nodes[i].name = mpte_xstrdup(name);
-		t->nodes[i].sid = mpte_xstrdup(sid ? sid : name);
+		t->nodes[i].sid = sid;
 		t->nnodes++;
 	}
 	if (mpte_topology_index(t)) {
-		fail(&e, "nodes: duplicate node name");
+		/* check_topology_unique below names the repeat */
+		t->nlinks = t->narcs = 0;
+		check_topology_unique(t, &e);
+		if (!e.set)
+			fail(&e, "nodes: duplicate node name");
 		goto bad;
 	}
 
@@ -438,6 +603,8 @@ struct mpte_topology *mpte_topology_from_json(struct json_object *obj,
 	for (i = 0; i < n; i++)
 		if (parse_link(t, json_object_array_get_idx(links, i), i, &e))
 			goto bad;
+	if (check_topology_unique(t, &e))
+		goto bad;
 	/* the CSR was built before the arcs existed: rebuild it */
 	free(t->out_start);
 	free(t->out_arc);
@@ -537,6 +704,13 @@ static int parse_node_set(const struct mpte_topology *t, struct json_object *o,
 	return 0;
 }
 
+static const char *const demand_keys[] = {
+	"id", "ingress", "egress", "bandwidth", "elastic", "setup_priority",
+	"hold_priority", "include_any", "include_all", "exclude_any",
+	"max_delay", "max_paths", "max_sids", "protection", "existing", NULL
+};
+static const char *const elastic_keys[] = { "min", "max", NULL };
+
 static int parse_demand(const struct mpte_topology *t, struct json_object *o,
 			size_t di, struct mpte_demand *d, struct perr *e)
 {
@@ -550,7 +724,15 @@ static int parse_demand(const struct mpte_topology *t, struct json_object *o,
 		fail(e, "%s: expected an object", where);
 		return -1;
 	}
+	if (check_keys(o, where, demand_keys, e))
+		return -1;
 	id = get_string(o, "id", where, 0, e);
+	if (e->set)
+		return -1;
+	if (id && !*id) {
+		fail(e, "%s.id: must not be empty", where);
+		return -1;
+	}
 	if (id) {
 		d->id = mpte_xstrdup(id);
 	} else {
@@ -580,6 +762,8 @@ static int parse_demand(const struct mpte_topology *t, struct json_object *o,
 			fail(e, "%s: expected an object {min, max}", ew);
 			return -1;
 		}
+		if (check_keys(el, ew, elastic_keys, e))
+			return -1;
 		if (get_number(el, "min", ew, &d->bw_min, e) != 1 ||
 		    get_number(el, "max", ew, &d->bw_max, e) != 1) {
 			fail(e, "%s: needs numbers min and max", ew);
@@ -631,6 +815,11 @@ static int parse_demand(const struct mpte_topology *t, struct json_object *o,
 	d->max_paths = MPTE_DEFAULT_MAX_PATHS;
 	if (get_int(o, "max_paths", where, 1, 64, &d->max_paths, e) < 0)
 		return -1;
+	d->max_sids = t->max_sids;
+	if (get_int(o, "max_sids", where, 1, DMSC_MAX_SEGS, &d->max_sids, e) < 0)
+		return -1;
+	if (d->max_sids > t->max_sids)
+		d->max_sids = t->max_sids;	/* the network's limit holds */
 	prot = get_string(o, "protection", where, 0, e);
 	if (e->set)
 		return -1;
@@ -651,11 +840,6 @@ static int parse_demand(const struct mpte_topology *t, struct json_object *o,
 	return e->set ? -1 : 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 struct mpte_demand_set *mpte_demands_from_json(struct json_object *obj,
 					       const struct mpte_topology *t,
 					       char *err, size_t errlen)
@@ -663,11 +847,14 @@ struct mpte_demand_set *mpte_demands_from_json(struct json_object *obj,
 	struct perr e = { err, errlen, 0 };
 	struct mpte_demand_set *ds;
 	struct json_object *arr = obj;
-	char **ids;
 	size_t i, n;
 
-	if (obj && json_object_get_type(obj) == json_type_object)
-		arr = get_array(obj, "demands", "", 1, &e);
+	if (obj && json_object_get_type(obj) == json_type_object) {
+		static const char *const keys[] = { "demands", NULL };
+
+		if (!check_keys(obj, "demands", keys, &e))
+			arr = get_array(obj, "demands", "", 1, &e);
+	}
 	else if (!obj || json_object_get_type(obj) != json_type_array)
 		fail(&e, "demands: expected an object with a \"demands\" array");
 	if (e.set)
@@ -683,16 +870,16 @@ struct mpte_demand_set *mpte_demands_from_json(struct json_object *obj,
 			goto bad;
 	}
 	/* ids name demands in results and incremental calls: unique */
-	ids = mpte_xcalloc(n, sizeof(char *));
-	for (i = 0; i < n; i++)
-		ids[i] = ds->d[i].id;
-	qsort(ids, n, sizeof(char *), cmp_str);
-	for (i = 1; i < n; i++)
-		if (!strcmp(ids[i - 1], ids[i])) {
-			fail(&e, "demands: duplicate id \"%s\"", ids[i]);
-			break;
+	{
+		struct named *v = mpte_xcalloc(n + 1, sizeof(*v));
+
+		for (i = 0; i < n; i++) {
+			v[i].key = ds->d[i].id;
+			snprintf(v[i].field, sizeof(v[i].field), "demands[%zu].id", i);
 		}
-	free(ids);
+		check_unique(v, n, "id", &e);
+		free(v);
+	}
 	if (e.set)
 		goto bad;
 	return ds;

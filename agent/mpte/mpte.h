@@ -29,6 +29,7 @@
 
 #define MPTE_PRIORITIES		8	/* setup/hold priority 0 (best) .. 7 */
 #define MPTE_DEFAULT_MAX_PATHS	8	/* a dmsc tunnel holds 8 segment lists */
+#define MPTE_DEFAULT_MAX_SIDS	16	/* and 16 SIDs in a list (DMSC_MAX_SEGS) */
 
 struct mpte_topology;
 struct mpte_demand_set;
@@ -56,9 +57,22 @@ struct mpte_options {
 	double time_limit;	/* seconds per optimisation run, 0 = none */
 	int ecmp_baseline;	/* also compute the ECMP max utilisation */
 	int backups;		/* compute protection backups (default 1) */
+	int max_sids;		/* SIDs in a segment list, 1..DMSC_MAX_SEGS;
+				 * 0: what the topology and demands say */
 };
 
 void mpte_options_default(struct mpte_options *o);
+
+/*
+ * Strict JSON: RFC 8259 only (json-c alone takes NaN, Infinity, 'quotes'
+ * and keeps the last of two equal keys), every number finite, no object
+ * with a key twice.  On error NULL and "NAME:LINE: path: problem" in err.
+ * mpte_json_load reads a file ("-" for stdin).
+ */
+struct json_object *mpte_json_parse(const char *text, size_t len,
+				    const char *name, char *err, size_t errlen);
+struct json_object *mpte_json_load(const char *path, char *err,
+				   size_t errlen);
 
 /* Parsing.  On error return NULL and write "field: problem" into err. */
 struct mpte_topology *mpte_topology_from_json(struct json_object *obj,

@@ -23,7 +23,8 @@
 
 struct mpte_node {
 	char *name;
-	char *sid;		/* node SID (End); the name if none given */
+	char *sid;		/* node SID (End), canonical; NULL if none given:
+				 * a list that needs it is not installable */
 };
 
 struct mpte_arc {
@@ -38,7 +39,8 @@ struct mpte_arc {
 	int *srlg;
 	int nsrlg;
 	double reserved[MPTE_PRIORITIES];	/* already in use, per priority */
-	char *adj_sid;		/* End.X SID, for hops IGP routing won't take */
+	char *adj_sid;		/* End.X SID, for hops IGP routing won't take
+				 * (canonical IPv6 text) */
 	char *name;		/* "from->to" */
 };
 
@@ -57,6 +59,7 @@ struct mpte_topology {
 	int ncolours;
 	int *node_hash;			/* open addressing, -1 = empty */
 	unsigned int hash_mask;
+	int max_sids;			/* "max_sids", DMSC_MAX_SEGS if absent */
 };
 
 struct mpte_demand {
@@ -71,6 +74,7 @@ struct mpte_demand {
 	double max_delay;		/* 0: unconstrained */
 	enum mpte_protection protection;
 	int max_paths;
+	int max_sids;			/* its own and the topology's, the least */
 	int existing;			/* already established: preemptable */
 };
 
@@ -180,6 +184,7 @@ struct mpte_ctx {
 	int stamp;
 	struct mpte_sp sp;		/* group sweeps */
 	struct mpte_sp sp2;		/* per-demand searches (delay, backup) */
+	struct mpte_sid_cache *sids;	/* IGP trees for SID counts (lazy) */
 };
 
 /* graph.c */
@@ -201,6 +206,10 @@ void mpte_filter_for(const struct mpte_ctx *ctx, const struct mpte_demand *d,
 
 /* context.c */
 void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which);
+/* The IGP trees segment lists are counted against; invalidate them when a
+ * link fails (IGP routes around it). */
+struct mpte_sid_cache *mpte_sids(struct mpte_ctx *ctx);
+void mpte_sids_invalidate(struct mpte_ctx *ctx);
 int mpte_demand_index(const struct mpte_ctx *ctx, const char *id);
 
 /* solve.c */
@@ -232,8 +241,21 @@ struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di);
 struct mpte_sid_cache;
 struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx);
 void mpte_sid_cache_free(struct mpte_sid_cache *c);
+/*
+ * The compressed segment list of a path: its length (which may exceed max:
+ * only the first max entries are stored).  A node without a SID leaves
+ * NULL in its place (the first such node in *missing, else -1, if missing
+ * is not NULL); *exact is 0 if the list does not pin the path.
+ */
+int mpte_segments(struct mpte_sid_cache *c, const int *arcs, int len,
+		  const char **sids, int max, int *exact, int *missing);
+/* 0 if the path's list fits in max_sids SIDs, else its length. */
+int mpte_segments_over(struct mpte_sid_cache *c, const int *arcs, int len,
+		       int max_sids);
 struct json_object *mpte_segments_json(struct mpte_sid_cache *c,
 				       const int *arcs, int len, int *exact);
+/* The SID limit that applies to demand di (demand, topology, options). */
+int mpte_max_sids(const struct mpte_ctx *ctx, int di);
 
 /* backup.c */
 void mpte_compute_backup(struct mpte_ctx *ctx, int di);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/dmsc.h>
+
 #include "mpte_int.h"
 
 static const char *status_name(enum mpte_status s)
@@ -62,11 +64,126 @@ static struct json_object *id_list(const char *csv)
 }
 
 /* Integer weights for the data plane, summing to about 10000, never 0. */
+#define WEIGHT_TOTAL 10000
+_Static_assert(WEIGHT_TOTAL <= DMSC_MAX_WEIGHT, "a weight fits the data plane");
+
 static int int_weight(double flow, double total)
 {
-	int w = (int)(flow / total * 10000 + 0.5);
+	int w = (int)(flow / total * WEIGHT_TOTAL + 0.5);
 
 	return w < 1 ? 1 : w;
+}
+
+/*
+ * One segment list as the data plane gets it.  Two paths can compress to
+ * the same list (an inexact one, where a hop without an adjacency SID fell
+ * back to the far node's SID): the data plane cannot tell them apart, so
+ * they become one list carrying both flows rather than two entries for one
+ * route.
+ */
+struct dp_list {
+	const char **sids;
+	int n;
+	int exact;
+	int merged;		/* solver paths in this list */
+	int path;		/* the fattest of them: its hops are shown */
+	double flow;
+};
+
+static int same_list(const struct dp_list *l, const char **sids, int n)
+{
+	int i;
+
+	if (l->n != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!l->sids[i] || !sids[i] || strcmp(l->sids[i], sids[i]))
+			return 0;	/* a missing SID matches nothing */
+	return 1;
+}
+
+/* Why a list cannot be installed, into why (empty if it can). */
+static void list_check(const struct mpte_ctx *ctx, int di, const char *what,
+		       int n, int missing, char *why, size_t len)
+{
+	const struct mpte_topology *t = ctx->t;
+
+	if (why[0])
+		return;
+	if (missing >= 0)
+		snprintf(why, len, "%s needs the SID of node %s (nodes[%d]), which has none",
+			 what, t->nodes[missing].name, missing);
+	else if (n > mpte_max_sids(ctx, di))
+		snprintf(why, len, "%s needs %d SIDs, max_sids is %d", what, n,
+			 mpte_max_sids(ctx, di));
+}
+
+/*
+ * The demand's segment lists, identical ones merged, heaviest first.
+ * Returns their number; *lists is malloc'd (free each sids, then it).
+ */
+static int dp_lists(const struct mpte_ctx *ctx, int di,
+		    struct mpte_sid_cache *cache, struct dp_list **lists,
+		    char *why, size_t whylen)
+{
+	const struct mpte_dstate *s = &ctx->st[di];
+	struct dp_list *l = mpte_xcalloc(s->npaths + 1, sizeof(*l));
+	int nl = 0, p, k;
+
+	for (p = 0; p < s->npaths; p++) {
+		const struct mpte_path *pp = &s->paths[p];
+		const char **sids = mpte_xcalloc(pp->len + 1, sizeof(*sids));
+		int exact, missing, n;
+		char what[32];
+
+		n = mpte_segments(cache, pp->arcs, pp->len, sids, pp->len + 1,
+				  &exact, &missing);
+		snprintf(what, sizeof(what), "path %d", p);
+		list_check(ctx, di, what, n, missing, why, whylen);
+		for (k = 0; k < nl; k++)
+			if (same_list(&l[k], sids, n))
+				break;
+		if (k < nl) {
+			free(sids);
+			l[k].exact &= exact;
+			l[k].merged++;
+			if (pp->flow > s->paths[l[k].path].flow)
+				l[k].path = p;
+			l[k].flow += pp->flow;
+			continue;
+		}
+		l[nl].sids = sids;
+		l[nl].n = n;
+		l[nl].exact = exact;
+		l[nl].merged = 1;
+		l[nl].path = p;
+		l[nl].flow = pp->flow;
+		nl++;
+	}
+	/* heaviest first, as the paths are (a merge can change the order) */
+	for (p = 1; p < nl; p++)
+		for (k = p; k > 0 && l[k].flow > l[k - 1].flow; k--) {
+			struct dp_list x = l[k];
+
+			l[k] = l[k - 1];
+			l[k - 1] = x;
+		}
+	if (!why[0] && nl > DMSC_MAX_PATHS)
+		snprintf(why, whylen, "%d segment lists, a dmsc tunnel holds %d (max_paths %d is above it)",
+			 nl, DMSC_MAX_PATHS, ctx->ds->d[di].max_paths);
+	*lists = l;
+	return nl;
+}
+
+static struct json_object *sids_json(const char **sids, int n)
+{
+	struct json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, sids[i] ? json_object_new_string(sids[i])
+						 : NULL);
+	return a;
 }
 
 static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
@@ -76,7 +193,9 @@ static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
 	const struct mpte_demand *d = &ctx->ds->d[di];
 	const struct mpte_dstate *s = &ctx->st[di];
 	struct json_object *o = json_object_new_object();
-	int p, exact;
+	struct dp_list *lists;
+	char why[256] = "";
+	int p, nl, exact;
 
 	json_object_object_add(o, "id", json_object_new_string(d->id));
 	json_object_object_add(o, "status",
@@ -95,29 +214,34 @@ static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
 		return o;
 
 	json_object_object_add(o, "dag", mpte_dag_json(ctx, di));
+	nl = dp_lists(ctx, di, cache, &lists, why, sizeof(why));
 	{
 		struct json_object *paths = json_object_new_array();
 
-		for (p = 0; p < s->npaths; p++) {
-			const struct mpte_path *pp = &s->paths[p];
+		for (p = 0; p < nl; p++) {
+			const struct mpte_path *pp = &s->paths[lists[p].path];
 			struct json_object *po = json_object_new_object();
 
 			json_object_object_add(po, "weight", json_object_new_int(
-				int_weight(pp->flow, s->admitted)));
+				int_weight(lists[p].flow, s->admitted)));
 			json_object_object_add(po, "bandwidth",
-					       json_object_new_double(pp->flow));
+					       json_object_new_double(lists[p].flow));
 			json_object_object_add(po, "hops",
 					       hops_json(t, pp->arcs, pp->len));
 			json_object_object_add(po, "segments",
-				mpte_segments_json(cache, pp->arcs, pp->len,
-						   &exact));
-			if (!exact)
+					       sids_json(lists[p].sids, lists[p].n));
+			if (!lists[p].exact)
 				json_object_object_add(po, "exact",
 					json_object_new_boolean(0));
+			if (lists[p].merged > 1)
+				json_object_object_add(po, "merged",
+					json_object_new_int(lists[p].merged));
 			json_object_object_add(po, "delay", json_object_new_double(
 				mpte_path_delay(t, pp->arcs, pp->len)));
 			json_object_array_add(paths, po);
+			free(lists[p].sids);
 		}
+		free(lists);
 		json_object_object_add(o, "paths", paths);
 	}
 	if (d->protection != MPTE_PROTECT_NONE) {
@@ -125,7 +249,9 @@ static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
 			json_object_new_string(prot_name(d->protection)));
 		if (s->backup.len) {
 			struct json_object *b = json_object_new_object();
-			int i, fits = 1;
+			const char **sids = mpte_xcalloc(s->backup.len + 1,
+							 sizeof(*sids));
+			int i, fits = 1, n, missing;
 
 			for (i = 0; i < s->backup.len; i++) {
 				int a = s->backup.arcs[i];
@@ -134,11 +260,15 @@ static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
 				    s->admitted > t->arcs[a].capacity * (1 + 1e-9))
 					fits = 0;
 			}
+			n = mpte_segments(cache, s->backup.arcs, s->backup.len,
+					  sids, s->backup.len + 1, &exact,
+					  &missing);
+			list_check(ctx, di, "backup", n, missing, why,
+				   sizeof(why));
 			json_object_object_add(b, "hops",
 				hops_json(t, s->backup.arcs, s->backup.len));
-			json_object_object_add(b, "segments",
-				mpte_segments_json(cache, s->backup.arcs,
-						   s->backup.len, &exact));
+			json_object_object_add(b, "segments", sids_json(sids, n));
+			free(sids);
 			if (!exact)
 				json_object_object_add(b, "exact",
 					json_object_new_boolean(0));
@@ -152,6 +282,12 @@ static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
 					json_object_new_string(s->backup_reason));
 		}
 	}
+	/* what dmsc mpte batch checks before it writes a tunnel */
+	json_object_object_add(o, "installable",
+			       json_object_new_boolean(!why[0]));
+	if (why[0])
+		json_object_object_add(o, "install_error",
+				       json_object_new_string(why));
 	return o;
 }
 

@@ -17,7 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/dmsc.h>
+
 #include "mpte_int.h"
+
+_Static_assert(MPTE_DEFAULT_MAX_SIDS == DMSC_MAX_SEGS,
+	       "the solver's default SID limit is the data plane's");
 
 #define SID_CACHE_MAX_SLOTS 4096	/* one tree per head node up to this many nodes */
 
@@ -129,14 +134,29 @@ static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
 	return s;
 }
 
-struct json_object *mpte_segments_json(struct mpte_sid_cache *c,
-				       const int *arcs, int len, int *exact)
+int mpte_segments(struct mpte_sid_cache *c, const int *arcs, int len,
+		  const char **sids, int max, int *exact, int *missing)
 {
 	const struct mpte_topology *t = c->ctx->t;
-	struct json_object *sids = json_object_new_array();
-	int i = 0;
+	const char *last = NULL;
+	int i = 0, n = 0;
 
+#define PUT(sid)						\
+	do {							\
+		last = (sid);					\
+		if (n < max)					\
+			sids[n] = last;				\
+		n++;						\
+	} while (0)
+#define PUT_NODE(v)						\
+	do {							\
+		if (!t->nodes[v].sid && missing && *missing < 0) \
+			*missing = (v);				\
+		PUT(t->nodes[v].sid);				\
+	} while (0)
 	*exact = 1;
+	if (missing)
+		*missing = -1;
 	while (i < len) {
 		int head = t->arcs[arcs[i]].from, j = i, end;
 		const struct sid_tree *tr = tree(c, head);
@@ -155,30 +175,59 @@ struct json_object *mpte_segments_json(struct mpte_sid_cache *c,
 			const struct mpte_arc *a = &t->arcs[arcs[i]];
 
 			if (a->adj_sid) {
-				json_object_array_add(sids,
-					json_object_new_string(a->adj_sid));
+				PUT(a->adj_sid);
 			} else {
 				*exact = 0;
-				json_object_array_add(sids,
-					json_object_new_string(t->nodes[a->to].sid));
+				PUT_NODE(a->to);
 			}
 			i++;
 			continue;
 		}
 		end = t->arcs[arcs[j - 1]].to;
-		json_object_array_add(sids,
-			json_object_new_string(t->nodes[end].sid));
+		PUT_NODE(end);
 		i = j;
 	}
 	/* an adjacency SID as the last segment still needs the egress */
-	if (len && t->arcs[arcs[len - 1]].adj_sid) {
-		size_t n = json_object_array_length(sids);
-		const char *last = json_object_get_string(
-			json_object_array_get_idx(sids, n - 1));
+	if (len && t->arcs[arcs[len - 1]].adj_sid &&
+	    last == t->arcs[arcs[len - 1]].adj_sid)
+		PUT_NODE(t->arcs[arcs[len - 1]].to);
+#undef PUT_NODE
+#undef PUT
+	return n;
+}
 
-		if (!strcmp(last, t->arcs[arcs[len - 1]].adj_sid))
-			json_object_array_add(sids, json_object_new_string(
-				t->nodes[t->arcs[arcs[len - 1]].to].sid));
-	}
-	return sids;
+int mpte_segments_over(struct mpte_sid_cache *c, const int *arcs, int len,
+		       int max_sids)
+{
+	int exact, n;
+
+	/* a hop adds at most one SID, the egress after an End.X one more:
+	 * a short path fits without building IGP trees */
+	if (len + 1 <= max_sids)
+		return 0;
+	n = mpte_segments(c, arcs, len, NULL, 0, &exact, NULL);
+	return n > max_sids ? n : 0;
+}
+
+struct json_object *mpte_segments_json(struct mpte_sid_cache *c,
+				       const int *arcs, int len, int *exact)
+{
+	const char **sids = mpte_xcalloc(len + 1, sizeof(*sids));
+	struct json_object *a = json_object_new_array();
+	int n = mpte_segments(c, arcs, len, sids, len + 1, exact, NULL), i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, sids[i] ?
+				      json_object_new_string(sids[i]) : NULL);
+	free(sids);
+	return a;
+}
+
+int mpte_max_sids(const struct mpte_ctx *ctx, int di)
+{
+	int m = ctx->ds->d[di].max_sids;
+
+	if (ctx->opt.max_sids > 0 && ctx->opt.max_sids < m)
+		m = ctx->opt.max_sids;
+	return m;
 }

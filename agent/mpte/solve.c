@@ -364,6 +364,13 @@ static void update_demand(struct mpte_ctx *ctx, int di, const int *q, int n)
 
 		if (ctx->restricted)
 			return;		/* final phase: the path sets are fixed */
+		/* a list the data plane could not hold is no candidate (the
+		 * first route is taken anyway: finishing drops it if nothing
+		 * shorter came along, and says so) */
+		if (s->npaths &&
+		    mpte_segments_over(mpte_sids(ctx), q, n,
+				       mpte_max_sids(ctx, di)))
+			return;
 		if (s->pcap < cap) {
 			s->paths = mpte_xrealloc(s->paths, cap * sizeof(*s->paths));
 			s->pcap = cap;

@@ -47,6 +47,15 @@ static inline void ktap_result(int failed, const char *name)
 	fflush(stdout);
 }
 
+/* A case that could not run here (say why): "ok N name # SKIP why". */
+static inline void ktap_skip(const char *name, const char *why)
+{
+	ktap_count++;
+	printf("ok %d %s # SKIP %s\n", ktap_count, name, why);
+	ktap_reason[0] = 0;
+	fflush(stdout);
+}
+
 /* Fail the case and jump to its cleanup label "out". */
 #define CHECK(cond, ...)					\
 	do {							\

@@ -13,6 +13,7 @@
  *       / \  / \  / \  / \
  *      X1 X2 X3 X4 X5 X6 X7 X8
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -718,10 +719,314 @@ static int t_malformed_json(void)
 		goto out;
 	if (!parse_error_is(T, "{'demands':[{'id':'x','ingress':'A','egress':'B','bandwidth':1},"
 			    "{'id':'x','ingress':'B','egress':'A','bandwidth':1}]}",
-			    "demands: duplicate id \"x\""))
+			    "demands[1].id: duplicate id \"x\" (also demands[0].id)"))
 		goto out;
 	parse_error_is(T, "{'demands':[{'ingress':'A','egress':'A','bandwidth':1}]}",
 		       "demands[0].egress: node \"A\" is also an ingress");
+out:
+	return KTAP_FAILED();
+}
+
+/* Strict JSON text: mpte_json_parse's error for text, or "" if it parses. */
+static int strict_error_is(const char *text, const char *want)
+{
+	char err[512] = "";
+	struct json_object *o = mpte_json_parse(text, strlen(text), "T.json",
+						err, sizeof(err));
+
+	if (o)
+		json_object_put(o);
+	if (!strcmp(err, want))
+		return 1;
+	ktap_fail("%s: error \"%s\", want \"%s\"", text, err, want);
+	return 0;
+}
+
+/* What json-c alone lets through: NaN, Infinity, 1e999, 'quotes', keys
+ * given twice (the last silently wins). */
+static int t_strict_json(void)
+{
+	if (!strict_error_is("{\"links\":[{\"capacity\":NaN}]}",
+			     "T.json:1: links[0].capacity: NaN is not a JSON number (numbers must be finite)") ||
+	    !strict_error_is("{\"a\":\n Infinity}",
+			     "T.json:2: a: Infinity is not a JSON number (numbers must be finite)") ||
+	    !strict_error_is("{\"demands\":[{},{\"bandwidth\":-Infinity}]}",
+			     "T.json:1: demands[1].bandwidth: -Infinity is not a JSON number (numbers must be finite)") ||
+	    !strict_error_is("{\"a\":[1e999]}",
+			     "T.json:1: a[0]: 1e999 is out of range (numbers must be finite)") ||
+	    !strict_error_is("{\"nodes\":[{\"name\":\"A\"},\n{\"name\":\"B\",\"sid\":\"fc00::1\",\n\"sid\":\"fc00::2\"}]}",
+			     "T.json:2: nodes[1]: duplicate key \"sid\"") ||
+	    /* equal once decoded, as json-c would see them */
+	    !strict_error_is("{\"ab\":1,\"a\\u0062\":2}", "T.json:1: duplicate key \"ab\"") ||
+	    !strict_error_is("{'a':1}", "T.json:1: strings take double quotes") ||
+	    !strict_error_is("{\"a\":[1,2,]}", "T.json:1: a[2]: unexpected ']'") ||
+	    !strict_error_is("{\"a\":01}", "T.json:1: a: bad number") ||
+	    !strict_error_is("{\"a\":1} {}", "T.json:1: text after the end of the document") ||
+	    !strict_error_is("{\"a\":\"x\\u00e9\\ud83d\\ude00\",\"b\":[true,false,null,-0.5e-3]}", ""))
+		goto out;
+out:
+	return KTAP_FAILED();
+}
+
+/* A typo in a key is not a default: every object's keys are checked. */
+static int t_unknown_keys(void)
+{
+	static const char T[] =
+		"{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B','capacity':10}]}";
+
+	if (!parse_error_is("{'nodes':[],'links':[],'node':[]}", NULL,
+			    "topology: unknown key \"node\"") ||
+	    !parse_error_is("{'nodes':[{'name':'A','sidd':'fc00::1'}],'links':[]}", NULL,
+			    "nodes[0]: unknown key \"sidd\"") ||
+	    !parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B','capacity':1,'te-metric':3}]}",
+			    NULL, "links[0]: unknown key \"te-metric\"") ||
+	    !parse_error_is(T, "{'demands':[{'ingress':'A','egress':'B','bandwith':1}]}",
+			    "demands[0]: unknown key \"bandwith\"") ||
+	    !parse_error_is(T, "{'demands':[{'ingress':'A','egress':'B','elastic':{'min':1,'max':2,'mid':1}}]}",
+			    "demands[0].elastic: unknown key \"mid\"") ||
+	    !parse_error_is(T, "{'demands':[],'comment':'x'}", "demands: unknown key \"comment\""))
+		goto out;
+out:
+	return KTAP_FAILED();
+}
+
+/* Names, link ids (given or the default from-to) and SIDs are unique. */
+static int t_duplicate_ids(void)
+{
+	if (!parse_error_is("{'nodes':[{'name':'A'},{'name':'B'},{'name':'A'}],'links':[]}", NULL,
+			    "nodes[2].name: duplicate name \"A\" (also nodes[0].name)") ||
+	    !parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':["
+			    "{'id':'x','from':'A','to':'B','capacity':1},{'id':'x','from':'B','to':'A','capacity':1}]}",
+			    NULL, "links[1].id: duplicate id \"x\" (also links[0].id)") ||
+	    !parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':["
+			    "{'from':'A','to':'B','capacity':1},{'from':'A','to':'B','capacity':2}]}",
+			    NULL, "links[1].id: duplicate id \"A-B\" (also links[0].id)") ||
+	    !parse_error_is("{'nodes':[{'name':'A','sid':'fc00::1'},{'name':'B','sid':'fc00::2'}],'links':["
+			    "{'from':'A','to':'B','capacity':1,'reverse_adj_sid':'fc00:0::1'}]}",
+			    NULL, "links[0].reverse_adj_sid: duplicate SID \"fc00::1\" (also nodes[0].sid)"))
+		goto out;
+out:
+	return KTAP_FAILED();
+}
+
+/* SIDs are IPv6 addresses, kept in the kernel's canonical spelling. */
+static int t_sid_validation(void)
+{
+	struct json_object *tj = NULL;
+	struct mpte_topology *t = NULL;
+	char err[512];
+
+	if (!parse_error_is("{'nodes':[{'name':'A'},{'name':'B'},{'name':'C'},{'name':'D','sid':'fc00::zz'}],'links':[]}",
+			    NULL, "nodes[3].sid: \"fc00::zz\" is not an IPv6 address") ||
+	    !parse_error_is("{'nodes':[{'name':'A','locator':'10.0.0.1'}],'links':[]}",
+			    NULL, "nodes[0].locator: \"10.0.0.1\" is not an IPv6 address") ||
+	    !parse_error_is("{'nodes':[{'name':'A','sid':'fc00::1','locator':'fc00::1'}],'links':[]}",
+			    NULL, "nodes[0]: sid and locator are the same thing: give one") ||
+	    !parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B','capacity':1,'adj_sid':'S1'}]}",
+			    NULL, "links[0].adj_sid: \"S1\" is not an IPv6 address") ||
+	    !parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':[{'from':'A','to':'B','capacity':1,"
+			    "'bidirectional':false,'reverse_adj_sid':'fc00::9'}]}",
+			    NULL, "links[0].reverse_adj_sid: the link is not bidirectional"))
+		goto out;
+	tj = J("{'nodes':[{'name':'A','sid':'FC00:0:0:0:0:0:0:A'},{'name':'B','locator':'fc00:0001::'}],"
+	       "'links':[{'from':'A','to':'B','capacity':1,'adj_sid':'FC00:1:0::E001'}]}");
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "parse: %s", err);
+	CHECK(!strcmp(t->nodes[0].sid, "fc00::a") && !strcmp(t->nodes[1].sid, "fc00:1::") &&
+	      !strcmp(t->arcs[0].adj_sid, "fc00:1::e001"),
+	      "not canonical: %s %s %s", t->nodes[0].sid, t->nodes[1].sid, t->arcs[0].adj_sid);
+out:
+	mpte_topology_free(t);
+	if (tj)
+		json_object_put(tj);
+	return KTAP_FAILED();
+}
+
+/* The result's JSON for demand id (a new reference) in *r. */
+static struct json_object *result_demand(struct fx *f, const char *id,
+					 struct json_object **r)
+{
+	struct json_object *dem;
+	size_t i;
+
+	*r = mpte_result_json(f->ctx);
+	dem = json_object_object_get(*r, "demands");
+	for (i = 0; i < json_object_array_length(dem); i++) {
+		struct json_object *d = json_object_array_get_idx(dem, i);
+
+		if (!strcmp(json_object_get_string(json_object_object_get(d, "id")), id))
+			return d;
+	}
+	return NULL;
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ?
+	       json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE) : "(absent)";
+}
+
+/* A node without a SID: solved, but its lists are not installable. */
+static int t_missing_sid_not_installable(void)
+{
+	struct fx f = { 0 };
+	struct json_object *r = NULL, *d;
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A','sid':'fc00::a'},{'name':'M'},{'name':'B','sid':'fc00::b'}],"
+		     "'links':[{'from':'A','to':'M','capacity':10},{'from':'M','to':'B','capacity':10},"
+		     "{'from':'A','to':'B','capacity':10}]}",
+		     "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':15}]}", NULL))
+		goto out;
+	d = result_demand(&f, "d", &r);
+	CHECK(d, "no demand d in the result");
+	CHECK(!strcmp(jstr(d, "status"), "\"admitted\""), "status %s", jstr(d, "status"));
+	CHECK(!strcmp(jstr(d, "installable"), "false"), "installable %s", jstr(d, "installable"));
+	CHECK(strstr(jstr(d, "install_error"), "node M (nodes[1]), which has none"),
+	      "install_error %s", jstr(d, "install_error"));
+	CHECK(strstr(json_object_to_json_string(d), "null"), "no null SID in %s",
+	      json_object_to_json_string(d));
+out:
+	if (r)
+		json_object_put(r);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * A to B directly (IGP metric 1, one SID: B) or by C (two SIDs: C, B);
+ * 150 on two 100 links.  With max_sids 1 (from the topology, the demand
+ * or the options: the least applies) the C path cannot be installed: the
+ * elastic demand keeps only what the direct link carries.
+ */
+static const char TWO_WAYS[] =
+	"{%s'nodes':[{'name':'A','sid':'fc00::a'},{'name':'B','sid':'fc00::b'},{'name':'C','sid':'fc00::c'}],"
+	"'links':[{'from':'A','to':'B','capacity':100},{'from':'A','to':'C','capacity':100},"
+	"{'from':'C','to':'B','capacity':100}]}";
+
+static int max_sids_case(const char *topo_extra, const char *dem_extra,
+			 int opt_max_sids, int want_one)
+{
+	struct fx f = { 0 };
+	struct mpte_options o;
+	char topo[1024], dem[512];
+	const struct mpte_dstate *s;
+	struct json_object *r = NULL, *d;
+
+	snprintf(topo, sizeof(topo), TWO_WAYS, topo_extra);
+	snprintf(dem, sizeof(dem),
+		 "{'demands':[{'id':'e','ingress':'A','egress':'B','elastic':{'min':50,'max':150}%s}]}",
+		 dem_extra);
+	mpte_options_default(&o);
+	o.max_sids = opt_max_sids;
+	if (fx_solve(&f, topo, dem, &o))
+		goto out;
+	s = dst(&f, "e");
+	if (!want_one) {
+		/* two SIDs allowed: both ways, all of it */
+		CHECK(s->status == MPTE_ADMITTED && s->npaths == 2 &&
+		      fabs(s->admitted - 150) < 1e-6, "e: status %d, %d paths, %g",
+		      s->status, s->npaths, s->admitted);
+		goto out;
+	}
+	CHECK(s->status == MPTE_ADMITTED && s->npaths == 1,
+	      "e: status %d, %d paths", s->status, s->npaths);
+	CHECK(fabs(s->admitted - 100) < 1e-6, "e admitted %g, want 100", s->admitted);
+	CHECK(s->paths[0].len == 1, "e's path has %d hops, want the direct one",
+	      s->paths[0].len);
+	d = result_demand(&f, "e", &r);
+	CHECK(!strcmp(jstr(d, "installable"), "true"), "e installable %s (%s)",
+	      jstr(d, "installable"), jstr(d, "install_error"));
+	CHECK(!strcmp(jstr(json_object_array_get_idx(json_object_object_get(d, "paths"), 0),
+			   "segments"), "[\"fc00::b\"]"),
+	      "e's list is %s", json_object_to_json_string(d));
+out:
+	if (r)
+		json_object_put(r);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+static int t_max_sids(void)
+{
+	struct fx f = { 0 };
+
+	if (max_sids_case("", "", 0, 0) ||
+	    max_sids_case("'max_sids':1,", "", 0, 1) ||
+	    max_sids_case("", ",'max_sids':1", 0, 1) ||
+	    max_sids_case("", "", 1, 1) ||
+	    /* a looser demand does not lift the network's limit */
+	    max_sids_case("'max_sids':1,", ",'max_sids':16", 0, 1))
+		goto out;
+	/* nothing fits (A-B by C or D, an IGP tie: two SIDs either way):
+	 * rejected, the reason says why, no load left behind */
+	if (fx_solve(&f, "{'max_sids':1,'nodes':[{'name':'A','sid':'fc00::a'},{'name':'B','sid':'fc00::b'},"
+		     "{'name':'C','sid':'fc00::c'},{'name':'D','sid':'fc00::d'}],"
+		     "'links':[{'from':'A','to':'C','capacity':100},{'from':'C','to':'B','capacity':100},"
+		     "{'from':'A','to':'D','capacity':100},{'from':'D','to':'B','capacity':100}]}",
+		     "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':50}]}", NULL))
+		goto out;
+	CHECK(dst(&f, "d")->status == MPTE_REJECTED, "d status %d", dst(&f, "d")->status);
+	CHECK(dst(&f, "d")->reason && strstr(dst(&f, "d")->reason, "max_sids is 1"),
+	      "reason: %s", dst(&f, "d")->reason ? dst(&f, "d")->reason : "");
+	CHECK(f.ctx->max_util <= 1e-9, "rejected flow left load: %g", f.ctx->max_util);
+	CHECK(!parse_error_is("{'max_sids':17,'nodes':[],'links':[]}", NULL,
+			      "topology.max_sids: 17 is out of range 1..16"), "%s", "");
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * Two parallel A-B links, no adjacency SIDs: the path over the link IGP
+ * does not prefer falls back to B's node SID, the same list as the other
+ * path.  The data plane cannot tell them apart: one list, both flows.
+ */
+static int merge_case(const char *adj, int want_lists)
+{
+	struct fx f = { 0 };
+	struct json_object *r = NULL, *d, *paths, *p0;
+	char topo[512];
+
+	snprintf(topo, sizeof(topo),
+		 "{'nodes':[{'name':'A','sid':'fc00::a'},{'name':'B','sid':'fc00::b'}],"
+		 "'links':[{'id':'fast','from':'A','to':'B','capacity':100},"
+		 "{'id':'slow','from':'A','to':'B','capacity':100,'igp_metric':5%s}]}", adj);
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':150}]}", NULL))
+		goto out;
+	CHECK(dst(&f, "d")->npaths == 2, "the solver used %d paths, want 2",
+	      dst(&f, "d")->npaths);
+	d = result_demand(&f, "d", &r);
+	paths = json_object_object_get(d, "paths");
+	CHECK((int)json_object_array_length(paths) == want_lists, "%zu lists, want %d: %s",
+	      json_object_array_length(paths), want_lists, json_object_to_json_string(paths));
+	p0 = json_object_array_get_idx(paths, 0);
+	if (want_lists == 1) {
+		CHECK(!strcmp(jstr(p0, "segments"), "[\"fc00::b\"]") &&
+		      !strcmp(jstr(p0, "weight"), "10000") &&
+		      fabs(json_object_get_double(json_object_object_get(p0, "bandwidth")) - 150) < 1e-6 &&
+		      !strcmp(jstr(p0, "merged"), "2") && !strcmp(jstr(p0, "exact"), "false"),
+		      "merged list: %s", json_object_to_json_string(p0));
+	} else {
+		CHECK(strstr(json_object_to_json_string(paths), "fc00::b:e001"),
+		      "no End.X list: %s", json_object_to_json_string(paths));
+	}
+	CHECK(!strcmp(jstr(d, "installable"), "true"), "installable %s", jstr(d, "installable"));
+out:
+	if (r)
+		json_object_put(r);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+static int t_merge_identical_lists(void)
+{
+	if (merge_case("", 1) || merge_case(",'adj_sid':'fc00::b:e001'", 2))
+		goto out;
 out:
 	return KTAP_FAILED();
 }
@@ -765,6 +1070,233 @@ out:
 	return KTAP_FAILED();
 }
 
+/* mpte_cli(argv) with stdout into the file out; returns its exit code. */
+static int run_cli(char **argv, const char *out)
+{
+	int saved, fd, rc, argc = 0;
+
+	while (argv[argc])
+		argc++;
+	fflush(stdout);
+	saved = dup(1);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0)
+		abort();
+	dup2(fd, 1);
+	close(fd);
+	rc = mpte_cli(argc, argv, 0);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	return rc;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = mpte_xcalloc(1 << 16, 1);
+
+	if (f) {
+		size_t n = fread(buf, 1, (1 << 16) - 1, f);
+
+		buf[n] = 0;
+		fclose(f);
+	}
+	return buf;
+}
+
+/* The line dmsc mpte batch must write for a result's admitted demand. */
+static void expected_line(struct json_object *d, unsigned int id, char *buf,
+			  size_t len)
+{
+	struct json_object *paths = json_object_object_get(d, "paths"), *b;
+	size_t p, k, n = 0;
+
+	n += snprintf(buf + n, len - n, "tunnel add %u src fc00::1", id);
+	for (p = 0; p < json_object_array_length(paths); p++) {
+		struct json_object *pp = json_object_array_get_idx(paths, p);
+		struct json_object *sg = json_object_object_get(pp, "segments");
+
+		n += snprintf(buf + n, len - n, " path ");
+		for (k = 0; k < json_object_array_length(sg); k++)
+			n += snprintf(buf + n, len - n, "%s%s", k ? "," : "",
+				      json_object_get_string(json_object_array_get_idx(sg, k)));
+		n += snprintf(buf + n, len - n, " weight %d",
+			      json_object_get_int(json_object_object_get(pp, "weight")));
+	}
+	if (json_object_object_get_ex(d, "backup", &b) && b) {
+		struct json_object *sg = json_object_object_get(b, "segments");
+
+		n += snprintf(buf + n, len - n, " backup ");
+		for (k = 0; k < json_object_array_length(sg); k++)
+			n += snprintf(buf + n, len - n, "%s%s", k ? "," : "",
+				      json_object_get_string(json_object_array_get_idx(sg, k)));
+	}
+	snprintf(buf + n, len - n, "\n");
+}
+
+/*
+ * dmsc mpte batch: a solve result in, one tunnel line per admitted demand
+ * out, exactly the result's lists, weights and backup; anything the data
+ * plane would refuse is an error and then nothing is written.
+ */
+static int t_batch(void)
+{
+	char dir[] = "/tmp/mpte-batch-XXXXXX", topo[128], dem[128], res[128],
+	     out[128], bad[128], line[2048];
+	char *solve_argv[] = { "solve", "--topology", topo, "--demands", dem,
+			       "-j", NULL };
+	char *batch_argv[] = { "batch", "--result", res, "--src", "fc00:0::1",
+			       "--tunnel-id", "100", NULL };
+	char *bad_argv[] = { "batch", "--result", bad, "--src", "fc00::1",
+			     "--tunnel-id", "100", NULL };
+	char *src_argv[] = { "batch", "--result", res, "--src", "10.0.0.1",
+			     "--tunnel-id", "100", NULL };
+	struct json_object *r = NULL, *dems;
+	char *text = NULL, *got = NULL;
+	size_t i;
+	int tunnels = 0, rc;
+	FILE *f;
+
+	CHECK(mkdtemp(dir), "mkdtemp");
+	snprintf(topo, sizeof(topo), "%s/t.json", dir);
+	snprintf(dem, sizeof(dem), "%s/d.json", dir);
+	snprintf(res, sizeof(res), "%s/r.json", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.json", dir);
+	/* unequal weights (a reservation), a backup (protection), a reject */
+	f = fopen(topo, "w");
+	fputs("{\"nodes\":[{\"name\":\"A\",\"sid\":\"fc00::a\"},{\"name\":\"B\",\"sid\":\"fc00::b\"},"
+	      "{\"name\":\"C\",\"sid\":\"fc00::c\"},{\"name\":\"D\",\"sid\":\"fc00::d\"},{\"name\":\"E\",\"sid\":\"fc00::e\"}],"
+	      "\"links\":[{\"from\":\"A\",\"to\":\"C\",\"capacity\":100,\"reserved\":40},"
+	      "{\"from\":\"C\",\"to\":\"B\",\"capacity\":100},{\"from\":\"A\",\"to\":\"D\",\"capacity\":100},"
+	      "{\"from\":\"D\",\"to\":\"B\",\"capacity\":100},{\"from\":\"A\",\"to\":\"E\",\"capacity\":100,\"te_metric\":5},"
+	      "{\"from\":\"E\",\"to\":\"B\",\"capacity\":100,\"te_metric\":5}]}", f);
+	fclose(f);
+	f = fopen(dem, "w");
+	fputs("{\"demands\":[{\"id\":\"big\",\"ingress\":\"A\",\"egress\":\"B\",\"bandwidth\":120,\"max_paths\":2,"
+	      "\"protection\":\"link\",\"include_any\":0},"
+	      "{\"id\":\"huge\",\"ingress\":\"A\",\"egress\":\"B\",\"bandwidth\":500},"
+	      "{\"id\":\"back\",\"ingress\":\"B\",\"egress\":\"A\",\"bandwidth\":10}]}", f);
+	fclose(f);
+	CHECK(run_cli(solve_argv, res) == 0, "solve failed");
+	CHECK(run_cli(batch_argv, out) == 0, "batch failed");
+	got = slurp(out);
+	text = slurp(res);
+	r = json_tokener_parse(text);
+	CHECK(r, "result does not parse");
+	dems = json_object_object_get(r, "demands");
+	for (i = 0; i < json_object_array_length(dems); i++) {
+		struct json_object *d = json_object_array_get_idx(dems, i);
+
+		if (strcmp(json_object_get_string(json_object_object_get(d, "status")), "admitted")) {
+			snprintf(line, sizeof(line), "\ntunnel add %zu ", 100 + i);
+			CHECK(!strstr(got, line), "a tunnel for %s, not admitted", jstr(d, "id"));
+			continue;
+		}
+		expected_line(d, 100 + i, line, sizeof(line));
+		CHECK(strstr(got, line), "no line \"%.*s\" in:\n%s", (int)strlen(line) - 1,
+		      line, got);
+		tunnels++;
+	}
+	CHECK(tunnels == 2, "%d tunnels, want 2 (big, back; huge rejected)", tunnels);
+	CHECK(strstr(got, " backup "), "no backup in:\n%s", got);
+	CHECK(strstr(got, "# demands[1] \"huge\": rejected: "), "no comment for huge:\n%s", got);
+
+	/* not installable: an error naming the demand, nothing written */
+	free(text);
+	text = slurp(res);
+	{
+		static const char from[] = "\"installable\":true";
+		static const char to[] = "\"installable\":false,\"install_error\":\"test\"";
+		char *p = strstr(text, from);
+
+		CHECK(p, "no installable key in the result");
+		*p = 0;
+		f = fopen(bad, "w");
+		fprintf(f, "%s%s%s", text, to, p + strlen(from));
+		fclose(f);
+	}
+	fprintf(stderr, "# expected errors follow\n");
+	rc = run_cli(bad_argv, out);
+	free(got);
+	got = slurp(out);
+	CHECK(rc == 1 && !got[0], "not installable: exit %d, wrote \"%s\"", rc, got);
+	f = fopen(bad, "w");
+	fputs("{\"demands\":[{\"id\":\"x\",\"status\":\"admitted\",\"installable\":true,"
+	      "\"paths\":[{\"weight\":NaN}]}]}", f);
+	fclose(f);
+	rc = run_cli(bad_argv, out);
+	CHECK(rc == 1, "NaN: exit %d", rc);
+	f = fopen(bad, "w");
+	fputs("{\"demands\":[{\"id\":\"x\",\"status\":\"admitted\",\"installable\":true,"
+	      "\"paths\":[{\"weight\":70000,\"bandwidth\":1,\"hops\":[\"A\",\"B\"],\"segments\":[\"fc00::b\"]}]}]}", f);
+	fclose(f);
+	rc = run_cli(bad_argv, out);
+	CHECK(rc == 1, "weight 70000: exit %d", rc);
+	f = fopen(bad, "w");
+	fputs("{\"demands\":[{\"id\":\"x\",\"status\":\"admitted\",\"installable\":true,\"paths\":["
+	      "{\"weight\":1,\"bandwidth\":1,\"hops\":[\"A\",\"B\"],\"segments\":[\"fc00::b\"]},"
+	      "{\"weight\":1,\"bandwidth\":1,\"hops\":[\"C\",\"B\"],\"segments\":[\"fc00::c\"]}]}]}", f);
+	fclose(f);
+	rc = run_cli(bad_argv, out);
+	CHECK(rc == 1, "two head-ends: exit %d", rc);
+	rc = run_cli(src_argv, out);
+	CHECK(rc == 2, "--src 10.0.0.1: exit %d", rc);
+out:
+	if (r)
+		json_object_put(r);
+	free(text);
+	free(got);
+	unlink(topo);
+	unlink(dem);
+	unlink(res);
+	unlink(out);
+	unlink(bad);
+	rmdir(dir);
+	return KTAP_FAILED();
+}
+
+/* --exact: the LP's value, or an error: never a failure printed as a number. */
+static int t_cli_exact(void)
+{
+	char dir[] = "/tmp/mpte-exact-XXXXXX", topo[128], dem[128], out[128];
+	char *argv[] = { "solve", "--topology", topo, "--demands", dem,
+			 "--brief", "--exact", NULL };
+	char *sids_argv[] = { "solve", "--topology", topo, "--demands", dem,
+			      "--max-sids", "17", NULL };
+	char *text = NULL;
+	FILE *f;
+	int rc;
+
+	CHECK(mkdtemp(dir), "mkdtemp");
+	snprintf(topo, sizeof(topo), "%s/t.json", dir);
+	snprintf(dem, sizeof(dem), "%s/d.json", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	f = fopen(topo, "w");
+	fputs("{\"nodes\":[{\"name\":\"A\"},{\"name\":\"B\"}],\"links\":[{\"from\":\"A\",\"to\":\"B\",\"capacity\":100}]}", f);
+	fclose(f);
+	f = fopen(dem, "w");
+	fputs("{\"demands\":[{\"ingress\":\"A\",\"egress\":\"B\",\"bandwidth\":50}]}", f);
+	fclose(f);
+	fprintf(stderr, "# an expected error may follow\n");
+	rc = run_cli(argv, out);
+	text = slurp(out);
+	if (mpte_exact_available())
+		CHECK(rc == 0 && strstr(text, " lp 0.500000 "), "exit %d: %s", rc, text);
+	else
+		CHECK(rc == 1 && !text[0], "without GLPK: exit %d: %s", rc, text);
+	rc = run_cli(sids_argv, out);
+	CHECK(rc == 1, "--max-sids 17: exit %d", rc);
+out:
+	free(text);
+	unlink(topo);
+	unlink(dem);
+	unlink(out);
+	rmdir(dir);
+	return KTAP_FAILED();
+}
+
 struct tcase {
 	const char *name;
 	int (*fn)(void);
@@ -788,7 +1320,16 @@ static const struct tcase cases[] = {
 	{ "max_delay_constraint", t_max_delay },
 	{ "multi_ingress_egress", t_multi_ingress_egress },
 	{ "malformed_json_names_field", t_malformed_json },
+	{ "strict_json_nan_infinity_duplicate_keys", t_strict_json },
+	{ "unknown_keys_rejected", t_unknown_keys },
+	{ "duplicate_names_ids_sids_rejected", t_duplicate_ids },
+	{ "sids_are_ipv6_addresses", t_sid_validation },
+	{ "missing_sid_not_installable", t_missing_sid_not_installable },
+	{ "max_sids_drops_long_lists", t_max_sids },
+	{ "identical_lists_merged", t_merge_identical_lists },
 	{ "cli_solve", t_cli },
+	{ "cli_exact_fails_loudly", t_cli_exact },
+	{ "batch_lines_are_the_result", t_batch },
 };
 
 int main(void)
