@@ -21,6 +21,7 @@ if [ -n "$root" ]; then
 	dkms=(dkms --dkmstree "$root/dkms" --sourcetree "$srcroot"
 		--installtree "$modroot")
 	depmod=(--no-depmod)
+	mkdir -p "$root/dkms" "$srcroot" "$modroot"
 else
 	srcroot=/usr/src
 	modroot=/lib/modules

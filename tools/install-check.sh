@@ -72,7 +72,7 @@ ok $? "dmsc and dmsc-agent are mode 755 and run (dmsc -V: $v)"
 
 # Man pages and the module source are plain files, readable by all; the
 # source is the tree's, byte for byte.
-bad=$(cd "$dest" && find usr/share/man usr/src lib -type f ! -perm 644)
+bad=$(cd "$dest" && find usr/share/man usr/src lib -type f ! -perm 644 | tr "\n" " ")
 same=0
 for f in $(cd "$dest/usr/src/dmsc-$ver" && find . -type f); do
 	cmp -s "$top/$f" "$dest/usr/src/dmsc-$ver/$f" || { same=1; echo "# differs: $f"; }
