@@ -86,8 +86,8 @@ dkms-install:
 	tools/dkms-install.sh $(if $(filter command line,$(origin KVER)),$(KVER))
 
 # make install [DESTDIR=STAGE] [PREFIX=/usr]. dmsc and dmsc-agent go to
-# sbin: both are administration tools documented in section 8, and all but
-# "dmsc mpte" need CAP_NET_ADMIN. The module source goes where DKMS looks
+# sbin: administration tools, documented in section 8, and a change to the
+# module's state needs CAP_NET_ADMIN. The module source goes where DKMS looks
 # for it, /usr/src/dmsc-VERSION, whatever PREFIX; the unit where systemd
 # looks on Debian. With DESTDIR the files are only staged (a package build);
 # without it, dkms (if installed) builds dmsc.ko for the running kernel and
