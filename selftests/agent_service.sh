@@ -34,11 +34,12 @@ with open(sys.argv[2], "a") as f:
 	wait_for "[ -S '$T/notify' ]" "no notify socket"
 }
 
-wait_for() {	# wait_for COND REASON: up to 5 s
+wait_for() {	# wait_for COND REASON: up to 5 s; then shows the agent's log
 	for _ in $(seq 50); do
 		eval "$1" && return 0
 		sleep 0.1
 	done
+	sed 's/^/agent: /' "$T/log" >&2 || true
 	fail "$2"
 }
 
@@ -55,22 +56,21 @@ test_sr_notify() {
 	trap case_cleanup EXIT
 	T=$(mktemp -d)
 	load_module
-	mkns n
+	mkns an
 	notify_listen
-	start_agent "$n" '{ "node": "pe1", "roles": ["sr"] }'
-	wait_for "grep -q '^READY=1' '$T/notified'" \
-		"no READY=1; log: $(cat "$T/log")"
+	start_agent "$an" '{ "node": "pe1", "roles": ["sr"] }'
+	wait_for "grep -q '^READY=1' '$T/notified'" "no READY=1"
 	cat "$T/log" "$T/notified"
 	check "grep -qx 'READY=1 STATUS=sr: logging the events of the dmsc module' '$T/notified'" \
 		"notified: $(cat "$T/notified")"
 	check "[ \"\$(awk '/^CapEff/ { print \$2 }' /proc/$AG/status)\" = $CAP_NET_ADMIN_MASK ]" \
 		"capabilities: $(grep ^Cap "/proc/$AG/status")"
 	# READY=1 came after the join: the first switch is already seen.
-	dns "$n" tunnel add 1 src fc00::1 path fc00::2 backup fc00::3
-	dns "$n" tunnel switch 1 backup
-	dns "$n" tunnel switch 1 primary
+	dns "$an" tunnel add 1 src fc00::1 path fc00::2 backup fc00::3
+	dns "$an" tunnel switch 1 backup
+	dns "$an" tunnel switch 1 primary
 	wait_for "[ \$(grep -c 'dmsc-agent: event [12] tunnel 1$' '$T/log') = 2 ]" \
-		"events not logged: $(cat "$T/log")"
+		"the two events not logged"
 	check "grep -q 'event 1 tunnel 1' '$T/log' && grep -q 'event 2 tunnel 1' '$T/log'" \
 		"log: $(cat "$T/log")"
 	kill -TERM "$AG"
@@ -85,9 +85,9 @@ test_sr_notify() {
 test_no_role_notify() {
 	trap case_cleanup EXIT
 	T=$(mktemp -d)
-	mkns n
+	mkns an
 	notify_listen
-	start_agent "$n" '{ "node": "smo1", "roles": ["smo"] }'
+	start_agent "$an" '{ "node": "smo1", "roles": ["smo"] }'
 	local rc=0
 	wait "$AG" || rc=$?
 	AG=""
