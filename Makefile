@@ -8,6 +8,8 @@
 #   make modules-all  dmsc.ko for every installed test kernel, in build/
 #   make check-debug  every selftest on a KASAN/lockdep/kmemleak kernel
 #   make modules-debug  that kernel (built once, cached) and dmsc.ko for it
+#   make install    dmsc, dmsc-agent, man pages, the systemd unit and the
+#                   module source for DKMS (DESTDIR, PREFIX); make uninstall
 
 KVER ?= $(shell uname -r)
 # The running kernel's build dir if it has one, else the newest Debian
@@ -21,7 +23,9 @@ TEST_KVERS ?= $(shell tools/vm/kernels.sh 2>/dev/null)
 SUBDIRS_USER := agent tools/roce-gen
 
 .PHONY: all module agent tools modules-all deps check unit selftests \
-	demo checkpatch dkms-install clean modules-debug deps-debug check-debug
+	demo checkpatch dkms-install clean modules-debug deps-debug check-debug \
+	install install-bin install-man install-unit install-dkms install-tc \
+	uninstall uninstall-tc
 
 all: module agent tools
 
@@ -79,7 +83,74 @@ checkpatch:
 		--ignore LINUX_VERSION_CODE -f $$(git ls-files 'kernel/*.[ch]')
 
 dkms-install:
-	tools/dkms-install.sh
+	tools/dkms-install.sh $(if $(filter command line,$(origin KVER)),$(KVER))
+
+# make install [DESTDIR=STAGE] [PREFIX=/usr]. dmsc and dmsc-agent go to
+# sbin: administration tools, documented in section 8, and a change to the
+# module's state needs CAP_NET_ADMIN. The module source goes where DKMS looks
+# for it, /usr/src/dmsc-VERSION, whatever PREFIX; the unit where systemd
+# looks on Debian. With DESTDIR the files are only staged (a package build);
+# without it, dkms (if installed) builds dmsc.ko for the running kernel and
+# systemd (if running) reloads its units.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+PREFIX ?= /usr
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= /lib/systemd/system
+DKMS_SRCDIR := /usr/src/dmsc-$(VERSION)
+INSTALL ?= install
+# The tc plugin, when it exists: set TC_PLUGIN to the built q_*.so and
+# install-tc/uninstall-tc put it where Debian's tc looks (TC_LIB_DIR).
+TC_PLUGIN :=
+TCLIBDIR ?= /usr/lib/x86_64-linux-gnu/tc
+systemd_running = [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]
+
+install: install-bin install-man install-unit install-dkms install-tc
+
+install-bin: agent
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR)
+	$(INSTALL) -m 0755 agent/dmsc agent/dmsc-agent $(DESTDIR)$(SBINDIR)/
+
+install-man:
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -m 0644 Documentation/man/dmsc.8 Documentation/man/dmsc-agent.8 \
+		$(DESTDIR)$(MANDIR)/man8/
+
+install-unit:
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' tools/systemd/dmsc-agent.service.in \
+		>$(DESTDIR)$(UNITDIR)/dmsc-agent.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/dmsc-agent.service
+	if $(systemd_running); then systemctl daemon-reload; fi
+
+install-dkms:
+	@if [ -z "$(DESTDIR)" ] && command -v dkms >/dev/null; then \
+		echo "tools/dkms-install.sh"; tools/dkms-install.sh; \
+	else \
+		echo "tools/dkms-src.sh $(DESTDIR)$(DKMS_SRCDIR)"; \
+		tools/dkms-src.sh $(DESTDIR)$(DKMS_SRCDIR); \
+	fi
+
+install-tc:
+	$(if $(TC_PLUGIN),$(INSTALL) -D -m 0755 $(TC_PLUGIN) \
+		$(DESTDIR)$(TCLIBDIR)/$(notdir $(TC_PLUGIN)))
+
+# What install put, and nothing else: no directory it may share, no other
+# DKMS module or version. A unit an operator enabled is disabled first.
+uninstall: uninstall-tc
+	rm -f $(DESTDIR)$(SBINDIR)/dmsc $(DESTDIR)$(SBINDIR)/dmsc-agent
+	rm -f $(DESTDIR)$(MANDIR)/man8/dmsc.8 $(DESTDIR)$(MANDIR)/man8/dmsc-agent.8
+	if $(systemd_running); then systemctl disable --now dmsc-agent.service || true; fi
+	rm -f $(DESTDIR)$(UNITDIR)/dmsc-agent.service
+	if $(systemd_running); then systemctl daemon-reload; fi
+	@if [ -z "$(DESTDIR)" ] && command -v dkms >/dev/null; then \
+		echo "tools/dkms-install.sh -r"; tools/dkms-install.sh -r; \
+	else \
+		echo "rm -rf $(DESTDIR)$(DKMS_SRCDIR)"; rm -rf $(DESTDIR)$(DKMS_SRCDIR); \
+	fi
+
+uninstall-tc:
+	$(if $(TC_PLUGIN),rm -f $(DESTDIR)$(TCLIBDIR)/$(notdir $(TC_PLUGIN)))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

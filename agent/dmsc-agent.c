@@ -4,6 +4,11 @@
  * from the configuration; as a service router (sr) it checks the kernel
  * module and reports the module's events. The other roles (srd, smo,
  * aam) grow here as their issues land.
+ *
+ * Under systemd (Type=notify) it says READY=1 once its roles are running:
+ * for sr, once it has joined the events group, so that no event after
+ * "systemctl start" returns is missed. Outside systemd sd_notify() does
+ * nothing. SIGTERM ends it (the default action: it holds no state).
  */
 #include <getopt.h>
 #include <signal.h>
@@ -12,6 +17,7 @@
 #include <time.h>
 
 #include <linux/dmsc.h>
+#include <systemd/sd-daemon.h>
 
 #include "config.h"
 #include "nl.h"
@@ -64,7 +70,15 @@ static int run_sr(void)
 		dmsc_nl_perror(&nl, "sr", err);
 		return 1;
 	}
+	err = dmsc_nl_join_events(&nl);
+	if (err) {
+		fprintf(stderr, "dmsc-agent: sr: joining the events group failed: %s\n",
+			strerror(-err));
+		dmsc_nl_close(&nl);
+		return 1;
+	}
 	logmsg("sr: connected to the kernel family %s%s", DMSC_GENL_NAME, "");
+	sd_notify(0, "READY=1\nSTATUS=sr: logging the events of the dmsc module");
 	err = dmsc_nl_listen(&nl, DMSC_CMD_EVENT, on_event, NULL);
 	dmsc_nl_close(&nl);
 	if (err) {
@@ -122,5 +136,9 @@ int main(int argc, char **argv)
 	if (cfg.roles & ROLE_SR)
 		return run_sr();
 	logmsg("no role of this node is implemented yet%s%s", "", "");
+	/* Started and done: without READY=1 systemd would call the exit a
+	 * protocol failure.
+	 */
+	sd_notify(0, "READY=1\nSTATUS=no role of this node is implemented yet");
 	return 0;
 }

@@ -250,18 +250,26 @@ static int on_event(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+int dmsc_nl_join_events(struct dmsc_nl *nl)
+{
+	if (nl->events_group < 0)
+		return -ENOENT;
+	/* Joining twice is harmless: the kernel keeps one membership. */
+	if (nl_socket_add_membership(nl->sk, nl->events_group) < 0)
+		return -EIO;
+	return 0;
+}
+
 int dmsc_nl_listen(struct dmsc_nl *nl, int cmd_filter,
 		   dmsc_nl_parse_fn parse, void *arg)
 {
 	struct listen_state ls = { cmd_filter, parse, arg, 0 };
 	int err;
 
-	if (nl->events_group < 0)
-		return -ENOENT;
+	err = dmsc_nl_join_events(nl);
+	if (err)
+		return err;
 	nl_socket_disable_seq_check(nl->sk);
-	err = nl_socket_add_membership(nl->sk, nl->events_group);
-	if (err < 0)
-		return -EIO;
 	nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, &ls);
 	while (!ls.err) {
 		err = nl_recvmsgs_default(nl->sk);

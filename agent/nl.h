@@ -43,6 +43,9 @@ int dmsc_nl_talk(struct dmsc_nl *nl, struct nl_msg *msg,
 /* Print "dmsc: WHAT: <strerror>: <extack>" to stderr. */
 void dmsc_nl_perror(const struct dmsc_nl *nl, const char *what, int err);
 
+/* Join the "events" group: -ENOENT if the family has none, -EIO. */
+int dmsc_nl_join_events(struct dmsc_nl *nl);
+
 /* Join the "events" group and call @parse for each event until it fails. */
 int dmsc_nl_listen(struct dmsc_nl *nl, int cmd_filter,
 		   dmsc_nl_parse_fn parse, void *arg);

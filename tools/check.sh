@@ -49,6 +49,7 @@ step unit-agent make -s -C agent check
 step checkpatch checkpatch
 step ynl python3 tools/ynl-check.py
 step dkms tools/dkms-check.sh
+step install tools/install-check.sh
 
 make -s --no-print-directory -C selftests all
 tests=$(make -s --no-print-directory -C selftests list)
