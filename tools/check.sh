@@ -44,6 +44,9 @@ checkpatch() {
 	fi
 }
 
+# The harness first: it must see a broken test as one, or nothing after it
+# means anything.
+step harness tools/check-selftest.sh
 step unit-agent make -s -C agent check
 [ -f tools/roce-gen/Makefile ] && step unit-roce-gen make -s -C tools/roce-gen check
 step checkpatch checkpatch
