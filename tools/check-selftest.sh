@@ -133,11 +133,9 @@ got=$("$count" "$tmp/empty.log" "$tmp/noplan2.log" | tail -n 1)
 [ "$got" = "2 passed, 2 failed, 0 skipped" ]
 result $? "ktap-count.sh: an empty log and a document without a plan fail" "got '$got'"
 
-# UBSan: the unit tests' flags (agent/Makefile's SAN) make a signed
-# overflow end the program with an error, not a line on stderr.
-# shellcheck disable=SC2016 # $(SAN) is make's, not the shell's
-san=$(make -s --no-print-directory -C "$top/agent" -f Makefile -f - print-san \
-	<<<'print-san: ; @echo $(SAN)' 2>&1)
+# UBSan: the flags each Makefile builds its tests with (agent's and
+# roce-gen's SAN, the selftest helpers' CFLAGS) make a signed overflow end
+# the program with an error, not a line on stderr and a pass.
 cat >"$tmp/overflow.c" <<'EOF'
 #include <limits.h>
 #include <stdio.h>
@@ -152,20 +150,20 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-# shellcheck disable=SC2086 # $san is a list of flags
-if gcc $san -o "$tmp/overflow" "$tmp/overflow.c" 2>"$tmp/cc.err"; then
+for mv in agent:SAN tools/roce-gen:SAN selftests:CFLAGS; do
+	dir=${mv%:*} var=${mv#*:}
+	desc="UBSan ends a program built with $dir/Makefile's $var"
+	flags=$(make -s --no-print-directory -C "$top/$dir" -f Makefile -f - print-var \
+		<<<"print-var: ; @echo \$($var)" 2>&1)
+	# shellcheck disable=SC2086 # a list of flags
+	if ! gcc $flags -o "$tmp/overflow" "$tmp/overflow.c" 2>"$tmp/cc.err"; then
+		result 1 "$desc" "gcc $flags: $(head -c 300 "$tmp/cc.err")"
+		continue
+	fi
 	out=$("$tmp/overflow" 2>&1)
 	orc=$?
 	[ "$orc" != 0 ] && [[ $out == *"signed integer overflow"* ]] && [[ $out != *survived* ]]
-	result $? "UBSan with agent's SAN ($san) ends the program" "exit $orc: ${out//$'\n'/ }"
-else
-	result 1 "UBSan with agent's SAN ($san) ends the program" "gcc: $(head -c 300 "$tmp/cc.err")"
-fi
-# The other unit tests and test helpers ask for the same.
-for mk in tools/roce-gen/Makefile selftests/Makefile; do
-	grep -q -- '-fno-sanitize-recover=all' "$top/$mk" &&
-		grep -q -- '-fsanitize=address,undefined' "$top/$mk"
-	result $? "$mk builds its tests with ASan, UBSan and -fno-sanitize-recover=all"
+	result $? "$desc" "$flags: exit $orc: ${out//$'\n'/ }"
 done
 
 # `! cmd` as a statement never fails a set -e case (shellcheck's SC2251).
