@@ -40,10 +40,17 @@ test_netns_state() {
 	"$DMSC" -n "$a" tunnel add 5 src fc00::1 path fc00::2 weight 3 \
 		path fc00::3 weight 7
 	"$DMSC" -n "$a" rule add dst 10.5.0.0/16 tunnel 5
-	check "[ '$(tunnel_ids "$a")' = 5 ]" "tunnel 5 not in namespace a"
-	check "[ -z '$(tunnel_ids "$b")' ]" "namespace b has tunnels: $(tunnel_ids "$b")"
-	check "[ '$(rule_dsts "$a")' = 10.5.0.0/16 ]" "rule not in namespace a"
-	check "[ -z '$(rule_dsts "$b")' ]" "namespace b has rules"
+	# Read first, as statements: a dmsc that fails fails the case here,
+	# where inside check's string it would read as "no tunnels".
+	local ta tb ra rb
+	ta=$(tunnel_ids "$a")
+	tb=$(tunnel_ids "$b")
+	ra=$(rule_dsts "$a")
+	rb=$(rule_dsts "$b")
+	check "[ '$ta' = 5 ]" "tunnel 5 not in namespace a: '$ta'"
+	check "[ -z '$tb' ]" "namespace b has tunnels: $tb"
+	check "[ '$ra' = 10.5.0.0/16 ]" "rule not in namespace a: '$ra'"
+	check "[ -z '$rb' ]" "namespace b has rules: $rb"
 	# The same through ip netns exec: -n entered the same namespace.
 	local w
 	w=$(dns "$a" -j tunnel show 5 |

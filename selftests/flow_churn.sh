@@ -151,10 +151,13 @@ snap() {
 # D_other of any other tunnel id. Only call it when LEFT is 0: listing a
 # flow of a freed tunnel dereferences the freed tunnel.
 dump() {
-	local out
-	out=$(d -j flow show | awk -v RS='"tunnel": ?' '
+	local j out
+	# Read first: through a pipe, a dmsc that failed would read as an
+	# empty table to awk.
+	j=$(d -j flow show)
+	out=$(awk -v RS='"tunnel": ?' '
 		NR > 1 { n[$0 + 0]++; t++ }
-		END { printf "%d %d %d", t, n[1], n[2] }')
+		END { printf "%d %d %d", t, n[1], n[2] }' <<<"$j")
 	read -r D_total D_1 D_2 <<<"$out"
 	D_other=$((D_total - D_1 - D_2))
 }
@@ -221,12 +224,15 @@ log_mark() {
 # MARK, its headline if there is one (slub_debug prints "BUG <cache>
 # (...): Poison overwritten" and a WARNING before its hex dump).
 splat_since() {
-	dmesg | RE=$DMESG_SPLAT_RE awk -v m="$1" '
+	local log
+	# A log that cannot be read is a finding, not a clean log.
+	log=$(dmesg) || { echo "cannot read the kernel log"; return 0; }
+	RE=$DMESG_SPLAT_RE awk -v m="$1" '
 		substr($0, 2, index($0, "]") - 2) + 0 <= m + 0 { next }
 		$0 !~ ENVIRON["RE"] { next }
 		/BUG |WARNING:|KFENCE|Oops|general protection|refcount_t/ { print; done = 1; exit }
 		!first { first = $0 }
-		END { if (!done && first) print first }'
+		END { if (!done && first) print first }' <<<"$log"
 }
 
 # kernel_clean: validate every kmalloc cache, then no splat since the case

@@ -178,9 +178,12 @@ test_raw_unknown_cmd() {
 test_all_or_nothing() {
 	mkns h
 	dns "$h" set flow_limit 1000 flow_timeout 1000
-	# One good value, one out of range: neither may be applied.
-	! ip netns exec "$h" "$NL_RAW" $DMSC_CMD_SET $DMSC_A_FLOW_LIMIT:u32=42 \
-		$DMSC_A_FLOW_TIMEOUT:u32=1 | grep -qx errno=0
+	# One good value, one out of range: neither may be applied. The
+	# refusal is checked, not negated: set -e ignores `! cmd`.
+	local out
+	out=$(ip netns exec "$h" "$NL_RAW" $DMSC_CMD_SET $DMSC_A_FLOW_LIMIT:u32=42 \
+		$DMSC_A_FLOW_TIMEOUT:u32=1)
+	check "grep -qx 'errno=34' <<<'$out'" "not refused with ERANGE: ${out//$'\n'/ }"
 	check "(( \$(limit_of $h) == 1000 ))" "flow_limit applied from a refused request"
 }
 

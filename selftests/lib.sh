@@ -101,9 +101,12 @@ dmesg_mark() {
 	DMESG_START=$(dmesg | awk 'END { printf "%.6f", substr($0, 2, index($0, "]") - 2) }')
 }
 
+# It is called as `dmesg_clean || fail`, where set -e does not act: each
+# failure is returned explicitly. A log that cannot be read is not clean.
 dmesg_clean() {
-	local bad
-	bad=$(dmesg | awk -v m="${DMESG_START:-0}" 'substr($0, 2, index($0, "]") - 2) + 0 > m + 0' |
+	local log bad
+	log=$(dmesg) || { echo "dmesg_clean: cannot read the kernel log" >&2; return 1; }
+	bad=$(awk -v m="${DMESG_START:-0}" 'substr($0, 2, index($0, "]") - 2) + 0 > m + 0' <<<"$log" |
 		grep -E "$DMESG_SPLAT_RE" || true)
 	if [ -n "$bad" ]; then
 		echo "$bad" | head -20 >&2

@@ -135,11 +135,14 @@ n_rules() {
 # nlr ARGS...: nl_rules in pe; its key=value output becomes R_key
 # variables (an extack line is one value, spaces and all).
 nlr() {
-	local out
+	local out vars
+	[ $# -gt 0 ] || fail "nlr: no command"
 	out=$(pe "$NL_RULES" "$@") || fail "nl_rules $*: $out"
 	echo "nl_rules $*: $(tr '\n' ' ' <<<"$out")"
-	unset R_errno R_extack
-	eval "$(python3 -c '
+	# Nothing of the call before may stand in for a value this one lacks;
+	# and a parse that fails fails here (eval "$(false)" would not).
+	unset "${!R_@}"
+	vars=$(python3 -c '
 import shlex, sys
 for line in sys.stdin.read().splitlines():
     if line.startswith("extack="):
@@ -147,7 +150,17 @@ for line in sys.stdin.read().splitlines():
         continue
     for kv in line.split():
         k, _, v = kv.partition("=")
-        print("R_%s=%s" % (k, shlex.quote(v)))' <<<"$out")"
+        print("R_%s=%s" % (k, shlex.quote(v)))' <<<"$out")
+	eval "$vars"
+	# Every value the cases read: one missing would be 0 in (( )).
+	local k need="sent errors"
+	case $1 in
+	dump) need="rules messages intr order" ;;
+	check) need="rules messages intr order found missing wrong dups extra" ;;
+	esac
+	for k in $need; do
+		[ -n "$(eval echo "\${R_$k:-}")" ] || fail "nl_rules $*: no $k= in: $out"
+	done
 }
 
 # --- cases -----------------------------------------------------------------

@@ -155,12 +155,15 @@ while True:
 # snap NS [ID]: counters into shell variables, with one dmsc call per
 # object and one python: S_<name> for each namespace counter; with ID,
 # T_packets T_flows T_switches T_active, per path i T_p<i> (packets) and
-# T_f<i> (flows), for the backup T_pb and T_fb (-1 if none).
+# T_f<i> (flows), for the backup T_pb and T_fb (-1 if none). A dmsc that
+# fails fails the case: no value of an older snapshot stays behind.
 snap() {
 	local ns=$1 id=${2:-} out
 	out=$({ dns "$ns" -j info; echo
 		[ -z "$id" ] || dns "$ns" -j -s tunnel show "$id"; } |
 	python3 -c "$DOCS_PY"'
+if len(docs) != (2 if sys.argv[1] else 1):
+    sys.exit("%d JSON documents from dmsc" % len(docs))
 for k, v in docs[0]["stats"].items():
     print("S_%s=%s" % (k, v))
 if len(docs) > 1:
@@ -171,7 +174,8 @@ if len(docs) > 1:
         print("T_p%d=%d T_f%d=%d" % (p["index"], p["packets"], p["index"], p["flows"]))
     b = t.get("backup") or {}
     print("T_pb=%d T_fb=%d" % (b.get("packets", -1), b.get("flows", -1)))
-') || fail "cannot read dmsc counters"
+' "$id") || fail "cannot read dmsc counters"
+	unset "${!S_@}" "${!T_@}"
 	eval "$out"
 }
 
@@ -201,11 +205,15 @@ sink_start() {
 # sink_wait: K_packets and K_bad (loss, reordering, duplicates, bad ICRC).
 sink_wait() {
 	wait "$SINK" || fail "sink failed: $(cat "$T/sink.err")"
-	eval "$(python3 -c "$DOCS_PY"'
+	# Not eval "$(python3 ...)": that is 0 when python fails, and the
+	# counts of the sink before would stand.
+	local k
+	k=$(python3 -c "$DOCS_PY"'
 t = docs[0]["totals"]
 print("K_packets=%d" % t["packets"])
 print("K_bad=%d" % sum(t[k] for k in ("psn_gaps", "out_of_order", "duplicates", "too_old", "icrc_errors", "malformed")))
-print("K_totals=\"%s\"" % t)' <"$T/sink.json")"
+print("K_totals=\"%s\"" % t)' <"$T/sink.json") || fail "cannot read $T/sink.json"
+	eval "$k"
 }
 # The sink saw every packet it was sent, once, in order, intact.
 sink_clean() {
@@ -735,7 +743,9 @@ hexaddr() {
 raw_expect() {
 	local errno=$1 msg=$2 out
 	shift 2
-	out=$(pe1 "$NL_RAW" "$@" 2>&1) || true
+	# nl_raw exits 0 whatever errno the kernel answered: anything else
+	# is a usage error or a sanitizer's report.
+	out=$(pe1 "$NL_RAW" "$@" 2>&1) || fail "nl_raw $*: exit $?: $out"
 	[[ "$out" == *"errno=$errno"* ]] || fail "nl_raw $*: '$out', wanted errno=$errno"
 	[[ "$out" == *"$msg"* ]] || fail "nl_raw $*: '$out', wanted '$msg'"
 	echo "ok: $(tr '\n' ' ' <<<"$out")"

@@ -282,7 +282,11 @@ NET_TESTS=${NET_TESTS:-"clean_v4 clean_v6 inject_v4 inject_v6 filter_drop_v4 fil
 
 # --- the runner ----------------------------------------------------------
 
-UNIT_TESTS=$(tests/unit list)
+# A unit binary that cannot list its tests must not make a plan of none.
+if ! UNIT_TESTS=$(tests/unit list) || [ -z "$UNIT_TESTS" ]; then
+	echo "Bail out! tests/unit list failed"
+	exit 1
+fi
 n_unit=$(echo "$UNIT_TESTS" | wc -w)
 n_net=$(echo $NET_TESTS | wc -w)
 echo "TAP version 13"
