@@ -20,7 +20,7 @@ source "$(dirname "$0")/lib.sh"
 RG=$top/tools/roce-gen/roce-gen
 NODES="h1 r1 r2 h2"
 T=$(mktemp -d)
-NETEM="delay 1ms reorder 25% 50% loss 2% duplicate 1%"
+NETEM=(delay 1ms reorder 25% 50% loss 2% duplicate 1%)
 
 for n in $NODES; do
 	eval "$n() { ip netns exec \"\$NS_$n\" \"\$@\"; }"
@@ -141,12 +141,12 @@ no_pins() {
 	fail "programs still loaded: $(bpftool prog show | grep -E 'rt_(in|e)gress')"
 }
 
-# sink_start ARGS / sink_wait: roce-gen sink on h2, until idle 4 s.
+# sink_start / sink_wait: roce-gen sink on h2, until idle 4 s.
 sink_start() {
 	local i
 	rm -f "$T/ready" "$T/sink.json"
 	h2 "$RG" sink idle 4 json "$T/sink.json" ready-file "$T/ready" \
-		"$@" 2>"$T/sink.err" &
+		2>"$T/sink.err" &
 	SINK=$!
 	for i in $(seq 200); do
 		[ -e "$T/ready" ] && return 0
@@ -238,7 +238,7 @@ setup_case() {
 }
 
 netem_on() {	# netem_on NODE DEV
-	$1 tc qdisc add dev "$2" root netem $NETEM ||
+	$1 tc qdisc add dev "$2" root netem "${NETEM[@]}" ||
 		skip "no sch_netem on this kernel"
 }
 netem_off() {
