@@ -379,8 +379,10 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 		return TC_ACT_UNSPEC;
 
 	/* The sink's order: too short, bad version, too short for the rest. */
+	/* A UDP length past the packet's end: the UDP stack drops it too. */
 	payload = bpf_ntohs(udp.len);
 	if (payload < sizeof(udp) + BTH_LEN + ICRC_LEN ||
+	    p.off + payload > skb->len ||
 	    bpf_skb_load_bytes(skb, p.off + sizeof(udp), bth, sizeof(bth))) {
 		dev_count(dev, RT_DEV_SHORT);
 		return TC_ACT_UNSPEC;

@@ -45,6 +45,7 @@ checkpatch() {
 }
 
 step unit-agent make -s -C agent check
+step unit-ebpf make -s -C ebpf check
 [ -f tools/roce-gen/Makefile ] && step unit-roce-gen make -s -C tools/roce-gen check
 step checkpatch checkpatch
 step ynl python3 tools/ynl-check.py
