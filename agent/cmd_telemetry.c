@@ -4,6 +4,7 @@
  * the whole line is checked here before the namespace is entered or the
  * kernel touched; telemetry.c does the rest through libbpf.
  */
+#include <arpa/inet.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,9 +21,12 @@ static void telemetry_usage(FILE *f)
 		"Usage: dmsc telemetry attach dev IFNAME [ ingress | egress ]\n"
 		"       dmsc telemetry detach dev IFNAME [ ingress | egress ]\n"
 		"       dmsc [-j] telemetry show [ dev IFNAME ]\n"
+		"       dmsc telemetry serve [ address ADDR ] [ port PORT ]\n"
 		"RoCEv2 counters per QP (source, UDP source port, destination, dest QP)\n"
 		"at a device's tc hook, ingress by default: packets, bytes, lost PSNs,\n"
-		"out-of-order and duplicate packets; plain and SRv6-encapsulated.\n");
+		"out-of-order and duplicate packets; plain and SRv6-encapsulated.\n"
+		"serve: the same in Prometheus text at http://ADDR:PORT/metrics\n"
+		"(default 127.0.0.1 port %u) until interrupted.\n", TELEMETRY_HTTP_PORT);
 }
 
 /* A name the kernel could give a device: dev_valid_name()'s rules. */
@@ -61,6 +65,36 @@ static int parse_args(int argc, char **argv, struct telemetry_req *req,
 	return 0;
 }
 
+static int parse_serve(int argc, char **argv, struct telemetry_req *req)
+{
+	unsigned char buf[16];
+	uint32_t port;
+
+	req->address = "127.0.0.1";
+	req->port = TELEMETRY_HTTP_PORT;
+	for (int i = 0; i < argc; i += 2) {
+		if (i + 1 >= argc && (!strcmp(argv[i], "address") ||
+				      !strcmp(argv[i], "port")))
+			return usage_error("%s: needs a value", argv[i]);
+		if (!strcmp(argv[i], "address")) {
+			if (inet_pton(AF_INET, argv[i + 1], buf) != 1 &&
+			    inet_pton(AF_INET6, argv[i + 1], buf) != 1) {
+				errorf("address \"%s\": not an IPv4 or IPv6 address",
+				       argv[i + 1]);
+				return EXIT_USAGE;
+			}
+			req->address = argv[i + 1];
+		} else if (!strcmp(argv[i], "port")) {
+			if (parse_u32("port", argv[i + 1], 1, 65535, &port))
+				return EXIT_USAGE;
+			req->port = (uint16_t)port;
+		} else {
+			return usage_error("unexpected \"%s\"", argv[i]);
+		}
+	}
+	return 0;
+}
+
 int cmd_telemetry(struct cli *cli, int argc, char **argv,
 		  struct telemetry_req *req)
 {
@@ -93,6 +127,11 @@ int cmd_telemetry(struct cli *cli, int argc, char **argv,
 		err_set_command("telemetry", "show");
 		req->verb = TELEMETRY_SHOW;
 		return parse_args(argc, argv, req, false, false);
+	}
+	if (matches(verb, "serve")) {
+		err_set_command("telemetry", "serve");
+		req->verb = TELEMETRY_SERVE;
+		return parse_serve(argc, argv, req);
 	}
 	return usage_error("unknown command \"%s\"", verb);
 }

@@ -473,11 +473,6 @@ static int do_detach(struct pins *t, const struct telemetry_req *req,
 
 /* --- show ------------------------------------------------------------- */
 
-struct qp_entry {
-	struct rt_qp_key k;
-	struct rt_qp v;
-};
-
 static int key_cmp(const struct rt_qp_key *a, const struct rt_qp_key *b)
 {
 	if (a->ifindex != b->ifindex)
@@ -495,8 +490,8 @@ static int key_cmp(const struct rt_qp_key *a, const struct rt_qp_key *b)
 
 static int qp_cmp(const void *a, const void *b)
 {
-	return key_cmp(&((const struct qp_entry *)a)->k,
-		       &((const struct qp_entry *)b)->k);
+	return key_cmp(&((const struct telemetry_qp *)a)->k,
+		       &((const struct telemetry_qp *)b)->k);
 }
 
 static int dk_cmp(const void *a, const void *b)
@@ -509,9 +504,9 @@ static int dk_cmp(const void *a, const void *b)
 }
 
 /* Every QP, read under its lock (BPF_F_LOCK), sorted. */
-static struct qp_entry *qps_read(int map, size_t *n)
+static struct telemetry_qp *qps_read(int map, size_t *n)
 {
-	struct qp_entry *v = calloc(RT_MAX_QPS, sizeof(*v));
+	struct telemetry_qp *v = calloc(RT_MAX_QPS, sizeof(*v));
 	struct rt_qp_key k, cur, *prev = NULL;
 
 	*n = 0;
@@ -541,7 +536,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void print_qp(const struct qp_entry *e, uint64_t now)
+static void print_qp(const struct telemetry_qp *e, uint64_t now)
 {
 	const struct rt_qp *q = &e->v;
 	int family = e->k.family == 2 ? AF_INET : AF_INET6;
@@ -594,100 +589,125 @@ static const char *const dev_counter_names[RT_DEV_COUNTERS] = {
 	[RT_DEV_UNPARSED] = "unparsed", [RT_DEV_QP_OVERFLOW] = "qp_overflow",
 };
 
-static int print_dev(const struct pins *t, const struct rt_dev_key *dk,
-		     const struct rt_attach *at, const struct qp_entry *qps,
-		     size_t nqps, uint64_t now)
+static void dev_sum(int map, const struct rt_dev_key *dk, struct rt_dev *sum)
 {
-	char name[IF_NAMESIZE], fmt[64];
 	int n = ncpus();
-	struct rt_dev *per = calloc((size_t)n, sizeof(*per)), sum;
+	struct rt_dev *per = calloc((size_t)n, sizeof(*per));
 
-	if (!per)
-		return -1;
-	memset(&sum, 0, sizeof(sum));
-	if (!bpf_map_lookup_elem(t->map[M_DEVS], dk, per))
+	memset(sum, 0, sizeof(*sum));
+	if (per && !bpf_map_lookup_elem(map, dk, per))
 		for (int c = 0; c < n; c++) {
 			for (int i = 0; i < RT_DEV_COUNTERS; i++)
-				sum.c[i] += per[c].c[i];
+				sum->c[i] += per[c].c[i];
 			for (int i = 0; i < 256; i++)
-				sum.opcodes[i] += per[c].opcodes[i];
+				sum->opcodes[i] += per[c].opcodes[i];
 		}
 	free(per);
-	if (!if_indextoname(dk->ifindex, name))
-		snprintf(name, sizeof(name), "if%u", dk->ifindex);
+}
+
+void telemetry_snap_free(struct telemetry_snap *s)
+{
+	free(s->devs);
+	free(s->qps);
+	memset(s, 0, sizeof(*s));
+}
+
+int telemetry_snapshot(struct telemetry_snap *s, int ifindex)
+{
+	struct rt_dev_key k, cur, *prev = NULL;
+	struct timespec ts;
+	struct pins t;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	tm_init(&t);
+	if (tm_dir(&t)) {
+		tm_close(&t);
+		return -1;
+	}
+	err = tm_open_pins(&t);
+	if (err) {
+		tm_close(&t);
+		return err == -ENOENT ? 0 : -1;	/* none: nothing attached */
+	}
+	s->devs = calloc(RT_MAX_ATTACH, sizeof(*s->devs));
+	s->qps = qps_read(t.map[M_QPS], &s->nqps);
+	if (!s->devs || !s->qps) {
+		errorf("out of memory");
+		tm_close(&t);
+		telemetry_snap_free(s);
+		return -1;
+	}
+	while (s->ndevs < RT_MAX_ATTACH &&
+	       !bpf_map_get_next_key(t.map[M_ATTACH], prev, &k)) {
+		struct telemetry_dev *d = &s->devs[s->ndevs];
+
+		cur = k;
+		prev = &cur;
+		if ((ifindex && (int)k.ifindex != ifindex) ||
+		    bpf_map_lookup_elem(t.map[M_ATTACH], &k, &d->at))
+			continue;
+		d->k = k;
+		dev_sum(t.map[M_DEVS], &k, &d->sum);
+		if (!if_indextoname(k.ifindex, d->name))
+			snprintf(d->name, sizeof(d->name), "if%u", k.ifindex);
+		s->ndevs++;
+	}
+	qsort(s->devs, s->ndevs, sizeof(*s->devs), dk_cmp);
+	s->mono_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->real_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	tm_close(&t);
+	return 0;
+}
+
+static void print_dev(const struct telemetry_snap *s,
+		      const struct telemetry_dev *d)
+{
+	char fmt[64];
+
 	out_open_object(NULL);
-	out_string("dev", "dev %s", name);
-	out_uint("ifindex", NULL, dk->ifindex);
-	out_string("direction", " %s", dir_names[dk->dir & 1]);
-	out_uint("prog_id", " prog %llu", at->prog_id);
-	out_double("attached", NULL, (double)at->attached_realtime_ns / 1e9);
+	out_string("dev", "dev %s", d->name);
+	out_uint("ifindex", NULL, d->k.ifindex);
+	out_string("direction", " %s", dir_names[d->k.dir & 1]);
+	out_uint("prog_id", " prog %llu", d->at.prog_id);
+	out_double("attached", NULL, (double)d->at.attached_realtime_ns / 1e9);
 	for (int i = 0; i < RT_DEV_COUNTERS; i++) {
 		snprintf(fmt, sizeof(fmt), " %s %%llu", dev_counter_names[i]);
-		out_uint(dev_counter_names[i], fmt, sum.c[i]);
+		out_uint(dev_counter_names[i], fmt, d->sum.c[i]);
 	}
 	out_text("\n  opcodes");
 	out_open_array("opcodes");
 	for (int i = 0; i < 256; i++) {
-		if (!sum.opcodes[i])
+		if (!d->sum.opcodes[i])
 			continue;
 		out_open_object(NULL);
 		out_uint("opcode", " 0x%02llx", (uint64_t)i);
-		out_uint("packets", ":%llu", sum.opcodes[i]);
+		out_uint("packets", ":%llu", d->sum.opcodes[i]);
 		out_close_object();
 	}
 	out_close_array();
 	out_text("\n");
 	out_open_array("qps");
-	for (size_t i = 0; i < nqps; i++)
-		if (qps[i].k.ifindex == dk->ifindex && qps[i].k.dir == dk->dir)
-			print_qp(&qps[i], now);
+	for (size_t i = 0; i < s->nqps; i++)
+		if (s->qps[i].k.ifindex == d->k.ifindex &&
+		    s->qps[i].k.dir == d->k.dir)
+			print_qp(&s->qps[i], s->mono_ns);
 	out_close_array();
 	out_close_object();
-	return 0;
 }
 
-static int do_show(struct pins *t, int ifindex)
+static int do_show(int ifindex)
 {
-	struct rt_dev_key keys[RT_MAX_ATTACH], k, cur, *prev = NULL;
-	struct qp_entry *qps;
-	size_t n = 0, nqps;
-	uint64_t now;
-	int err;
+	struct telemetry_snap s;
 
+	if (telemetry_snapshot(&s, ifindex))
+		return EXIT_FAIL;
 	out_open_array(NULL);
-	err = tm_open_pins(t);
-	if (err == -ENOENT) {
-		out_close_array();
-		return EXIT_OK;		/* nothing attached here */
-	}
-	if (err) {
-		out_close_array();
-		return EXIT_FAIL;
-	}
-	while (n < RT_MAX_ATTACH &&
-	       !bpf_map_get_next_key(t->map[M_ATTACH], prev, &k)) {
-		cur = k;
-		prev = &cur;
-		if (!ifindex || (int)k.ifindex == ifindex)
-			keys[n++] = k;
-	}
-	qsort(keys, n, sizeof(*keys), dk_cmp);
-	qps = qps_read(t->map[M_QPS], &nqps);
-	now = mono_ns();
-	if (!qps) {
-		out_close_array();
-		errorf("out of memory");
-		return EXIT_FAIL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct rt_attach at;
-
-		if (bpf_map_lookup_elem(t->map[M_ATTACH], &keys[i], &at))
-			continue;
-		print_dev(t, &keys[i], &at, qps, nqps, now);
-	}
-	free(qps);
+	for (size_t i = 0; i < s.ndevs; i++)
+		print_dev(&s, &s.devs[i]);
 	out_close_array();
+	telemetry_snap_free(&s);
 	return EXIT_OK;
 }
 
@@ -700,23 +720,18 @@ int telemetry_run(const struct telemetry_req *req)
 	libbpf_set_print(libbpf_print);
 	if (req->dev && dev_index(req->dev, &ifindex))
 		return EXIT_FAIL;
+	if (req->verb == TELEMETRY_SHOW)
+		return do_show(ifindex);
+	if (req->verb == TELEMETRY_SERVE)
+		return telemetry_serve(req);
 	if (tm_dir(&t)) {
 		tm_close(&t);
 		return EXIT_FAIL;
 	}
-	switch (req->verb) {
-	case TELEMETRY_ATTACH:
+	if (req->verb == TELEMETRY_ATTACH)
 		ret = do_attach(&t, req, ifindex);
-		break;
-	case TELEMETRY_DETACH:
+	else
 		ret = do_detach(&t, req, ifindex);
-		break;
-	case TELEMETRY_SHOW:
-		ret = do_show(&t, ifindex);
-		break;
-	default:
-		ret = EXIT_OK;
-	}
 	tm_close(&t);
 	return ret;
 }

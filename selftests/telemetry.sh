@@ -47,8 +47,11 @@ for d in json.load(sys.stdin):
 
 topo_down() {
 	local n v
+	# All detached first: deleting one namespace takes its veth peers.
 	for n in $NODES; do
 		tm_reset "$n"
+	done
+	for n in $NODES; do
 		v=NS_$n
 		[ -n "${!v:-}" ] && ip netns del "${!v}" 2>/dev/null
 	done
@@ -384,6 +387,66 @@ print(len({(x["dev"], x["direction"]) for x in d if x["dev"].startswith("d")}))'
 	no_pins
 }
 
+# dmsc telemetry serve: Prometheus text whose QP series equal show's.
+test_prometheus() {
+	setup_case
+	local srv i
+	tm h2 telemetry attach dev e0
+	sink_start
+	send 10.0.2.1 qps 8 count 200 rate 3000 size 64 skip-every 37 \
+		swap-every 41 dup-every 43
+	sink_wait
+	tm h2 -j telemetry show >"$T/show.json"
+	# dmsc itself in the background, not a function's subshell: the
+	# SIGTERM below is for it.
+	"$DMSC" -n "$NS_h2" telemetry serve port 9791 2>"$T/serve.err" &
+	srv=$!
+	for i in $(seq 100); do
+		h2 curl -s -D "$T/headers" -o "$T/metrics" \
+			http://127.0.0.1:9791/metrics && break
+		sleep 0.1
+	done
+	kill -TERM $srv
+	wait $srv || fail "serve exited $?: $(cat "$T/serve.err")"
+	grep -qi '^content-type: text/plain; version=0.0.4' "$T/headers" ||
+		fail "content type: $(cat "$T/headers")"
+	python3 - "$T/metrics" "$T/show.json" "$T/sink.json" <<'EOF2' || fail "metrics differ from show (above)"
+import json, re, sys
+line = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\} ([0-9.e+-]+)$')
+series, bad = {}, 0
+for l in open(sys.argv[1]):
+    l = l.rstrip("\n")
+    if l.startswith("# HELP ") or l.startswith("# TYPE "):
+        continue
+    m = line.match(l)
+    if not m:
+        bad = print("not exposition format:", l) or 1
+        continue
+    labels = dict(re.findall(r'([a-z_]+)="([^"]*)"', m.group(2)))
+    series.setdefault(m.group(1), []).append((labels, float(m.group(3))))
+show = json.load(open(sys.argv[2]))[0]
+want = {"dmsc_roce_qp_packets_total": "packets", "dmsc_roce_qp_bytes_total": "bytes",
+        "dmsc_roce_qp_lost_psns": "lost",
+        "dmsc_roce_qp_out_of_order_packets_total": "out_of_order",
+        "dmsc_roce_qp_duplicate_packets_total": "duplicates",
+        "dmsc_roce_qp_next_psn": "next_psn"}
+for name, key in want.items():
+    got = {(l["src"], int(l["sport"]), int(l["qpn"])): v for l, v in series.get(name, [])}
+    exp = {(q["src"], q["sport"], q["qpn"]): q[key] for q in show["qps"]}
+    if got != exp:
+        bad = print(name, "differs:", sorted(got.items())[:3], "show:", sorted(exp.items())[:3]) or 1
+tot = sum(v for l, v in series.get("dmsc_roce_dev_roce_packets_total", []))
+sink = json.load(open(sys.argv[3]))["totals"]
+print("metrics: %d series, roce packets %d, sink packets %d, lost %d" % (
+    sum(len(v) for v in series.values()), tot, sink["packets"], sink["psn_gaps"]))
+if tot != sink["packets"] or not sink["psn_gaps"]:
+    bad = 1
+sys.exit(bad)
+EOF2
+	tm h2 telemetry detach dev e0
+	no_pins
+}
+
 # Attach and detach while 64 QPs flow: the traffic is untouched, nothing
 # left. Adding or deleting a qdisc deactivates the device's transmit side
 # for a moment, and what it sends then is dropped (kernel behaviour, with
@@ -426,7 +489,7 @@ print("K_pk=%d K_bad=%d S_pk=%d" % (s["packets"], s["psn_gaps"] + s["out_of_orde
 	dmesg_clean || fail "kernel log has warnings"
 }
 
-for tool in "$DMSC" "$RG" bpftool python3; do
+for tool in "$DMSC" "$RG" bpftool python3 curl; do
 	command -v "$tool" >/dev/null || { echo "1..0 # SKIP no $tool"; exit 4; }
 done
 dmesg_mark
@@ -439,6 +502,7 @@ cases=(
 	test_malformed "malformed RoCEv2 counted by kind, no QP, as the sink"
 	test_many_devices "64 attachments in a namespace, errors, all detached, nothing left"
 	test_detach_under_traffic "attach and detach under traffic: traffic untouched, nothing left"
+	test_prometheus "telemetry serve: Prometheus text equal to show"
 )
 # DMSC_TELEMETRY_CASES="test_a test_b": run only those (while debugging).
 if [ -n "${DMSC_TELEMETRY_CASES:-}" ]; then

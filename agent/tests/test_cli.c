@@ -181,6 +181,14 @@ static const char *const bad_cases[][2] = {
 	  "telemetry show: unexpected \"ingress\" (try \"dmsc telemetry help\")" },
 	{ "telemetry frob",
 	  "telemetry: unknown command \"frob\" (try \"dmsc telemetry help\")" },
+	{ "telemetry serve port 0",
+	  "telemetry serve: port \"0\": out of range 1..65535" },
+	{ "telemetry serve port",
+	  "telemetry serve: port: needs a value (try \"dmsc telemetry help\")" },
+	{ "telemetry serve address nowhere",
+	  "telemetry serve: address \"nowhere\": not an IPv4 or IPv6 address" },
+	{ "telemetry serve dev eth0",
+	  "telemetry serve: unexpected \"dev\" (try \"dmsc telemetry help\")" },
 	{ "t frob", "tunnel: unknown command \"frob\" (try \"dmsc tunnel help\")" },
 	{ "mpte", "mpte: a command is required (try \"dmsc mpte help\")" },
 	{ "mpte frob", "mpte: unknown command \"frob\" (try \"dmsc mpte help\")" },
@@ -207,6 +215,7 @@ static const char *const good_cases[] = {
 	"te show dev lo",
 	"telemetry attach dev eth0 egress",
 	"telemetry detach dev eth0 ingress",
+	"telemetry serve address ::1 port 9000",
 };
 
 /* Attributes of the one TUNNEL nest of a request. */
