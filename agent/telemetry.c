@@ -72,6 +72,21 @@ static void tm_init(struct pins *t)
 	t->prog[0] = t->prog[1] = -1;
 }
 
+/* Close the maps and programs, keep the lock and the directory name. */
+static void tm_close_maps(struct pins *t)
+{
+	for (int i = 0; i < N_MAPS; i++) {
+		if (t->map[i] >= 0)
+			close(t->map[i]);
+		t->map[i] = -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (t->prog[i] >= 0)
+			close(t->prog[i]);
+		t->prog[i] = -1;
+	}
+}
+
 static void tm_close(struct pins *t)
 {
 	for (int i = 0; i < N_MAPS; i++)
@@ -326,6 +341,45 @@ static void qps_forget(int map, int ifindex, int dir)
 		bpf_map_delete_elem(map, prev);
 }
 
+static bool attach_map_empty(int map)
+{
+	struct rt_dev_key k;
+
+	return bpf_map_get_next_key(map, NULL, &k) != 0;
+}
+
+
+/*
+ * Forget the attachments of devices that are gone (deleted, or moved to
+ * another namespace): their filters went with them, and no detach can
+ * name them any more. Unpins when nothing is left. Called with the lock.
+ * Returns true if the pins were removed.
+ */
+static bool prune_gone(struct pins *t)
+{
+	struct rt_dev_key k, cur, *prev = NULL, gone[RT_MAX_ATTACH];
+	char name[IF_NAMESIZE];
+	size_t n = 0;
+
+	while (n < RT_MAX_ATTACH &&
+	       !bpf_map_get_next_key(t->map[M_ATTACH], prev, &k)) {
+		cur = k;
+		prev = &cur;
+		if (!if_indextoname(k.ifindex, name))
+			gone[n++] = k;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bpf_map_delete_elem(t->map[M_ATTACH], &gone[i]);
+		bpf_map_delete_elem(t->map[M_DEVS], &gone[i]);
+		qps_forget(t->map[M_QPS], (int)gone[i].ifindex, (int)gone[i].dir);
+	}
+	if (n && attach_map_empty(t->map[M_ATTACH])) {
+		tm_unpin(t);
+		return true;
+	}
+	return false;
+}
+
 static int do_attach(struct pins *t, const struct telemetry_req *req,
 		     int ifindex)
 {
@@ -344,6 +398,10 @@ static int do_attach(struct pins *t, const struct telemetry_req *req,
 		    .priority = TELEMETRY_TC_PRIO);
 
 	err = tm_open_pins(t);
+	if (!err && prune_gone(t)) {
+		tm_close_maps(t);
+		err = -ENOENT;
+	}
 	if (err == -ENOENT) {
 		if (tm_load(t))
 			return EXIT_FAIL;
@@ -408,13 +466,6 @@ undo:
 	return EXIT_FAIL;
 }
 
-static bool attach_map_empty(int map)
-{
-	struct rt_dev_key k;
-
-	return bpf_map_get_next_key(map, NULL, &k) != 0;
-}
-
 static int do_detach(struct pins *t, const struct telemetry_req *req,
 		     int ifindex)
 {
@@ -429,6 +480,8 @@ static int do_detach(struct pins *t, const struct telemetry_req *req,
 		    .priority = TELEMETRY_TC_PRIO);
 
 	err = tm_open_pins(t);
+	if (!err && prune_gone(t))
+		err = -ENOENT;
 	if (err == -ENOENT || (!err && bpf_map_lookup_elem(t->map[M_ATTACH], &dk, &at))) {
 		errorf("dev \"%s\" %s: not attached", req->dev,
 		       dir_names[req->dir]);
@@ -626,6 +679,8 @@ int telemetry_snapshot(struct telemetry_snap *s, int ifindex)
 		return -1;
 	}
 	err = tm_open_pins(&t);
+	if (!err && prune_gone(&t))
+		err = -ENOENT;
 	if (err) {
 		tm_close(&t);
 		return err == -ENOENT ? 0 : -1;	/* none: nothing attached */
@@ -718,8 +773,14 @@ int telemetry_run(const struct telemetry_req *req)
 
 	tm_init(&t);
 	libbpf_set_print(libbpf_print);
-	if (req->dev && dev_index(req->dev, &ifindex))
+	if (req->dev && dev_index(req->dev, &ifindex)) {
+		/* A device that is gone: forget what was attached to it. */
+		if (req->verb == TELEMETRY_DETACH && !tm_dir(&t) &&
+		    !tm_open_pins(&t))
+			prune_gone(&t);
+		tm_close(&t);
 		return EXIT_FAIL;
+	}
 	if (req->verb == TELEMETRY_SHOW)
 		return do_show(ifindex);
 	if (req->verb == TELEMETRY_SERVE)

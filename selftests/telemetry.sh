@@ -371,6 +371,11 @@ print(len({(x["dev"], x["direction"]) for x in d if x["dev"].startswith("d")}))'
 	# Other namespaces see none of them.
 	n=$(tm h2 -j telemetry show | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 	check "(( n == 0 ))" "h2 shows $n attachments of h1"
+	# A device deleted while attached is forgotten: it can be named no more.
+	h1 ip link del d32
+	unset 'devs[31]'
+	n=$(tm h1 -j telemetry show | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+	check "(( n == 62 ))" "after deleting d32, show lists $n attachments, not 62"
 	for i in "${devs[@]}"; do
 		tm h1 telemetry detach dev "$i" egress
 		tm h1 telemetry detach dev "$i" ingress
@@ -384,6 +389,12 @@ print(len({(x["dev"], x["direction"]) for x in d if x["dev"].startswith("d")}))'
 	tm h1 telemetry detach dev d1
 	out=$(h1 tc filter show dev d1 ingress)
 	[[ "$out" == *u32* && "$out" != *rt_ingress* ]] || fail "d1 filters: $out"
+	no_pins
+	# The last attachment's device deleted: the next command unpins.
+	tm h1 telemetry attach dev d2
+	h1 ip link del d2
+	out=$(tm h1 telemetry detach dev d2 2>&1) && fail "detached a deleted device"
+	[[ "$out" == *'dev "d2": no such device'* ]] || fail "deleted device: '$out'"
 	no_pins
 }
 
