@@ -184,7 +184,7 @@ int main(void)
 		printf("1..0 # SKIP cannot load BPF here: %s\n", strerror(errno));
 		return 0;
 	}
-	printf("1..7\n");
+	printf("1..8\n");
 	prog = bpf_program__fd(skel->progs.rt_ingress);
 	qps = bpf_map__fd(skel->maps.rt_qps);
 	dev = calloc((size_t)ncpu, sizeof(*dev));
@@ -223,6 +223,27 @@ int main(void)
 	run(prog, b, frame(b, 0x0a, 0, 903, 7, 16));
 	ktap(!qp_get(qps, 903, &q) && q.packets == 1 && q.ops[RT_OP_WRITE] == 1,
 	     "RC write only with its RETH counts as a write");
+
+	/* Fill the QP map: what does not fit is counted, nothing else breaks. */
+	struct rt_qp_key k, *prev = NULL, cur;
+	unsigned int have = 0, extra = 100, ok = 1;
+	unsigned long long over = 0;
+
+	while (!bpf_map_get_next_key(qps, prev, &k)) {
+		cur = k;
+		prev = &cur;
+		have++;
+	}
+	for (unsigned int i = 0; i < RT_MAX_QPS - have + extra; i++)
+		if (run(prog, b, frame(b, 0x04, 0, 20000 + i, 0, 16)) != -1)
+			ok = 0;
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.rt_devs), &dk, dev);
+	for (int c = 0; c < ncpu; c++)
+		over += dev[c].c[RT_DEV_QP_OVERFLOW];
+	snprintf(name, sizeof(name), "a full QP map: %llu packets counted as qp_overflow, want %u",
+		 over, extra);
+	ktap(ok && over == extra && !qp_get(qps, 20000, &q) && q.packets == 1 &&
+	     qp_get(qps, 20000 + RT_MAX_QPS - have, &q), name);
 	free(dev);
 	roce_telemetry_bpf__destroy(skel);
 	printf("# %d passed, %d failed\n", n_test - n_fail, n_fail);
