@@ -119,6 +119,13 @@ static __always_inline enum parse ipv6_hdr(struct __sk_buff *skb,
 	__builtin_memcpy(p->dst, &ip6.daddr, 16);
 	p->off += sizeof(ip6);
 	nh = ip6.nexthdr;
+	/*
+	 * Unrolled, as the short loops below: clang may lay a loop out so
+	 * that its latch falls through into its head, a back-edge 6.1's
+	 * verifier refuses ("back-edge from insn N to N+1") where 6.12's
+	 * takes it.
+	 */
+#pragma clang loop unroll(full)
 	for (i = 0; i < MAX_EXT_HDRS; i++) {
 		__u8 h[2];	/* next header, length in 8 octets less 1 */
 
@@ -315,6 +322,26 @@ static __always_inline void dev_count(struct rt_dev *dev, __u32 c)
 		dev->c[c]++;
 }
 
+/* One IP header by @eth_proto; fragments and long chains counted. */
+static __always_inline enum parse ip_hdr(struct __sk_buff *skb, struct pkt *p,
+					 __u8 *proto, __be16 eth_proto,
+					 struct rt_dev *dev)
+{
+	enum parse r;
+
+	if (eth_proto == bpf_htons(ETH_P_IP))
+		r = ipv4_hdr(skb, p, proto);
+	else if (eth_proto == bpf_htons(ETH_P_IPV6))
+		r = ipv6_hdr(skb, p, proto);
+	else
+		return P_OTHER;
+	if (r == P_FRAGMENT)
+		dev_count(dev, RT_DEV_FRAGMENTS);
+	if (r == P_UNPARSED)
+		dev_count(dev, RT_DEV_UNPARSED);
+	return r;
+}
+
 static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 {
 	struct rt_dev_key dk = { .ifindex = skb->ifindex, .dir = dir };
@@ -340,6 +367,7 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	if (bpf_skb_load_bytes(skb, 12, &eth_proto, sizeof(eth_proto)))
 		return TC_ACT_UNSPEC;
 	p.off = ETH_HLEN;
+#pragma clang loop unroll(full)
 	for (i = 0; i < MAX_VLANS; i++) {
 		if (eth_proto != bpf_htons(ETH_P_8021Q) &&
 		    eth_proto != bpf_htons(ETH_P_8021AD))
@@ -351,27 +379,18 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	}
 
 	/* Outer header, then at most one inner one behind an IPv6 outer. */
-	for (i = 0; i < 2; i++) {
-		if (eth_proto == bpf_htons(ETH_P_IP))
-			r = ipv4_hdr(skb, &p, &proto);
-		else if (eth_proto == bpf_htons(ETH_P_IPV6))
-			r = ipv6_hdr(skb, &p, &proto);
-		else
-			return TC_ACT_UNSPEC;
-		if (r == P_FRAGMENT)
-			dev_count(dev, RT_DEV_FRAGMENTS);
-		if (r == P_UNPARSED)
-			dev_count(dev, RT_DEV_UNPARSED);
-		if (r != P_ROCE)
-			return TC_ACT_UNSPEC;
-		if (proto == IPPROTO_UDP)
-			break;
-		if (i || p.family != AF_INET6 ||
+	r = ip_hdr(skb, &p, &proto, eth_proto, dev);
+	if (r != P_ROCE)
+		return TC_ACT_UNSPEC;
+	if (proto != IPPROTO_UDP) {
+		if (p.family != AF_INET6 ||
 		    (proto != IPPROTO_IPIP && proto != IPPROTO_IPV6))
 			return TC_ACT_UNSPEC;
 		p.encap = 1;
-		eth_proto = bpf_htons(proto == IPPROTO_IPIP ? ETH_P_IP :
-							      ETH_P_IPV6);
+		r = ip_hdr(skb, &p, &proto, bpf_htons(proto == IPPROTO_IPIP ?
+						      ETH_P_IP : ETH_P_IPV6), dev);
+		if (r != P_ROCE)
+			return TC_ACT_UNSPEC;
 	}
 	if (proto != IPPROTO_UDP ||
 	    bpf_skb_load_bytes(skb, p.off, &udp, sizeof(udp)) ||
