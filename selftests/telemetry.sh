@@ -107,6 +107,20 @@ topo_up() {
 	r2 ip -6 route add fc00:9::d6/128 encap seg6local action End.DX6 \
 		nh6 2001:db8:2::1 dev h2
 	plain_routes
+	# Neighbours fixed along the data path: a packet that waits for ARP
+	# or ND in a queue of 128 is lost after the observation point (seen
+	# on 6.1 under TCG: 128 packets between r2's ingress and h2).
+	neigh h1 e0 10.0.1.254 2001:db8:1::fe r1 h1
+	neigh r1 r2 10.0.12.2 fc00:12::2 r2 r1
+	neigh r2 h2 10.0.2.1 2001:db8:2::1 h2 e0
+}
+
+# neigh NODE DEV IPV4 IPV6 PEER PEER_DEV: permanent entries for PEER's addresses.
+neigh() {
+	local mac
+	mac=$($5 cat "/sys/class/net/$6/address")
+	$1 ip neigh replace "$3" lladdr "$mac" dev "$2" nud permanent
+	$1 ip -6 neigh replace "$4" lladdr "$mac" dev "$2" nud permanent
 }
 
 plain_routes() {
