@@ -20,7 +20,8 @@ source "$(dirname "$0")/lib.sh"
 RG=$top/tools/roce-gen/roce-gen
 NODES="h1 r1 r2 h2"
 T=$(mktemp -d)
-NETEM=(delay 1ms reorder 25% 50% loss 2% duplicate 1%)
+# A limit far above what 1 ms holds: the only loss is the 2 % netem draws.
+NETEM=(delay 1ms reorder 25% 50% loss 2% duplicate 1% limit 100000)
 
 for n in $NODES; do
 	eval "$n() { ip netns exec \"\$NS_$n\" \"\$@\"; }"
@@ -254,6 +255,11 @@ setup_case() {
 	plain_routes
 }
 
+# Packets the per-CPU backlogs dropped so far (all CPUs, all namespaces).
+softnet_drops() {
+	python3 -c 'print(sum(int(l.split()[1], 16) for l in open("/proc/net/softnet_stat")))'
+}
+
 netem_on() {	# netem_on NODE DEV
 	$1 tc qdisc add dev "$2" root netem "${NETEM[@]}" ||
 		skip "no sch_netem on this kernel"
@@ -281,10 +287,13 @@ roce_case() {
 	tm r2 telemetry attach dev r1 ingress
 	tm h1 telemetry attach dev e0 egress
 	netem_on "$3" "$4"
+	local drops0
+	drops0=$(softnet_drops)
 	sink_start
-	send "$dst" qps 16 count 400 rate 3000 size 256 \
+	send "$dst" qps 16 count 400 rate 2000 size 256 \
 		skip-every 97 dup-every 89 swap-every 53
 	sink_wait
+	echo "backlog drops during the run: $(( $(softnet_drops) - drops0 ))"
 	netem_off "$3" "$4"
 	plain_routes
 	compare h2 e0 ingress sink "lost ooo dup"
@@ -518,6 +527,12 @@ for tool in "$DMSC" "$RG" bpftool python3 curl; do
 	command -v "$tool" >/dev/null || { echo "1..0 # SKIP no $tool"; exit 4; }
 done
 dmesg_mark
+# The per-CPU backlog every veth delivers to: under TCG, netem's bursts
+# and the SRv6 hops overflowed its 1000 packets (6.1), a loss after the
+# observation points that no tc hook can see. Global, restored on exit.
+backlog=$(sysctl -n net.core.netdev_max_backlog)
+sysctl -qw net.core.netdev_max_backlog=100000
+trap 'cleanup_ns; topo_down; sysctl -qw net.core.netdev_max_backlog=$backlog' EXIT
 topo_up
 cases=(
 	test_ipv4 "RoCEv2/IPv4 with loss, reorder, duplicates: counters equal the sink's and the sender's"
