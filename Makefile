@@ -22,17 +22,21 @@ TEST_KVERS ?= $(shell tools/vm/kernels.sh 2>/dev/null)
 
 SUBDIRS_USER := agent tools/roce-gen
 
-.PHONY: all module agent tools modules-all deps check unit selftests \
+.PHONY: all module ebpf agent tools modules-all deps check unit selftests \
 	demo checkpatch dkms-install clean modules-debug deps-debug check-debug \
 	install install-bin install-man install-unit install-dkms install-tc \
 	uninstall uninstall-tc
 
-all: module agent tools
+all: module ebpf agent tools
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-agent:
+# The RoCEv2 telemetry tc program and its skeleton (agent/ links it).
+ebpf:
+	$(MAKE) -C ebpf
+
+agent: ebpf
 	$(MAKE) -C agent
 
 tools:
@@ -155,5 +159,6 @@ uninstall-tc:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C agent clean
+	$(MAKE) -C ebpf clean
 	-$(MAKE) -C tools/roce-gen clean
 	rm -rf build

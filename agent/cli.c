@@ -20,6 +20,7 @@
 #include "netns.h"
 #include "output.h"
 #include "parse.h"
+#include "telemetry.h"
 
 static void usage(FILE *f)
 {
@@ -27,7 +28,7 @@ static void usage(FILE *f)
 		"Usage: dmsc [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       dmsc [OPTIONS] -batch FILE\n"
 		"       dmsc help\n"
-		"where  OBJECT  := { info | set | tunnel | rule | flow | monitor | mpte }\n"
+		"where  OBJECT  := { info | set | tunnel | rule | flow | monitor | mpte | telemetry }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -n[etns] NETNS |\n"
 		"                    -b[atch] FILE | -f[orce] | -V[ersion] | -h[elp] }\n"
 		"Exit status: 0 success, 1 the kernel or the operation failed, 2 usage error.\n"
@@ -79,6 +80,18 @@ int cli_parse(struct cli *cli, int argc, char **argv, struct request *req)
 	return usage_error("unknown object \"%s\"", argv[0]);
 }
 
+/* Enter the -n namespace before the first kernel access. */
+static int cli_netns(struct cli *cli)
+{
+	if (cli->netns) {
+		if (netns_enter(cli->netns))
+			return -1;
+		/* Once in it, stay: every later command runs there too. */
+		cli->netns = NULL;
+	}
+	return 0;
+}
+
 /* Open netlink, in the -n namespace, on first use. */
 static int cli_nl(struct cli *cli)
 {
@@ -86,12 +99,8 @@ static int cli_nl(struct cli *cli)
 
 	if (cli->nl_open)
 		return 0;
-	if (cli->netns) {
-		if (netns_enter(cli->netns))
-			return -1;
-		/* Once in it, stay: every later command runs there too. */
-		cli->netns = NULL;
-	}
+	if (cli_netns(cli))
+		return -1;
 	err = dmsc_nl_open(&cli->nl);
 	if (err) {
 		errorf("%s", cli->nl.errmsg[0] ? cli->nl.errmsg :
@@ -139,6 +148,19 @@ int cli_run(struct cli *cli, int argc, char **argv)
 	if (argc > 0 && matches(argv[0], "mpte")) {
 		err_set_command("mpte", NULL);
 		ret = cmd_mpte(cli, argc - 1, argv + 1);
+		out_flush();
+		return ret;
+	}
+	/* telemetry works through libbpf, not the dmsc family. "t" stays tunnel. */
+	if (argc > 0 && strlen(argv[0]) >= 2 && matches(argv[0], "telemetry")) {
+		struct telemetry_req treq;
+
+		ret = cmd_telemetry(cli, argc - 1, argv + 1, &treq);
+		if (ret || treq.verb == TELEMETRY_HELP)
+			return ret;
+		if (cli_netns(cli))
+			return EXIT_FAIL;
+		ret = telemetry_run(&treq);
 		out_flush();
 		return ret;
 	}

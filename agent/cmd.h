@@ -48,6 +48,10 @@ typedef int cmd_parse_fn(struct cli *cli, int argc, char **argv,
 cmd_parse_fn cmd_info, cmd_set, cmd_tunnel, cmd_rule, cmd_flow, cmd_monitor;
 /* dmsc mpte needs no netlink: it runs at once and returns the exit code. */
 int cmd_mpte(struct cli *cli, int argc, char **argv);
+/* dmsc telemetry: parsed into @req (telemetry.h), run by telemetry_run(). */
+struct telemetry_req;
+int cmd_telemetry(struct cli *cli, int argc, char **argv,
+		  struct telemetry_req *req);
 
 /* cli.c: the program, one command line, and its parse step alone. */
 int cli_main(int argc, char **argv);

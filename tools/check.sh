@@ -48,6 +48,7 @@ checkpatch() {
 # means anything.
 step harness tools/check-selftest.sh
 step unit-agent make -s -C agent check
+step unit-ebpf make -s -C ebpf check
 [ -f tools/roce-gen/Makefile ] && step unit-roce-gen make -s -C tools/roce-gen check
 step checkpatch checkpatch
 step ynl python3 tools/ynl-check.py

@@ -57,12 +57,12 @@ done
 
 # The commands of each object's help.
 missing=""
-for o in tunnel rule flow; do
+for o in tunnel rule flow telemetry; do
 	for c in $("$DMSC" "$o" help | grep -oE "dmsc( \[-[a-z]\])* $o [a-z]+" | awk '{print $NF}' | sort -u); do
 		grep -q "^\.SS dmsc $o $c\b" "$man_dir/dmsc.8" || missing+=" $o-$c"
 	done
 done
-[ -z "$missing" ]; ok $? "dmsc.8: a section per command of tunnel, rule, flow help" "missing:$missing"
+[ -z "$missing" ]; ok $? "dmsc.8: a section per command of tunnel, rule, flow, telemetry help" "missing:$missing"
 
 # dmsc-agent's options, from its usage.
 opts=$("$AGENT" --help | grep -oE -- '(^| |\[)--?[a-z]+' | tr -d ' [' | sort -u)

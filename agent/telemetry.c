@@ -1,0 +1,798 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmsc telemetry: the RoCEv2 tc program through its libbpf skeleton.
+ *
+ * State lives in the kernel, not in a daemon: the first attach in a
+ * network namespace loads the object and pins its two programs and three
+ * maps in a directory named after the namespace's cookie (never reused,
+ * unlike an inode number), and later commands open the pins. The attach
+ * map records each (device, direction) and whether dmsc added the clsact
+ * qdisc; detach removes exactly what attach added, and the last detach
+ * unpins everything, which frees the maps.
+ *
+ * bpffs is per mount namespace: "ip netns exec" mounts a fresh /sys with
+ * no bpffs on /sys/fs/bpf, so pins made there would vanish with the
+ * command. dmsc -n NETNS changes only the network namespace and is the
+ * way to run these commands in a namespace.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <linux/magic.h>
+#include <linux/pkt_sched.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <netlink/netlink.h>
+#include <netlink/route/classifier.h>
+
+#include "cmd.h"
+#include "err.h"
+#include "output.h"
+#include "parse.h"
+#include "telemetry.h"
+#include "roce_telemetry.h"
+#include "roce_telemetry.skel.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+static const char *const dir_names[] = { "ingress", "egress" };
+static const char *const prog_pins[] = { "rt_ingress", "rt_egress" };
+static const char *const map_pins[] = { "rt_qps", "rt_devs", "rt_attach" };
+enum { M_QPS, M_DEVS, M_ATTACH, N_MAPS };
+
+struct pins {
+	char dir[128];		/* the namespace's pin directory */
+	int lock_fd;
+	int map[N_MAPS];
+	int prog[2];
+};
+
+static void tm_init(struct pins *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->lock_fd = -1;
+	for (int i = 0; i < N_MAPS; i++)
+		t->map[i] = -1;
+	t->prog[0] = t->prog[1] = -1;
+}
+
+/* Close the maps and programs, keep the lock and the directory name. */
+static void tm_close_maps(struct pins *t)
+{
+	for (int i = 0; i < N_MAPS; i++) {
+		if (t->map[i] >= 0)
+			close(t->map[i]);
+		t->map[i] = -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (t->prog[i] >= 0)
+			close(t->prog[i]);
+		t->prog[i] = -1;
+	}
+}
+
+static void tm_close(struct pins *t)
+{
+	for (int i = 0; i < N_MAPS; i++)
+		if (t->map[i] >= 0)
+			close(t->map[i]);
+	for (int i = 0; i < 2; i++)
+		if (t->prog[i] >= 0)
+			close(t->prog[i]);
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);	/* drops the flock */
+	tm_init(t);
+}
+
+/*
+ * libbpf prints through this; its messages are our errors' details. Quiet
+ * where a failure is expected (adding a clsact qdisc that exists).
+ */
+static bool libbpf_quiet;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG || libbpf_quiet)
+		return 0;
+	fprintf(stderr, "dmsc: ");
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* /sys/fs/bpf/dmsc/netns-COOKIE, and the lock on /sys/fs/bpf/dmsc. */
+static int tm_dir(struct pins *t)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	struct statfs fs;
+	int fd;
+
+	if (statfs(TELEMETRY_BPFFS, &fs) || fs.f_type != BPF_FS_MAGIC) {
+		errorf("%s is not a BPF file system (mount -t bpf bpf %s; under \"ip netns exec\" it is hidden: use dmsc -n NETNS)",
+		       TELEMETRY_BPFFS, TELEMETRY_BPFFS);
+		return -1;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie,
+				 &len)) {
+		struct stat st;
+
+		/* Before 5.14: the inode of the namespace, unique while it lives. */
+		if (stat("/proc/self/ns/net", &st)) {
+			errorf("cannot name this network namespace: %s",
+			       strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		snprintf(t->dir, sizeof(t->dir), "%s/netns-ino-%llu",
+			 TELEMETRY_PIN_ROOT, (unsigned long long)st.st_ino);
+	} else {
+		snprintf(t->dir, sizeof(t->dir), "%s/netns-%llu",
+			 TELEMETRY_PIN_ROOT, (unsigned long long)cookie);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (mkdir(TELEMETRY_PIN_ROOT, 0700) && errno != EEXIST) {
+		errorf("%s: %s", TELEMETRY_PIN_ROOT, strerror(errno));
+		return -1;
+	}
+	/* One dmsc at a time changes the pins and the attachments. */
+	t->lock_fd = open(TELEMETRY_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->lock_fd < 0 || flock(t->lock_fd, LOCK_EX)) {
+		errorf("%s: %s", TELEMETRY_PIN_ROOT, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void pin_path(const struct pins *t, const char *name, char *buf,
+		     size_t len)
+{
+	snprintf(buf, len, "%s/%s", t->dir, name);
+}
+
+/* Remove every pin and the directory; the maps go with their last user. */
+static void tm_unpin(struct pins *t)
+{
+	char path[256];
+
+	for (int i = 0; i < N_MAPS; i++) {
+		pin_path(t, map_pins[i], path, sizeof(path));
+		unlink(path);
+	}
+	for (int i = 0; i < 2; i++) {
+		pin_path(t, prog_pins[i], path, sizeof(path));
+		unlink(path);
+	}
+	rmdir(t->dir);
+	rmdir(TELEMETRY_PIN_ROOT);	/* only if nothing else is in it */
+}
+
+/* Open the pins. 0, -ENOENT when there are none, or -1 after an error. */
+static int tm_open_pins(struct pins *t)
+{
+	char path[256];
+
+	if (access(t->dir, F_OK))
+		return -ENOENT;
+	for (int i = 0; i < N_MAPS; i++) {
+		pin_path(t, map_pins[i], path, sizeof(path));
+		t->map[i] = bpf_obj_get(path);
+		if (t->map[i] < 0) {
+			errorf("%s: %s (remove %s to start over)", path,
+			       strerror(errno), t->dir);
+			return -1;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		pin_path(t, prog_pins[i], path, sizeof(path));
+		t->prog[i] = bpf_obj_get(path);
+		if (t->prog[i] < 0) {
+			errorf("%s: %s (remove %s to start over)", path,
+			       strerror(errno), t->dir);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Load the object and pin it: the first attach in the namespace. */
+static int tm_load(struct pins *t)
+{
+	struct roce_telemetry_bpf *skel;
+	struct bpf_map *maps[N_MAPS];
+	struct bpf_program *progs[2];
+	char path[256];
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	skel = roce_telemetry_bpf__open_and_load();
+	if (!skel) {
+		errorf("cannot load the telemetry program: %s",
+		       strerror(errno));
+		return -1;
+	}
+	maps[M_QPS] = skel->maps.rt_qps;
+	maps[M_DEVS] = skel->maps.rt_devs;
+	maps[M_ATTACH] = skel->maps.rt_attach;
+	progs[RT_INGRESS] = skel->progs.rt_ingress;
+	progs[RT_EGRESS] = skel->progs.rt_egress;
+	if (mkdir(t->dir, 0700) && errno != EEXIST) {
+		errorf("%s: %s", t->dir, strerror(errno));
+		goto fail;
+	}
+	for (int i = 0; i < N_MAPS; i++) {
+		pin_path(t, map_pins[i], path, sizeof(path));
+		err = bpf_map__pin(maps[i], path);
+		if (err) {
+			errorf("cannot pin %s: %s", path, strerror(-err));
+			goto fail;
+		}
+		t->map[i] = dup(bpf_map__fd(maps[i]));
+	}
+	for (int i = 0; i < 2; i++) {
+		pin_path(t, prog_pins[i], path, sizeof(path));
+		err = bpf_program__pin(progs[i], path);
+		if (err) {
+			errorf("cannot pin %s: %s", path, strerror(-err));
+			goto fail;
+		}
+		t->prog[i] = dup(bpf_program__fd(progs[i]));
+	}
+	roce_telemetry_bpf__destroy(skel);	/* the pins and dups hold them */
+	return 0;
+fail:
+	tm_unpin(t);
+	roce_telemetry_bpf__destroy(skel);
+	return -1;
+}
+
+/* The device's index; only Ethernet (and loopback) frames are parsed. */
+static int dev_index(const char *dev, int *ifindex)
+{
+	struct ifreq ifr;
+	int fd, ok;
+
+	*ifindex = (int)if_nametoindex(dev);
+	if (!*ifindex) {
+		errorf("dev \"%s\": no such device", dev);
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ok = fd >= 0 && !ioctl(fd, SIOCGIFHWADDR, &ifr);
+	if (fd >= 0)
+		close(fd);
+	if (ok && ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER &&
+	    ifr.ifr_hwaddr.sa_family != ARPHRD_LOOPBACK) {
+		errorf("dev \"%s\": not an Ethernet device (link type %u): the program reads Ethernet headers",
+		       dev, ifr.ifr_hwaddr.sa_family);
+		return -1;
+	}
+	return 0;
+}
+
+static int ncpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? n : 1;
+}
+
+/* Filters left on the device's clsact ingress and egress; -1: unknown. */
+static int tc_filters_left(int ifindex)
+{
+	static const uint32_t parents[] = {
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
+	};
+	struct nl_sock *sk = nl_socket_alloc();
+	int n = 0;
+
+	if (!sk || nl_connect(sk, NETLINK_ROUTE)) {
+		nl_socket_free(sk);
+		return -1;
+	}
+	for (size_t i = 0; i < 2 && n >= 0; i++) {
+		struct nl_cache *c;
+
+		if (rtnl_cls_alloc_cache(sk, ifindex, parents[i], &c))
+			n = -1;
+		else {
+			n += nl_cache_nitems(c);
+			nl_cache_free(c);
+		}
+	}
+	nl_socket_free(sk);
+	return n;
+}
+
+/* Delete every QP of (ifindex, dir) from the QP map. */
+static void qps_forget(int map, int ifindex, int dir)
+{
+	struct rt_qp_key k, next, *prev = NULL;
+
+	/* Deleting the current key breaks the walk: step first, then delete. */
+	while (!bpf_map_get_next_key(map, prev, &next)) {
+		if (prev && (int)prev->ifindex == ifindex && prev->dir == dir)
+			bpf_map_delete_elem(map, prev);
+		k = next;
+		prev = &k;
+	}
+	if (prev && (int)prev->ifindex == ifindex && prev->dir == dir)
+		bpf_map_delete_elem(map, prev);
+}
+
+static bool attach_map_empty(int map)
+{
+	struct rt_dev_key k;
+
+	return bpf_map_get_next_key(map, NULL, &k) != 0;
+}
+
+
+/*
+ * Forget the attachments of devices that are gone (deleted, or moved to
+ * another namespace): their filters went with them, and no detach can
+ * name them any more. Unpins when nothing is left. Called with the lock.
+ * Returns true if the pins were removed.
+ */
+static bool prune_gone(struct pins *t)
+{
+	struct rt_dev_key k, cur, *prev = NULL, gone[RT_MAX_ATTACH];
+	char name[IF_NAMESIZE];
+	size_t n = 0;
+
+	while (n < RT_MAX_ATTACH &&
+	       !bpf_map_get_next_key(t->map[M_ATTACH], prev, &k)) {
+		cur = k;
+		prev = &cur;
+		if (!if_indextoname(k.ifindex, name))
+			gone[n++] = k;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bpf_map_delete_elem(t->map[M_ATTACH], &gone[i]);
+		bpf_map_delete_elem(t->map[M_DEVS], &gone[i]);
+		qps_forget(t->map[M_QPS], (int)gone[i].ifindex, (int)gone[i].dir);
+	}
+	if (n && attach_map_empty(t->map[M_ATTACH])) {
+		tm_unpin(t);
+		return true;
+	}
+	return false;
+}
+
+static int do_attach(struct pins *t, const struct telemetry_req *req,
+		     int ifindex)
+{
+	struct rt_dev_key dk = { .ifindex = (__u32)ifindex, .dir = (__u32)req->dir };
+	struct rt_attach at = { 0 };
+	struct bpf_prog_info info;
+	__u32 info_len = sizeof(info);
+	struct timespec ts;
+	struct rt_dev *zero;
+	int err, n = ncpus();
+	bool fresh = false;
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = req->dir == RT_INGRESS ? BPF_TC_INGRESS :
+							    BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = TELEMETRY_TC_HANDLE,
+		    .priority = TELEMETRY_TC_PRIO);
+
+	err = tm_open_pins(t);
+	if (!err && prune_gone(t)) {
+		tm_close_maps(t);
+		err = -ENOENT;
+	}
+	if (err == -ENOENT) {
+		if (tm_load(t))
+			return EXIT_FAIL;
+		fresh = true;
+	} else if (err) {
+		return EXIT_FAIL;
+	}
+	if (!bpf_map_lookup_elem(t->map[M_ATTACH], &dk, &at)) {
+		errorf("dev \"%s\" %s: already attached", req->dev,
+		       dir_names[req->dir]);
+		return EXIT_FAIL;
+	}
+	/* The device's counters, zeroed on every CPU, before packets come. */
+	zero = calloc((size_t)n, sizeof(*zero));
+	if (!zero || bpf_map_update_elem(t->map[M_DEVS], &dk, zero, BPF_ANY)) {
+		errorf("dev \"%s\": cannot add its counters: %s", req->dev,
+		       strerror(errno));
+		free(zero);
+		goto undo;
+	}
+	free(zero);
+	qps_forget(t->map[M_QPS], ifindex, req->dir);
+
+	libbpf_quiet = true;
+	err = bpf_tc_hook_create(&hook);
+	libbpf_quiet = false;
+	if (err && err != -EEXIST) {
+		errorf("dev \"%s\": cannot add the clsact qdisc: %s", req->dev,
+		       strerror(-err));
+		goto undo;
+	}
+	at.created_clsact = !err;
+	opts.prog_fd = t->prog[req->dir];
+	err = bpf_tc_attach(&hook, &opts);
+	if (err) {
+		errorf("dev \"%s\" %s: cannot attach: %s%s", req->dev,
+		       dir_names[req->dir], strerror(-err),
+		       err == -EEXIST ? " (a filter with dmsc's handle and priority is there)" : "");
+		if (at.created_clsact) {
+			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&hook);
+		}
+		goto undo;
+	}
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(opts.prog_fd, &info, &info_len))
+		at.prog_id = info.id;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	at.attached_realtime_ns = (__u64)ts.tv_sec * 1000000000ull +
+				  (__u64)ts.tv_nsec;
+	if (bpf_map_update_elem(t->map[M_ATTACH], &dk, &at, BPF_NOEXIST)) {
+		errorf("dev \"%s\": cannot record the attachment: %s",
+		       req->dev, strerror(errno));
+		bpf_tc_detach(&hook, &opts);
+		goto undo;
+	}
+	return EXIT_OK;
+undo:
+	bpf_map_delete_elem(t->map[M_DEVS], &dk);
+	if (fresh)
+		tm_unpin(t);
+	return EXIT_FAIL;
+}
+
+static int do_detach(struct pins *t, const struct telemetry_req *req,
+		     int ifindex)
+{
+	struct rt_dev_key dk = { .ifindex = (__u32)ifindex, .dir = (__u32)req->dir };
+	struct rt_dev_key other = { .ifindex = (__u32)ifindex, .dir = (__u32)!req->dir };
+	struct rt_attach at, at_other;
+	int err, left;
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = req->dir == RT_INGRESS ? BPF_TC_INGRESS :
+							    BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = TELEMETRY_TC_HANDLE,
+		    .priority = TELEMETRY_TC_PRIO);
+
+	err = tm_open_pins(t);
+	if (!err && prune_gone(t))
+		err = -ENOENT;
+	if (err == -ENOENT || (!err && bpf_map_lookup_elem(t->map[M_ATTACH], &dk, &at))) {
+		errorf("dev \"%s\" %s: not attached", req->dev,
+		       dir_names[req->dir]);
+		return EXIT_FAIL;
+	}
+	if (err)
+		return EXIT_FAIL;
+	err = bpf_tc_detach(&hook, &opts);
+	/* ENOENT: someone removed the filter or the qdisc; forget it anyway. */
+	if (err && err != -ENOENT) {
+		errorf("dev \"%s\" %s: cannot detach: %s", req->dev,
+		       dir_names[req->dir], strerror(-err));
+		return EXIT_FAIL;
+	}
+	bpf_map_delete_elem(t->map[M_ATTACH], &dk);
+	bpf_map_delete_elem(t->map[M_DEVS], &dk);
+	qps_forget(t->map[M_QPS], ifindex, req->dir);
+	if (at.created_clsact) {
+		if (!bpf_map_lookup_elem(t->map[M_ATTACH], &other, &at_other)) {
+			/* Still in use by our other direction: it removes it. */
+			at_other.created_clsact = 1;
+			bpf_map_update_elem(t->map[M_ATTACH], &other, &at_other,
+					    BPF_EXIST);
+		} else {
+			/* Someone else's filters keep the qdisc. */
+			left = tc_filters_left(ifindex);
+			if (left == 0) {
+				hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+				err = bpf_tc_hook_destroy(&hook);
+				if (err && err != -ENOENT && err != -EINVAL) {
+					errorf("dev \"%s\": cannot remove the clsact qdisc: %s",
+					       req->dev, strerror(-err));
+					return EXIT_FAIL;
+				}
+			}
+		}
+	}
+	if (attach_map_empty(t->map[M_ATTACH]))
+		tm_unpin(t);
+	return EXIT_OK;
+}
+
+/* --- show ------------------------------------------------------------- */
+
+static int key_cmp(const struct rt_qp_key *a, const struct rt_qp_key *b)
+{
+	if (a->ifindex != b->ifindex)
+		return a->ifindex < b->ifindex ? -1 : 1;
+	if (a->dir != b->dir)
+		return a->dir < b->dir ? -1 : 1;
+	if (a->dqpn != b->dqpn)
+		return a->dqpn < b->dqpn ? -1 : 1;
+	if (a->sport != b->sport)
+		return a->sport < b->sport ? -1 : 1;
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	return memcmp(a->src, b->src, sizeof(a->src) + sizeof(a->dst));
+}
+
+static int qp_cmp(const void *a, const void *b)
+{
+	return key_cmp(&((const struct telemetry_qp *)a)->k,
+		       &((const struct telemetry_qp *)b)->k);
+}
+
+static int dk_cmp(const void *a, const void *b)
+{
+	const struct rt_dev_key *x = a, *y = b;
+
+	if (x->ifindex != y->ifindex)
+		return x->ifindex < y->ifindex ? -1 : 1;
+	return x->dir < y->dir ? -1 : x->dir > y->dir;
+}
+
+/* Every QP, read under its lock (BPF_F_LOCK), sorted. */
+static struct telemetry_qp *qps_read(int map, size_t *n)
+{
+	struct telemetry_qp *v = calloc(RT_MAX_QPS, sizeof(*v));
+	struct rt_qp_key k, cur, *prev = NULL;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	while (*n < RT_MAX_QPS && !bpf_map_get_next_key(map, prev, &k)) {
+		cur = k;
+		prev = &cur;
+		if (!bpf_map_lookup_elem_flags(map, &k, &v[*n].v, BPF_F_LOCK))
+			v[(*n)++].k = k;
+	}
+	qsort(v, *n, sizeof(*v), qp_cmp);
+	return v;
+}
+
+static const char *const op_class_names[RT_OP_CLASSES] = {
+	[RT_OP_SEND] = "send", [RT_OP_WRITE] = "write", [RT_OP_READ] = "read",
+	[RT_OP_ATOMIC] = "atomic", [RT_OP_ACK] = "ack", [RT_OP_CNP] = "cnp",
+	[RT_OP_OTHER] = "other",
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void print_qp(const struct telemetry_qp *e, uint64_t now)
+{
+	const struct rt_qp *q = &e->v;
+	int family = e->k.family == 2 ? AF_INET : AF_INET6;
+	char a[ADDR_PORT_STRLEN];
+	double secs;
+
+	out_open_object(NULL);
+	if (!out_is_json())
+		out_text("    %s", format_addr_port(family, e->k.src, e->k.sport,
+						   a, sizeof(a)));
+	else
+		out_string("src", NULL, format_addr(family, e->k.src, a, sizeof(a)));
+	out_uint("sport", NULL, e->k.sport);
+	out_string("dst", " > %s", format_addr(family, e->k.dst, a, sizeof(a)));
+	out_uint("qpn", " qpn %llu", e->k.dqpn);
+	out_uint("packets", " packets %llu", q->packets);
+	out_uint("bytes", " bytes %llu", q->bytes);
+	out_uint("lost", " lost %llu", q->lost);
+	out_uint("out_of_order", " out_of_order %llu", q->out_of_order);
+	out_uint("duplicates", " duplicates %llu", q->duplicates);
+	out_uint("too_old", " too_old %llu", q->too_old);
+	out_uint("srv6_packets", " srv6 %llu", q->srv6_packets);
+	out_uint("next_psn", " next_psn %llu", q->next_psn);
+	out_uint("last_psn", NULL, q->last_psn);
+	out_uint("last_opcode", NULL, q->last_opcode);
+	out_uint("idle_ms", " idle %llums",
+		 now > q->last_ns ? (now - q->last_ns) / 1000000 : 0);
+	/* The mean rate from the first to the latest packet. */
+	secs = (double)(q->last_ns - q->first_ns) / 1e9;
+	out_uint("rate_pps", " rate %llupps", q->packets > 1 && secs > 0 ?
+		 (uint64_t)((double)(q->packets - 1) / secs + 0.5) : 0);
+	out_text("\n     ");
+	out_open_object("opcodes");
+	for (int i = 0; i < RT_OP_CLASSES; i++) {
+		char fmt[32];
+
+		snprintf(fmt, sizeof(fmt), " %s %%llu", op_class_names[i]);
+		if (q->ops[i] || out_is_json())
+			out_uint(op_class_names[i], fmt, q->ops[i]);
+	}
+	out_close_object();
+	out_text("\n");
+	out_close_object();
+}
+
+static const char *const dev_counter_names[RT_DEV_COUNTERS] = {
+	[RT_DEV_PACKETS] = "packets", [RT_DEV_ROCE] = "roce_packets",
+	[RT_DEV_SRV6] = "srv6_packets", [RT_DEV_SHORT] = "short",
+	[RT_DEV_BAD_VERSION] = "bad_version", [RT_DEV_FRAGMENTS] = "fragments",
+	[RT_DEV_UNPARSED] = "unparsed", [RT_DEV_QP_OVERFLOW] = "qp_overflow",
+};
+
+static void dev_sum(int map, const struct rt_dev_key *dk, struct rt_dev *sum)
+{
+	int n = ncpus();
+	struct rt_dev *per = calloc((size_t)n, sizeof(*per));
+
+	memset(sum, 0, sizeof(*sum));
+	if (per && !bpf_map_lookup_elem(map, dk, per))
+		for (int c = 0; c < n; c++) {
+			for (int i = 0; i < RT_DEV_COUNTERS; i++)
+				sum->c[i] += per[c].c[i];
+			for (int i = 0; i < 256; i++)
+				sum->opcodes[i] += per[c].opcodes[i];
+		}
+	free(per);
+}
+
+void telemetry_snap_free(struct telemetry_snap *s)
+{
+	free(s->devs);
+	free(s->qps);
+	memset(s, 0, sizeof(*s));
+}
+
+int telemetry_snapshot(struct telemetry_snap *s, int ifindex)
+{
+	struct rt_dev_key k, cur, *prev = NULL;
+	struct timespec ts;
+	struct pins t;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	tm_init(&t);
+	if (tm_dir(&t)) {
+		tm_close(&t);
+		return -1;
+	}
+	err = tm_open_pins(&t);
+	if (!err && prune_gone(&t))
+		err = -ENOENT;
+	if (err) {
+		tm_close(&t);
+		return err == -ENOENT ? 0 : -1;	/* none: nothing attached */
+	}
+	s->devs = calloc(RT_MAX_ATTACH, sizeof(*s->devs));
+	s->qps = qps_read(t.map[M_QPS], &s->nqps);
+	if (!s->devs || !s->qps) {
+		errorf("out of memory");
+		tm_close(&t);
+		telemetry_snap_free(s);
+		return -1;
+	}
+	while (s->ndevs < RT_MAX_ATTACH &&
+	       !bpf_map_get_next_key(t.map[M_ATTACH], prev, &k)) {
+		struct telemetry_dev *d = &s->devs[s->ndevs];
+
+		cur = k;
+		prev = &cur;
+		if ((ifindex && (int)k.ifindex != ifindex) ||
+		    bpf_map_lookup_elem(t.map[M_ATTACH], &k, &d->at))
+			continue;
+		d->k = k;
+		dev_sum(t.map[M_DEVS], &k, &d->sum);
+		if (!if_indextoname(k.ifindex, d->name))
+			snprintf(d->name, sizeof(d->name), "if%u", k.ifindex);
+		s->ndevs++;
+	}
+	qsort(s->devs, s->ndevs, sizeof(*s->devs), dk_cmp);
+	s->mono_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->real_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	tm_close(&t);
+	return 0;
+}
+
+static void print_dev(const struct telemetry_snap *s,
+		      const struct telemetry_dev *d)
+{
+	char fmt[64];
+
+	out_open_object(NULL);
+	out_string("dev", "dev %s", d->name);
+	out_uint("ifindex", NULL, d->k.ifindex);
+	out_string("direction", " %s", dir_names[d->k.dir & 1]);
+	out_uint("prog_id", " prog %llu", d->at.prog_id);
+	out_double("attached", NULL, (double)d->at.attached_realtime_ns / 1e9);
+	for (int i = 0; i < RT_DEV_COUNTERS; i++) {
+		snprintf(fmt, sizeof(fmt), " %s %%llu", dev_counter_names[i]);
+		out_uint(dev_counter_names[i], fmt, d->sum.c[i]);
+	}
+	out_text("\n  opcodes");
+	out_open_array("opcodes");
+	for (int i = 0; i < 256; i++) {
+		if (!d->sum.opcodes[i])
+			continue;
+		out_open_object(NULL);
+		out_uint("opcode", " 0x%02llx", (uint64_t)i);
+		out_uint("packets", ":%llu", d->sum.opcodes[i]);
+		out_close_object();
+	}
+	out_close_array();
+	out_text("\n");
+	out_open_array("qps");
+	for (size_t i = 0; i < s->nqps; i++)
+		if (s->qps[i].k.ifindex == d->k.ifindex &&
+		    s->qps[i].k.dir == d->k.dir)
+			print_qp(&s->qps[i], s->mono_ns);
+	out_close_array();
+	out_close_object();
+}
+
+static int do_show(int ifindex)
+{
+	struct telemetry_snap s;
+
+	if (telemetry_snapshot(&s, ifindex))
+		return EXIT_FAIL;
+	out_open_array(NULL);
+	for (size_t i = 0; i < s.ndevs; i++)
+		print_dev(&s, &s.devs[i]);
+	out_close_array();
+	telemetry_snap_free(&s);
+	return EXIT_OK;
+}
+
+int telemetry_run(const struct telemetry_req *req)
+{
+	struct pins t;
+	int ifindex = 0, ret;
+
+	tm_init(&t);
+	libbpf_set_print(libbpf_print);
+	if (req->dev && dev_index(req->dev, &ifindex)) {
+		/* A device that is gone: forget what was attached to it. */
+		if (req->verb == TELEMETRY_DETACH && !tm_dir(&t) &&
+		    !tm_open_pins(&t))
+			prune_gone(&t);
+		tm_close(&t);
+		return EXIT_FAIL;
+	}
+	if (req->verb == TELEMETRY_SHOW)
+		return do_show(ifindex);
+	if (req->verb == TELEMETRY_SERVE)
+		return telemetry_serve(req);
+	if (tm_dir(&t)) {
+		tm_close(&t);
+		return EXIT_FAIL;
+	}
+	if (req->verb == TELEMETRY_ATTACH)
+		ret = do_attach(&t, req, ifindex);
+	else
+		ret = do_detach(&t, req, ifindex);
+	tm_close(&t);
+	return ret;
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCEv2 telemetry at a tc hook (clsact ingress or egress): per QP
+ * packets, bytes, PSN gaps (loss), out-of-order and duplicate packets,
+ * with the definitions of roce-gen's sink. It parses
+ *
+ *   Ethernet [802.1Q/ad x2] IPv4|IPv6 [ext. headers] UDP/4791 BTH
+ *   Ethernet ... IPv6 [HBH, SRH (routing type 4), DO] IPv4|IPv6 ... UDP/4791 BTH
+ *
+ * reading every header with bpf_skb_load_bytes(), which checks it against
+ * the packet (linear or not). It only observes: the verdict is always
+ * TC_ACT_UNSPEC, "no opinion", so the packet goes on as if the program
+ * were not there and filters after it still run (TC_ACT_OK would end the
+ * filter list).
+ *
+ * uapi headers and libbpf's bpf_helpers.h only: no CO-RE, as nothing here
+ * reads a kernel structure; the same object loads on 6.1 and 6.12.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "roce_telemetry.h"
+
+#define AF_INET		2
+#define AF_INET6	10
+#define BTH_LEN		12
+#define ICRC_LEN	4
+#define MAX_VLANS	2
+#define MAX_EXT_HDRS	8	/* IPv6 extension headers followed per IP header */
+#define IP_MF		0x2000	/* not in the uapi headers */
+#define IP_OFFSET	0x1fff
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RT_MAX_QPS);
+	__type(key, struct rt_qp_key);
+	__type(value, struct rt_qp);
+} rt_qps SEC(".maps");
+
+/*
+ * A zeroed QP to create entries from: too big for the 512-byte stack, and
+ * bytes, not a struct rt_qp, as the verifier lets no helper read a lock.
+ */
+struct rt_qp_bytes {
+	__u8 b[sizeof(struct rt_qp)];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_qp_bytes);
+} rt_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, RT_MAX_ATTACH);
+	__type(key, struct rt_dev_key);
+	__type(value, struct rt_dev);
+} rt_devs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RT_MAX_ATTACH);
+	__type(key, struct rt_dev_key);
+	__type(value, struct rt_attach);
+} rt_attach SEC(".maps");
+
+/* What the parser found, innermost IP header first. */
+struct pkt {
+	__u32 off;		/* of the next header to read */
+	__u8 family;
+	__u8 encap;		/* inside an outer IPv6 */
+	__u8 src[16];
+	__u8 dst[16];
+};
+
+enum parse { P_ROCE, P_OTHER, P_FRAGMENT, P_UNPARSED };
+
+static __always_inline enum parse ipv4_hdr(struct __sk_buff *skb,
+					   struct pkt *p, __u8 *proto)
+{
+	struct iphdr ip;
+
+	if (bpf_skb_load_bytes(skb, p->off, &ip, sizeof(ip)) || ip.ihl < 5)
+		return P_OTHER;
+	/* Only a first fragment has the UDP header, and RoCE sets DF. */
+	if (ip.frag_off & bpf_htons(IP_MF | IP_OFFSET))
+		return P_FRAGMENT;
+	p->family = AF_INET;
+	__builtin_memset(p->src, 0, sizeof(p->src));
+	__builtin_memset(p->dst, 0, sizeof(p->dst));
+	__builtin_memcpy(p->src, &ip.saddr, 4);
+	__builtin_memcpy(p->dst, &ip.daddr, 4);
+	p->off += ip.ihl * 4;
+	*proto = ip.protocol;
+	return P_ROCE;
+}
+
+/* The IPv6 header and its extension headers; *proto is the upper layer. */
+static __always_inline enum parse ipv6_hdr(struct __sk_buff *skb,
+					   struct pkt *p, __u8 *proto)
+{
+	struct ipv6hdr ip6;
+	__u8 nh;
+	int i;
+
+	if (bpf_skb_load_bytes(skb, p->off, &ip6, sizeof(ip6)))
+		return P_OTHER;
+	p->family = AF_INET6;
+	__builtin_memcpy(p->src, &ip6.saddr, 16);
+	__builtin_memcpy(p->dst, &ip6.daddr, 16);
+	p->off += sizeof(ip6);
+	nh = ip6.nexthdr;
+	/*
+	 * Unrolled, as the short loops below: clang may lay a loop out so
+	 * that its latch falls through into its head, a back-edge 6.1's
+	 * verifier refuses ("back-edge from insn N to N+1") where 6.12's
+	 * takes it.
+	 */
+#pragma clang loop unroll(full)
+	for (i = 0; i < MAX_EXT_HDRS; i++) {
+		__u8 h[2];	/* next header, length in 8 octets less 1 */
+
+		switch (nh) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:	/* the SRH is routing type 4 */
+		case IPPROTO_DSTOPTS:
+			break;
+		case IPPROTO_FRAGMENT:
+			return P_FRAGMENT;
+		default:
+			*proto = nh;
+			return P_ROCE;
+		}
+		if (bpf_skb_load_bytes(skb, p->off, h, sizeof(h)))
+			return P_OTHER;
+		nh = h[0];
+		p->off += ((__u32)h[1] + 1) * 8;
+	}
+	return P_UNPARSED;
+}
+
+/* Header bytes after the BTH for @op (IBA vol. 1, 9.2-9.5), 0 if unknown. */
+static __always_inline __u32 ext_len(__u8 op)
+{
+	if (op == 0x64)			/* UD send only: DETH */
+		return 8;
+	if (op == 0x65)			/* UD send only with immediate */
+		return 12;
+	if (op >= 0x40)			/* RD, CNP, vendor: not parsed */
+		return 0;
+	switch (op & 0x1f) {		/* RC 0x00.., UC 0x20.. */
+	case 0x03: case 0x05: case 0x09:	/* ImmDt */
+	case 0x16: case 0x17:			/* IETH */
+		return 4;
+	case 0x06: case 0x0a: case 0x0c:	/* RETH */
+		return 16;
+	case 0x0b:				/* RETH + ImmDt */
+		return 20;
+	case 0x0d: case 0x0f: case 0x10: case 0x11:	/* AETH */
+		return 4;
+	case 0x12:				/* AETH + AtomicAckETH */
+		return 12;
+	case 0x13: case 0x14:			/* AtomicETH */
+		return 28;
+	}
+	return 0;
+}
+
+static __always_inline __u32 op_class(__u8 op)
+{
+	if (op == 0x81)
+		return RT_OP_CNP;
+	if (op >= 0x40 && op != 0x64 && op != 0x65)
+		return RT_OP_OTHER;
+	if (op >= 0x60)
+		return RT_OP_SEND;
+	switch (op & 0x1f) {
+	case 0x00 ... 0x05: case 0x16: case 0x17:
+		return RT_OP_SEND;
+	case 0x06 ... 0x0b:
+		return RT_OP_WRITE;
+	case 0x0c ... 0x10:
+		return RT_OP_READ;
+	case 0x11:
+		return RT_OP_ACK;
+	case 0x12 ... 0x14:
+		return RT_OP_ATOMIC;
+	}
+	return RT_OP_OTHER;
+}
+
+/* roce-gen's psn_diff(): @a - @b in the 24-bit circle, -2^23..2^23-1. */
+static __always_inline __s32 psn_diff(__u32 a, __u32 b)
+{
+	__u32 d = (a - b) & RT_PSN_MASK;
+
+	return d & 0x800000u ? (__s32)d - 0x1000000 : (__s32)d;
+}
+
+static __always_inline void bit_set(struct rt_qp *q, __u32 psn)
+{
+	__u32 i = psn % RT_PSN_WINDOW;
+
+	q->seen[(i / 64) & (RT_WINDOW_WORDS - 1)] |= 1ull << (i % 64);
+}
+
+static __always_inline int bit_test(struct rt_qp *q, __u32 psn)
+{
+	__u32 i = psn % RT_PSN_WINDOW;
+
+	return q->seen[(i / 64) & (RT_WINDOW_WORDS - 1)] >> (i % 64) & 1;
+}
+
+static __always_inline void word_clear(struct rt_qp *q, __u32 psn, __u64 mask)
+{
+	q->seen[(psn % RT_PSN_WINDOW / 64) & (RT_WINDOW_WORDS - 1)] &= ~mask;
+}
+
+/*
+ * Clear the @n < RT_PSN_WINDOW slots from @psn on: the head of a word,
+ * whole words, the tail of one. One branch per loop turn (its end), so
+ * the verifier's work grows with the window, not with its powers.
+ */
+static __always_inline void clear_range(struct rt_qp *q, __u32 psn, __u32 n)
+{
+	__u32 off = psn % 64, whole;
+	int k;
+
+	if (off) {
+		if (off + n < 64) {
+			word_clear(q, psn, ((1ull << n) - 1) << off);
+			return;
+		}
+		word_clear(q, psn, ~0ull << off);
+		psn += 64 - off;
+		n -= 64 - off;
+	}
+	whole = n / 64;
+	for (k = 0; k < RT_WINDOW_WORDS; k++) {
+		if ((__u32)k >= whole)
+			break;
+		word_clear(q, psn + k * 64, ~0ull);
+	}
+	psn += whole * 64;
+	n %= 64;
+	if (n)
+		word_clear(q, psn, (1ull << n) - 1);
+}
+
+static __always_inline void span_grow(struct rt_qp *q, __u32 n)
+{
+	q->span = n >= RT_PSN_WINDOW - q->span ? RT_PSN_WINDOW : q->span + n;
+}
+
+/*
+ * roce-gen's psn_window_add() (without a known first PSN, as a receiver
+ * that joins a flow midway), line for line; called with the QP locked.
+ */
+static __always_inline void psn_account(struct rt_qp *q, __u32 psn)
+{
+	__u32 age;
+	__s32 d;
+
+	if (!q->started) {
+		q->started = 1;
+		q->next_psn = psn;
+	}
+	d = psn_diff(psn, q->next_psn);
+	if (d == 0) {
+		bit_set(q, psn);
+		q->next_psn = (psn + 1) & RT_PSN_MASK;
+		span_grow(q, 1);
+		return;
+	}
+	if (d > 0) {
+		/* The skipped PSNs' slots still hold a window older ones. */
+		if (d >= RT_PSN_WINDOW)
+			for (int k = 0; k < RT_WINDOW_WORDS; k++)
+				q->seen[k] = 0;
+		else
+			clear_range(q, q->next_psn, (__u32)d);
+		bit_set(q, psn);
+		q->lost += (__u32)d;
+		q->next_psn = (psn + 1) & RT_PSN_MASK;
+		span_grow(q, (__u32)d + 1);
+		return;
+	}
+	age = (__u32)-d;
+	if (age > RT_PSN_WINDOW) {
+		q->too_old++;
+		return;
+	}
+	if (age > q->span) {
+		/* The flow started before its first arrival here. */
+		q->lost += age - q->span - 1;
+		q->span = age;
+		bit_set(q, psn);
+		q->out_of_order++;
+		return;
+	}
+	if (bit_test(q, psn)) {
+		q->duplicates++;
+		return;
+	}
+	bit_set(q, psn);
+	q->lost--;
+	q->out_of_order++;
+}
+
+static __always_inline void dev_count(struct rt_dev *dev, __u32 c)
+{
+	if (dev && c < RT_DEV_COUNTERS)
+		dev->c[c]++;
+}
+
+/* One IP header by @eth_proto; fragments and long chains counted. */
+static __always_inline enum parse ip_hdr(struct __sk_buff *skb, struct pkt *p,
+					 __u8 *proto, __be16 eth_proto,
+					 struct rt_dev *dev)
+{
+	enum parse r;
+
+	if (eth_proto == bpf_htons(ETH_P_IP))
+		r = ipv4_hdr(skb, p, proto);
+	else if (eth_proto == bpf_htons(ETH_P_IPV6))
+		r = ipv6_hdr(skb, p, proto);
+	else
+		return P_OTHER;
+	if (r == P_FRAGMENT)
+		dev_count(dev, RT_DEV_FRAGMENTS);
+	if (r == P_UNPARSED)
+		dev_count(dev, RT_DEV_UNPARSED);
+	return r;
+}
+
+static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
+{
+	struct rt_dev_key dk = { .ifindex = skb->ifindex, .dir = dir };
+	struct rt_qp_key key;
+	struct rt_qp_bytes *zero;
+	struct rt_qp *q;
+	struct rt_dev *dev;
+	struct udphdr udp;
+	struct pkt p = {};
+	__u8 bth[BTH_LEN], proto = 0;
+	__u32 payload, psn, cls, zk = 0;
+	__be16 eth_proto;
+	enum parse r;
+	__u64 now;
+	int i;
+
+	/* Counted only where dmsc attached and made the entry. */
+	dev = bpf_map_lookup_elem(&rt_devs, &dk);
+	if (!dev)
+		return TC_ACT_UNSPEC;
+	dev->c[RT_DEV_PACKETS]++;
+
+	if (bpf_skb_load_bytes(skb, 12, &eth_proto, sizeof(eth_proto)))
+		return TC_ACT_UNSPEC;
+	p.off = ETH_HLEN;
+#pragma clang loop unroll(full)
+	for (i = 0; i < MAX_VLANS; i++) {
+		if (eth_proto != bpf_htons(ETH_P_8021Q) &&
+		    eth_proto != bpf_htons(ETH_P_8021AD))
+			break;
+		if (bpf_skb_load_bytes(skb, p.off + 2, &eth_proto,
+				       sizeof(eth_proto)))
+			return TC_ACT_UNSPEC;
+		p.off += 4;
+	}
+
+	/* Outer header, then at most one inner one behind an IPv6 outer. */
+	r = ip_hdr(skb, &p, &proto, eth_proto, dev);
+	if (r != P_ROCE)
+		return TC_ACT_UNSPEC;
+	if (proto != IPPROTO_UDP) {
+		if (p.family != AF_INET6 ||
+		    (proto != IPPROTO_IPIP && proto != IPPROTO_IPV6))
+			return TC_ACT_UNSPEC;
+		p.encap = 1;
+		r = ip_hdr(skb, &p, &proto, bpf_htons(proto == IPPROTO_IPIP ?
+						      ETH_P_IP : ETH_P_IPV6), dev);
+		if (r != P_ROCE)
+			return TC_ACT_UNSPEC;
+	}
+	if (proto != IPPROTO_UDP ||
+	    bpf_skb_load_bytes(skb, p.off, &udp, sizeof(udp)) ||
+	    udp.dest != bpf_htons(RT_ROCE_PORT))
+		return TC_ACT_UNSPEC;
+
+	/* The sink's order: too short, bad version, too short for the rest. */
+	/* A UDP length past the packet's end: the UDP stack drops it too. */
+	payload = bpf_ntohs(udp.len);
+	if (payload < sizeof(udp) + BTH_LEN + ICRC_LEN ||
+	    p.off + payload > skb->len ||
+	    bpf_skb_load_bytes(skb, p.off + sizeof(udp), bth, sizeof(bth))) {
+		dev_count(dev, RT_DEV_SHORT);
+		return TC_ACT_UNSPEC;
+	}
+	payload -= sizeof(udp);
+	if (bth[1] & 0x0f) {
+		dev_count(dev, RT_DEV_BAD_VERSION);
+		return TC_ACT_UNSPEC;
+	}
+	if (payload < BTH_LEN + ext_len(bth[0]) + (bth[1] >> 4 & 3) + ICRC_LEN) {
+		dev_count(dev, RT_DEV_SHORT);
+		return TC_ACT_UNSPEC;
+	}
+	dev->opcodes[bth[0]]++;
+
+	__builtin_memset(&key, 0, sizeof(key));
+	key.ifindex = dk.ifindex;
+	key.dir = dir;
+	key.family = p.family;
+	key.sport = bpf_ntohs(udp.source);
+	key.dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
+	__builtin_memcpy(key.src, p.src, 16);
+	__builtin_memcpy(key.dst, p.dst, 16);
+	psn = ((__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11]) & RT_PSN_MASK;
+
+	now = bpf_ktime_get_ns();
+	q = bpf_map_lookup_elem(&rt_qps, &key);
+	if (!q) {
+		zero = bpf_map_lookup_elem(&rt_zero, &zk);
+		if (!zero)
+			return TC_ACT_UNSPEC;
+		/*
+		 * -EEXIST: another CPU made it first, the lookup finds theirs;
+		 * -E2BIG: the map is full, the lookup finds nothing.
+		 */
+		bpf_map_update_elem(&rt_qps, &key, zero, BPF_NOEXIST);
+		q = bpf_map_lookup_elem(&rt_qps, &key);
+		if (!q) {
+			dev_count(dev, RT_DEV_QP_OVERFLOW);
+			return TC_ACT_UNSPEC;
+		}
+	}
+	dev->c[RT_DEV_ROCE]++;
+	if (p.encap)
+		dev->c[RT_DEV_SRV6]++;
+
+	cls = op_class(bth[0]);
+	if (cls >= RT_OP_CLASSES)
+		cls = RT_OP_OTHER;
+
+	bpf_spin_lock(&q->lock);
+	if (!q->packets)
+		q->first_ns = now;
+	psn_account(q, psn);
+	q->packets++;
+	q->bytes += payload;
+	q->srv6_packets += p.encap;
+	q->last_ns = now;
+	q->last_psn = psn;
+	q->last_opcode = bth[0];
+	q->ops[cls]++;
+	bpf_spin_unlock(&q->lock);
+	return TC_ACT_UNSPEC;
+}
+
+SEC("tc")
+int rt_ingress(struct __sk_buff *skb)
+{
+	return observe(skb, RT_INGRESS);
+}
+
+SEC("tc")
+int rt_egress(struct __sk_buff *skb)
+{
+	return observe(skb, RT_EGRESS);
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RoCEv2 telemetry: the maps the tc program (roce_telemetry.bpf.c) fills
+ * and dmsc reads (agent/telemetry.c). One header for both sides, uapi
+ * types only. Documentation/telemetry.md explains each counter.
+ */
+#ifndef DMSC_ROCE_TELEMETRY_H
+#define DMSC_ROCE_TELEMETRY_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+
+/*
+ * PSNs remembered per QP to tell a late packet from a duplicate. The
+ * accounting is roce-gen sink's (tools/roce-gen/psn_window.c) with this
+ * window instead of its 65536: the counts agree exactly while no packet
+ * arrives more than RT_PSN_WINDOW PSNs behind the highest one. A power
+ * of two that divides 2^24, so a PSN's slot survives the wrap.
+ */
+#define RT_PSN_WINDOW	2048
+#define RT_WINDOW_WORDS	(RT_PSN_WINDOW / 64)
+#define RT_PSN_MASK	0xffffffu
+#define RT_MAX_QPS	16384	/* as many as roce-gen sends; then qp_overflow */
+#define RT_MAX_ATTACH	1024	/* devices x directions in one namespace */
+#define RT_ROCE_PORT	4791
+
+enum rt_dir { RT_INGRESS = 0, RT_EGRESS = 1 };
+
+/*
+ * A QP as the receiver sees it: the sink's (source, UDP source port,
+ * dest QP), plus the destination as the kernel module's flow key has it,
+ * plus where it was seen, so each attachment point counts on its own.
+ * Addresses are the innermost IP header's (after SRv6 encapsulation).
+ */
+struct rt_qp_key {
+	__u32 ifindex;
+	__u32 dqpn;
+	__u16 sport;
+	__u8 family;		/* AF_INET or AF_INET6 */
+	__u8 dir;		/* enum rt_dir */
+	__u8 src[16];		/* IPv4 in the first 4 bytes, rest 0 */
+	__u8 dst[16];
+};
+
+/* Opcode classes counted per QP (all 256 opcodes are counted per device). */
+enum rt_op_class {
+	RT_OP_SEND, RT_OP_WRITE, RT_OP_READ, RT_OP_ATOMIC, RT_OP_ACK,
+	RT_OP_CNP, RT_OP_OTHER, RT_OP_CLASSES
+};
+
+struct rt_qp {
+	struct bpf_spin_lock lock;	/* the PSN state is one sequence */
+	__u32 next_psn;		/* one past the highest PSN seen */
+	__u32 span;		/* PSNs accounted below next, capped at the window */
+	__u32 last_psn;		/* PSN of the latest arrival */
+	__u8 started;
+	__u8 last_opcode;
+	__u8 pad[6];
+	__u64 packets;		/* RoCEv2 packets with a well-formed BTH */
+	__u64 bytes;		/* their UDP payload: BTH to ICRC, as the sink */
+	__u64 lost;		/* PSNs skipped and not (yet) arrived: psn_gaps */
+	__u64 out_of_order;	/* behind the highest, not seen before */
+	__u64 duplicates;	/* behind the highest, seen before */
+	__u64 too_old;		/* further behind than the window */
+	__u64 srv6_packets;	/* of packets, inside an outer IPv6 (SRv6) */
+	__u64 first_ns, last_ns;	/* bpf_ktime_get_ns() of first and latest */
+	__u64 ops[RT_OP_CLASSES];
+	__u64 seen[RT_WINDOW_WORDS];	/* bit psn % RT_PSN_WINDOW: seen */
+};
+
+/* Per attachment point (device, direction), per CPU. */
+enum rt_dev_counter {
+	RT_DEV_PACKETS,		/* every packet the program ran on */
+	RT_DEV_ROCE,		/* counted in a QP */
+	RT_DEV_SRV6,		/* of those, SRv6/IPv6-encapsulated */
+	RT_DEV_SHORT,		/* UDP/4791 too short for BTH, ext. headers, ICRC */
+	RT_DEV_BAD_VERSION,	/* BTH transport version not 0 */
+	RT_DEV_FRAGMENTS,	/* IP fragments: no UDP header to read */
+	RT_DEV_UNPARSED,	/* IPv6 header chain longer than we follow */
+	RT_DEV_QP_OVERFLOW,	/* RoCEv2 packets of QPs the full map could not take */
+	RT_DEV_COUNTERS
+};
+
+struct rt_dev_key {
+	__u32 ifindex;
+	__u32 dir;
+};
+
+struct rt_dev {
+	__u64 c[RT_DEV_COUNTERS];
+	__u64 opcodes[256];	/* well-formed BTHs by opcode */
+};
+
+/* What dmsc keeps about an attachment; the program does not read it. */
+struct rt_attach {
+	__u64 attached_realtime_ns;
+	__u32 prog_id;
+	__u32 created_clsact;	/* dmsc added the clsact qdisc: it removes it */
+};
+
+#endif /* DMSC_ROCE_TELEMETRY_H */

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tc program's PSN accounting against roce-gen sink's own
+ * (tools/roce-gen/psn_window.c), packet by packet: the program runs on
+ * crafted RoCEv2 frames through BPF_PROG_TEST_RUN, the sink's window on
+ * the same PSNs, and after every packet the QP's lost, out-of-order,
+ * duplicate, too-old counts and next PSN must be equal. Random streams
+ * of in-order, skipped, late and repeated PSNs, with gaps beyond the
+ * program's window and the 24-bit wrap. Needs root (BPF); KTAP.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bth.h"
+#include "psn_window.h"
+#include "roce_telemetry.h"
+#include "roce_telemetry.skel.h"
+
+static int n_test, n_fail;
+
+static void ktap(int ok, const char *name)
+{
+	n_test++;
+	if (!ok)
+		n_fail++;
+	printf("%sok %d %s\n", ok ? "" : "not ", n_test, name);
+}
+
+/* Ethernet, IPv4 10.0.0.1 > 10.0.0.2, UDP 49152 > 4791, BTH, 16 bytes, ICRC. */
+static size_t frame(unsigned char *b, unsigned int opcode, unsigned int tver,
+		    unsigned int qpn, unsigned int psn, unsigned int payload)
+{
+	unsigned int udp_len = 8 + 12 + payload + 4, ip_len = 20 + udp_len;
+
+	memset(b, 0, 14 + ip_len);
+	b[12] = 0x08;			/* ETH_P_IP */
+	b[14] = 0x45;
+	b[16] = (unsigned char)(ip_len >> 8);
+	b[17] = (unsigned char)ip_len;
+	b[20] = 0x40;			/* DF */
+	b[22] = 64;
+	b[23] = 17;			/* UDP */
+	memcpy(b + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	b[34] = 0xc0;			/* sport 49152 */
+	b[36] = 4791 >> 8;
+	b[37] = 4791 & 0xff;
+	b[38] = (unsigned char)(udp_len >> 8);
+	b[39] = (unsigned char)udp_len;
+	b[42] = (unsigned char)opcode;
+	b[43] = (unsigned char)tver;
+	b[44] = b[45] = 0xff;
+	b[47] = (unsigned char)(qpn >> 16);
+	b[48] = (unsigned char)(qpn >> 8);
+	b[49] = (unsigned char)qpn;
+	b[51] = (unsigned char)(psn >> 16);
+	b[52] = (unsigned char)(psn >> 8);
+	b[53] = (unsigned char)psn;
+	return 14 + ip_len;
+}
+
+static int run(int prog, unsigned char *b, size_t len)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = b, .data_size_in = (__u32)len,
+		    .repeat = 1);
+	int err = bpf_prog_test_run_opts(prog, &o);
+
+	return err ? err : (int)o.retval;
+}
+
+static int qp_get(int map, unsigned int qpn, struct rt_qp *q)
+{
+	struct rt_qp_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.ifindex = 1;			/* test runs see the loopback device */
+	k.dir = RT_INGRESS;
+	k.family = 2;
+	k.sport = 49152;
+	k.dqpn = qpn;
+	memcpy(k.src, "\x0a\x00\x00\x01", 4);
+	memcpy(k.dst, "\x0a\x00\x00\x02", 4);
+	return bpf_map_lookup_elem_flags(map, &k, q, BPF_F_LOCK);
+}
+
+/*
+ * One random stream on QP @qpn from @first: mostly in order, some PSNs
+ * held back and sent up to 1500 later (within the program's window),
+ * some sent twice, some dropped, now and then a jump of 3000..200000.
+ */
+static int stream(int prog, int qps, unsigned int qpn, unsigned int first,
+		  int packets, unsigned int seed, char *why, size_t whylen)
+{
+	unsigned int held[64], nheld = 0, psn = first, sent = 0;
+	unsigned char b[256];
+	struct psn_window w;
+	struct rt_qp q;
+	int rc = 0;
+
+	srand(seed);
+	psn_window_init(&w, false, 0);
+	for (int i = 0; i < packets && !rc; i++) {
+		unsigned int r = (unsigned int)rand() % 1000, p;
+
+		if (r < 30 && nheld < 64) {		/* hold back */
+			held[nheld++] = psn;
+			psn = (psn + 1) & RT_PSN_MASK;
+			continue;
+		}
+		if (r < 60 && nheld) {			/* a held one, late */
+			unsigned int j = (unsigned int)rand() % nheld;
+
+			p = held[j];
+			held[j] = held[--nheld];
+			if ((uint32_t)psn_diff(psn, p) > 1500)
+				continue;		/* too old to be fair: drop it */
+		} else if (r < 80) {			/* lost */
+			psn = (psn + 1) & RT_PSN_MASK;
+			continue;
+		} else if (r < 100 && sent) {		/* repeat a recent one */
+			p = (psn - 1 - (unsigned int)rand() % 200) & RT_PSN_MASK;
+		} else if (r < 101 && sent) {		/* older than either window */
+			p = (psn - 70000 - (unsigned int)rand() % 1000) & RT_PSN_MASK;
+		} else if (r < 102) {			/* a big jump */
+			psn = (psn + 3000 + (unsigned int)rand() % 200000) & RT_PSN_MASK;
+			nheld = 0;
+			continue;
+		} else {
+			p = psn;
+			psn = (psn + 1) & RT_PSN_MASK;
+		}
+		psn_window_add(&w, p);
+		sent++;
+		if (run(prog, b, frame(b, 0x04, 0, qpn, p, 16)) != -1) {
+			snprintf(why, whylen, "packet %d: program returned other than TC_ACT_UNSPEC", i);
+			rc = -1;
+		} else if (qp_get(qps, qpn, &q)) {
+			snprintf(why, whylen, "packet %d: no QP entry", i);
+			rc = -1;
+		} else if (q.lost != w.missing || q.out_of_order != w.late ||
+			   q.duplicates != w.dups || q.too_old != w.too_old ||
+			   q.next_psn != w.next || q.packets != sent) {
+			snprintf(why, whylen,
+				 "packet %d psn %u: program lost %llu ooo %llu dup %llu old %llu next %u pk %llu; sink %llu %llu %llu %llu %u %u",
+				 i, p, (unsigned long long)q.lost,
+				 (unsigned long long)q.out_of_order,
+				 (unsigned long long)q.duplicates,
+				 (unsigned long long)q.too_old, q.next_psn,
+				 (unsigned long long)q.packets,
+				 (unsigned long long)w.missing,
+				 (unsigned long long)w.late,
+				 (unsigned long long)w.dups,
+				 (unsigned long long)w.too_old, w.next, sent);
+			rc = -1;
+		}
+	}
+	if (!rc)
+		snprintf(why, whylen, "%u packets: lost %llu ooo %llu dup %llu too_old %llu",
+			 sent, (unsigned long long)w.missing,
+			 (unsigned long long)w.late, (unsigned long long)w.dups,
+			 (unsigned long long)w.too_old);
+	psn_window_free(&w);
+	return rc;
+}
+
+int main(void)
+{
+	struct roce_telemetry_bpf *skel;
+	struct rt_dev_key dk = { .ifindex = 1, .dir = RT_INGRESS };
+	int ncpu = libbpf_num_possible_cpus(), prog, qps;
+	struct rt_dev *dev;
+	unsigned char b[256];
+	char why[512], name[600];
+
+	printf("TAP version 13\n");
+	libbpf_set_print(NULL);
+	skel = roce_telemetry_bpf__open_and_load();
+	if (!skel) {
+		printf("1..0 # SKIP cannot load BPF here: %s\n", strerror(errno));
+		return 0;
+	}
+	printf("1..8\n");
+	prog = bpf_program__fd(skel->progs.rt_ingress);
+	qps = bpf_map__fd(skel->maps.rt_qps);
+	dev = calloc((size_t)ncpu, sizeof(*dev));
+	bpf_map_update_elem(bpf_map__fd(skel->maps.rt_devs), &dk, dev, BPF_ANY);
+
+	/* Streams: from 0, across the wrap, from the top, long. */
+	static const struct { unsigned int first, seed; int n; } s[] = {
+		{ 0, 1, 20000 }, { 0xffff00, 2, 20000 }, { 0xfffff0, 3, 5000 },
+		{ 12345, 4, 100000 },
+	};
+	for (unsigned int i = 0; i < sizeof(s) / sizeof(*s); i++) {
+		int rc = stream(prog, qps, 100 + i, s[i].first, s[i].n, s[i].seed,
+				why, sizeof(why));
+
+		snprintf(name, sizeof(name), "PSN accounting equals the sink's from %#x: %s",
+			 s[i].first, why);
+		ktap(!rc, name);
+	}
+
+	/* Malformed: counted per kind, no QP made. */
+	struct rt_qp q;
+	unsigned long long shrt = 0, ver = 0;
+
+	run(prog, b, frame(b, 0x04, 1, 900, 1, 16));		/* version 1 */
+	run(prog, b, frame(b, 0x0a, 0, 901, 1, 4));		/* no room for RETH */
+	run(prog, b, frame(b, 0x04, 0, 902, 1, 0) - 1);	/* UDP length past the end */
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.rt_devs), &dk, dev);
+	for (int c = 0; c < ncpu; c++) {
+		shrt += dev[c].c[RT_DEV_SHORT];
+		ver += dev[c].c[RT_DEV_BAD_VERSION];
+	}
+	ktap(ver == 1 && shrt == 2, "malformed: 1 bad version, 2 short");
+	ktap(qp_get(qps, 900, &q) && qp_get(qps, 901, &q) && qp_get(qps, 902, &q),
+	     "malformed: no QP entries");
+	/* A well-formed write-only (RETH) does count. */
+	run(prog, b, frame(b, 0x0a, 0, 903, 7, 16));
+	ktap(!qp_get(qps, 903, &q) && q.packets == 1 && q.ops[RT_OP_WRITE] == 1,
+	     "RC write only with its RETH counts as a write");
+
+	/* Fill the QP map: what does not fit is counted, nothing else breaks. */
+	struct rt_qp_key k, *prev = NULL, cur;
+	unsigned int have = 0, extra = 100, ok = 1;
+	unsigned long long over = 0;
+
+	while (!bpf_map_get_next_key(qps, prev, &k)) {
+		cur = k;
+		prev = &cur;
+		have++;
+	}
+	for (unsigned int i = 0; i < RT_MAX_QPS - have + extra; i++)
+		if (run(prog, b, frame(b, 0x04, 0, 20000 + i, 0, 16)) != -1)
+			ok = 0;
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.rt_devs), &dk, dev);
+	for (int c = 0; c < ncpu; c++)
+		over += dev[c].c[RT_DEV_QP_OVERFLOW];
+	snprintf(name, sizeof(name), "a full QP map: %llu packets counted as qp_overflow, want %u",
+		 over, extra);
+	ktap(ok && over == extra && !qp_get(qps, 20000, &q) && q.packets == 1 &&
+	     qp_get(qps, 20000 + RT_MAX_QPS - have, &q), name);
+	free(dev);
+	roce_telemetry_bpf__destroy(skel);
+	printf("# %d passed, %d failed\n", n_test - n_fail, n_fail);
+	return n_fail ? 1 : 0;
+}

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The cost of the RoCEv2 telemetry program at a receiver: packets per
+# second with and without it attached, at 1 and at 10000 QPs, for plain
+# RoCEv2/IPv4 and for SRv6-encapsulated RoCEv2 (outer IPv6 + SRH), in
+# one VM run; the ratio is printed, and the QP map's memory per QP.
+#
+#   +-----------+ veth +----------------------------------------+
+#   |    gen    |------| rx: [telemetry, prio 0xd35c] then      |
+#   | roce-gen  | g0 r0|     a drop filter (prio 65535): freed  |
+#   | (seg6     |      +----------------------------------------+
+#   |  route)   |
+#   +-----------+
+#
+# roce-gen generates, not pktgen: pktgen's payload starts with its magic
+# 0xbe9be955, which read as a BTH has transport version 0xb and would only
+# measure the malformed path. roce-gen sends unpaced (rate 0) from one
+# thread with sendmmsg; with one vCPU, veth hands each packet to the
+# receive softirq on the same CPU, so the sender's rate is
+# 1 / (send + receive + program). The drop filter after ours frees each
+# packet at rx's ingress, so nothing past tc is measured.
+#
+# Variants run back to back in rotating order; results are medians.
+#
+# usage: telemetry.sh [-r ROUNDS] [-n PACKETS]
+#        as root inside a VM with one vCPU and no slab debugging:
+#        DMSC_VM_SLUB_DEBUG= tools/vm/run.sh -c 1 -- tools/bench/telemetry.sh
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+DMSC=$top/agent/dmsc
+RG=$top/tools/roce-gen/roce-gen
+rounds=5
+count=200000
+while getopts "r:n:" o; do
+	case $o in
+	r) rounds=$OPTARG ;;
+	n) count=$OPTARG ;;
+	*) sed -n '24,26p' "$0"; exit 2 ;;
+	esac
+done
+
+G=tmb-gen-$$
+R=tmb-rx-$$
+T=$(mktemp -d)
+cleanup() {
+	"$DMSC" -n "$R" telemetry detach dev r0 >/dev/null 2>&1 || true
+	ip netns del "$G" 2>/dev/null || true
+	ip netns del "$R" 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ip netns add "$G"
+ip netns add "$R"
+ip -n "$G" link add g0 type veth peer name r0 netns "$R"
+ip -n "$G" link set g0 up
+ip -n "$R" link set r0 up
+ip -n "$G" addr add 10.0.0.1/24 dev g0
+ip -n "$R" addr add 10.0.0.2/24 dev r0
+ip -n "$G" addr add fc00::1/64 dev g0 nodad
+ip -n "$R" addr add fc00::2/64 dev r0 nodad
+# Packets go to 10.0.0.3 and fc00::3, which rx does not have and, not
+# forwarding, drops at IP input if no drop filter took them first.
+mac=$(ip -n "$R" -j link show r0 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')
+ip -n "$G" neigh add 10.0.0.3 lladdr "$mac" dev g0
+ip -n "$G" -6 neigh add fc00::3 lladdr "$mac" dev g0
+# SRv6: 10.9.0.3 is reached by H.Encaps to fc00::3 (an SRH with one SID).
+ip -n "$G" route add 10.9.0.3/32 encap seg6 mode encap segs fc00::3 dev g0
+ip netns exec "$R" tc qdisc add dev r0 clsact
+if ip netns exec "$R" tc filter add dev r0 ingress prio 65535 matchall \
+	action drop 2>/dev/null; then
+	drop="a matchall drop filter after ours"
+else
+	drop="IP input (no cls_matchall/act_gact here)"
+fi
+
+# run PATH QPS PROG: one roce-gen run; prints its rate.
+run() {
+	local dst=10.0.0.3 per
+	[ "$1" = srv6 ] && dst=10.9.0.3
+	per=$((count / $2))
+	[ "$3" = on ] && "$DMSC" -n "$R" telemetry attach dev r0
+	# One packet per QP first: the QPs exist, the timed run is steady state.
+	ip netns exec "$G" taskset -c 0 "$RG" send dst "$dst" qps "$2" \
+		count 1 rate 0 size 64 json /dev/null >/dev/null 2>&1
+	ip netns exec "$G" taskset -c 0 "$RG" send dst "$dst" qps "$2" \
+		count "$per" rate 0 size 64 json "$T/send.json" >/dev/null 2>&1
+	if [ "$3" = on ]; then
+		# Every packet counted, in as many QPs as sent: else no figure.
+		"$DMSC" -n "$R" -j telemetry show dev r0 >"$T/show.json"
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))[0]
+want = int(sys.argv[2]) * (int(sys.argv[3]) + 1)
+if d["roce_packets"] != want or len(d["qps"]) != int(sys.argv[2]):
+    sys.exit("telemetry counted %d packets in %d QPs, not %d in %s" % (d["roce_packets"], len(d["qps"]), want, sys.argv[2]))' \
+			"$T/show.json" "$2" "$per" >&2
+		if [ "$2" -ge 10000 ] && [ ! -e "$T/mem" ]; then
+			bpftool -j map show name rt_qps >"$T/mem" 2>/dev/null || true
+		fi
+		"$DMSC" -n "$R" telemetry detach dev r0
+	fi
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rate_pps"])' "$T/send.json"
+}
+
+variants=()
+for path in plain srv6; do
+	for q in 1 10000; do
+		for p in off on; do
+			variants+=("$path $q $p")
+		done
+	done
+done
+
+echo "# telemetry bench: $(uname -r), $(nproc) cpu, $rounds rounds, $count packets a run, dropped by $drop"
+for ((r = 0; r < rounds; r++)); do
+	for ((i = 0; i < ${#variants[@]}; i++)); do
+		v=${variants[(i + r) % ${#variants[@]}]}
+		# shellcheck disable=SC2086
+		pps=$(run $v)
+		echo "$v $pps" >>"$T/results"
+		echo "# round $((r + 1)): $v: $pps pps"
+	done
+done
+
+python3 - "$T/results" "$T/mem" <<'EOF'
+import json, os, statistics, sys
+res = {}
+for line in open(sys.argv[1]):
+    path, q, p, pps = line.split()
+    res.setdefault((path, int(q), p), []).append(float(pps))
+print("| path | QPs | pps without | pps with | with / without |")
+print("| --- | --- | --- | --- | --- |")
+for path in ("plain", "srv6"):
+    for q in (1, 10000):
+        off = statistics.median(res[(path, q, "off")])
+        on = statistics.median(res[(path, q, "on")])
+        print("| %s | %d | %.0f | %.0f | %.3f |" % (path, q, off, on, on / off))
+if os.path.exists(sys.argv[2]) and os.path.getsize(sys.argv[2]):
+    m = json.load(open(sys.argv[2]))
+    m = m[0] if isinstance(m, list) else m
+    print("rt_qps: %d entries, key %d B, value %d B, memlock %d B = %.0f B per QP" % (
+        m["max_entries"], m["bytes_key"], m["bytes_value"], m["bytes_memlock"],
+        m["bytes_memlock"] / m["max_entries"]))
+EOF
