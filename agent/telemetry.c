@@ -589,12 +589,36 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void telemetry_qp_rate(const struct rt_qp *q, uint64_t now, double *Bps,
+		       double *pps)
+{
+	uint64_t el = now > q->win_start_ns ? now - q->win_start_ns : 0;
+	double rb = (double)q->rate_Bps, rp = (double)q->rate_mpps / 1000;
+
+	if (q->packets && el >= RT_RATE_WINDOW_NS) {
+		double sb = (double)q->win_bytes * 1e9 / (double)el;
+		double sp = (double)q->win_packets * 1e9 / (double)el;
+		double g = 1.0 / (1 << RT_RATE_SHIFT);
+
+		if ((!q->rate_Bps && !q->rate_mpps) ||
+		    el >= RT_RATE_STALE * RT_RATE_WINDOW_NS) {
+			rb = sb;
+			rp = sp;
+		} else {
+			rb += g * (sb - rb);
+			rp += g * (sp - rp);
+		}
+	}
+	*Bps = rb;
+	*pps = rp;
+}
+
 static void print_qp(const struct telemetry_qp *e, uint64_t now)
 {
 	const struct rt_qp *q = &e->v;
 	int family = e->k.family == 2 ? AF_INET : AF_INET6;
 	char a[ADDR_PORT_STRLEN];
-	double secs;
+	double secs, Bps, pps;
 
 	out_open_object(NULL);
 	if (!out_is_json())
@@ -617,9 +641,12 @@ static void print_qp(const struct telemetry_qp *e, uint64_t now)
 	out_uint("last_opcode", NULL, q->last_opcode);
 	out_uint("idle_ms", " idle %llums",
 		 now > q->last_ns ? (now - q->last_ns) / 1000000 : 0);
+	telemetry_qp_rate(q, now, &Bps, &pps);
+	out_uint("rate_pps", " rate %llupps", (uint64_t)(pps + 0.5));
+	out_uint("rate_bps", " %llubit/s", (uint64_t)(Bps * 8 + 0.5));
 	/* The mean rate from the first to the latest packet. */
 	secs = (double)(q->last_ns - q->first_ns) / 1e9;
-	out_uint("rate_pps", " rate %llupps", q->packets > 1 && secs > 0 ?
+	out_uint("mean_pps", " mean %llupps", q->packets > 1 && secs > 0 ?
 		 (uint64_t)((double)(q->packets - 1) / secs + 0.5) : 0);
 	out_text("\n     ");
 	out_open_object("opcodes");

@@ -61,6 +61,15 @@ struct telemetry_snap {
 	uint64_t mono_ns, real_ns;	/* when it was taken */
 };
 
+/*
+ * The QP's rate estimate at @now (CLOCK_MONOTONIC ns): the program's
+ * EWMA, with the window in progress folded in once it is due, as the
+ * program would at the next packet; an idle QP's rate so decays to near
+ * zero within RT_RATE_STALE windows. Bytes and packets per second.
+ */
+void telemetry_qp_rate(const struct rt_qp *q, uint64_t now, double *Bps,
+		       double *pps);
+
 /* @ifindex 0: every device. Nothing attached is an empty snapshot. 0/-1. */
 int telemetry_snapshot(struct telemetry_snap *s, int ifindex);
 void telemetry_snap_free(struct telemetry_snap *s);

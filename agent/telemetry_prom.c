@@ -47,7 +47,7 @@ static const struct metric dev_metrics[] = {
 };
 
 enum { QM_PACKETS, QM_BYTES, QM_LOST, QM_OOO, QM_DUP, QM_OLD, QM_SRV6,
-       QM_NEXT, QM_LAST, QM_OPS, QM_N };
+       QM_NEXT, QM_LAST, QM_OPS, QM_RATE_B, QM_RATE_P, QM_N };
 
 static const struct metric qp_metrics[QM_N] = {
 	[QM_PACKETS] = { "dmsc_roce_qp_packets_total", "counter", "RoCEv2 packets of the QP." },
@@ -60,6 +60,8 @@ static const struct metric qp_metrics[QM_N] = {
 	[QM_NEXT] = { "dmsc_roce_qp_next_psn", "gauge", "One past the highest PSN seen." },
 	[QM_LAST] = { "dmsc_roce_qp_last_seen_timestamp_seconds", "gauge", "Unix time of the QP's latest packet." },
 	[QM_OPS] = { "dmsc_roce_qp_opcode_class_packets_total", "counter", "Packets of the QP by opcode class." },
+	[QM_RATE_B] = { "dmsc_roce_qp_rate_bytes_per_second", "gauge", "EWMA of the QP's rate (100 ms windows, gain 1/8)." },
+	[QM_RATE_P] = { "dmsc_roce_qp_rate_packets_per_second", "gauge", "EWMA of the QP's packet rate (100 ms windows, gain 1/8)." },
 };
 
 static const char *const op_classes[RT_OP_CLASSES] = {
@@ -157,6 +159,15 @@ void telemetry_prom(FILE *f, const struct telemetry_snap *s)
 					    (double)(s->mono_ns - v->last_ns)) / 1e9;
 
 				fprintf(f, "%s{%s} %.3f\n", qp_metrics[m].name, l, t);
+				continue;
+			}
+			case QM_RATE_B:
+			case QM_RATE_P: {
+				double Bps, pps;
+
+				telemetry_qp_rate(v, s->mono_ns, &Bps, &pps);
+				fprintf(f, "%s{%s} %.0f\n", qp_metrics[m].name, l,
+					m == QM_RATE_B ? Bps : pps);
 				continue;
 			}
 			case QM_OPS:

@@ -342,6 +342,44 @@ static __always_inline enum parse ip_hdr(struct __sk_buff *skb, struct pkt *p,
 	return r;
 }
 
+/*
+ * Close the rate window once it has lasted RT_RATE_WINDOW_NS and fold it
+ * into the EWMA. The window's length is the real time since it began (a
+ * gap without packets lowers the sample, as it should). Integer only:
+ * bytes in a window stay far below 2^64 / 1e9 (18 GB).
+ */
+static __always_inline void rate_account(struct rt_qp *q, __u64 now,
+					 __u32 bytes)
+{
+	__u64 el = now - q->win_start_ns;
+
+	if (el >= RT_RATE_WINDOW_NS) {
+		__u64 Bps = q->win_bytes * 1000000000ull / el;
+		/* Packets per 1000 s: el in microseconds keeps it in range. */
+		__u64 mpps = q->win_packets * 1000000000ull / (el / 1000);
+
+		if (!q->rate_Bps && !q->rate_mpps) {
+			/* The first window: the estimate starts at it. */
+			q->rate_Bps = Bps;
+			q->rate_mpps = mpps;
+		} else if (el >= RT_RATE_STALE * RT_RATE_WINDOW_NS) {
+			/* Idle long enough that the old rate has decayed away. */
+			q->rate_Bps = Bps;
+			q->rate_mpps = mpps;
+		} else {
+			q->rate_Bps += (Bps >> RT_RATE_SHIFT) -
+				       (q->rate_Bps >> RT_RATE_SHIFT);
+			q->rate_mpps += (mpps >> RT_RATE_SHIFT) -
+					(q->rate_mpps >> RT_RATE_SHIFT);
+		}
+		q->win_start_ns = now;
+		q->win_bytes = 0;
+		q->win_packets = 0;
+	}
+	q->win_bytes += bytes;
+	q->win_packets++;
+}
+
 static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 {
 	struct rt_dev_key dk = { .ifindex = skb->ifindex, .dir = dir };
@@ -453,8 +491,11 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 		cls = RT_OP_OTHER;
 
 	bpf_spin_lock(&q->lock);
-	if (!q->packets)
+	if (!q->packets) {
 		q->first_ns = now;
+		q->win_start_ns = now;
+	}
+	rate_account(q, now, payload);
 	psn_account(q, psn);
 	q->packets++;
 	q->bytes += payload;

@@ -24,6 +24,20 @@
 #define RT_MAX_ATTACH	1024	/* devices x directions in one namespace */
 #define RT_ROCE_PORT	4791
 
+/*
+ * The per-QP rate estimate: an exponentially weighted moving average of
+ * the rate over windows of at least RT_RATE_WINDOW_NS, each new window
+ * weighing 1/2^RT_RATE_SHIFT (as the kernel's gen_estimator, whose
+ * default is a 1/4 gain per 250 ms: ours answers faster, as a loss burst
+ * on a WAN path matters within a second). A window closes at the first
+ * packet after it has lasted RT_RATE_WINDOW_NS, so an idle QP keeps its
+ * last estimate in the map; readers decay it (agent/telemetry.c).
+ */
+#define RT_RATE_WINDOW_NS	100000000ull	/* 100 ms */
+#define RT_RATE_SHIFT		3
+/* After this many windows without a packet the old rate means nothing. */
+#define RT_RATE_STALE		8
+
 enum rt_dir { RT_INGRESS = 0, RT_EGRESS = 1 };
 
 /*
@@ -64,6 +78,11 @@ struct rt_qp {
 	__u64 too_old;		/* further behind than the window */
 	__u64 srv6_packets;	/* of packets, inside an outer IPv6 (SRv6) */
 	__u64 first_ns, last_ns;	/* bpf_ktime_get_ns() of first and latest */
+	__u64 win_start_ns;	/* the rate window in progress began */
+	__u64 win_bytes;	/* bytes and packets in it so far */
+	__u64 win_packets;
+	__u64 rate_Bps;		/* EWMA: bytes per second */
+	__u64 rate_mpps;	/* EWMA: packets per 1000 seconds */
 	__u64 ops[RT_OP_CLASSES];
 	__u64 seen[RT_WINDOW_WORDS];	/* bit psn % RT_PSN_WINDOW: seen */
 };

@@ -17,6 +17,7 @@
 #include <linux/dmsc.h>
 
 #include "cmd.h"
+#include "telemetry.h"
 #include "tests/ktap.h"
 
 #define NO_NS "dmsc-test-no-such-netns"
@@ -342,13 +343,33 @@ static void check_batch(void)
 		   "-batch: a missing file is exit 1");
 }
 
+/*
+ * The reader's side of the rate estimate: a window not yet due leaves the
+ * program's EWMA as it is, a due one is folded in with gain 1/8, a stale
+ * one replaces it.
+ */
+static void check_rate(void)
+{
+	struct rt_qp q = { .packets = 100, .win_start_ns = 1000000000ull,
+			   .win_bytes = 400, .win_packets = 4,
+			   .rate_Bps = 1000, .rate_mpps = 10000 };
+	double B, p;
+
+	telemetry_qp_rate(&q, q.win_start_ns + 50000000, &B, &p);
+	ktap_check(B == 1000 && p == 10, "rate: a window not due leaves the EWMA");
+	telemetry_qp_rate(&q, q.win_start_ns + 200000000, &B, &p);
+	ktap_check(B == 1125 && p == 11.25, "rate: a due window is folded in at 1/8");
+	telemetry_qp_rate(&q, q.win_start_ns + 1000000000, &B, &p);
+	ktap_check(B == 400 && p == 4, "rate: after 8 idle windows the window alone");
+}
+
 int main(void)
 {
 	size_t i;
 	int rc;
 
 	ktap_plan(sizeof(bad_cases) / sizeof(*bad_cases) +
-		  sizeof(good_cases) / sizeof(*good_cases) + 19);
+		  sizeof(good_cases) / sizeof(*good_cases) + 22);
 	for (i = 0; i < sizeof(bad_cases) / sizeof(*bad_cases); i++)
 		bad(bad_cases[i][0], bad_cases[i][1]);
 	for (i = 0; i < sizeof(good_cases) / sizeof(*good_cases); i++)
@@ -377,5 +398,6 @@ int main(void)
 	check_tunnel_msg();
 	check_split();
 	check_batch();
+	check_rate();
 	return ktap_finish();
 }

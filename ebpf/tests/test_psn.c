@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bth.h"
+#include "frame.h"
 #include "psn_window.h"
 #include "roce_telemetry.h"
 #include "roce_telemetry.skel.h"
@@ -30,38 +32,6 @@ static void ktap(int ok, const char *name)
 	if (!ok)
 		n_fail++;
 	printf("%sok %d %s\n", ok ? "" : "not ", n_test, name);
-}
-
-/* Ethernet, IPv4 10.0.0.1 > 10.0.0.2, UDP 49152 > 4791, BTH, 16 bytes, ICRC. */
-static size_t frame(unsigned char *b, unsigned int opcode, unsigned int tver,
-		    unsigned int qpn, unsigned int psn, unsigned int payload)
-{
-	unsigned int udp_len = 8 + 12 + payload + 4, ip_len = 20 + udp_len;
-
-	memset(b, 0, 14 + ip_len);
-	b[12] = 0x08;			/* ETH_P_IP */
-	b[14] = 0x45;
-	b[16] = (unsigned char)(ip_len >> 8);
-	b[17] = (unsigned char)ip_len;
-	b[20] = 0x40;			/* DF */
-	b[22] = 64;
-	b[23] = 17;			/* UDP */
-	memcpy(b + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
-	b[34] = 0xc0;			/* sport 49152 */
-	b[36] = 4791 >> 8;
-	b[37] = 4791 & 0xff;
-	b[38] = (unsigned char)(udp_len >> 8);
-	b[39] = (unsigned char)udp_len;
-	b[42] = (unsigned char)opcode;
-	b[43] = (unsigned char)tver;
-	b[44] = b[45] = 0xff;
-	b[47] = (unsigned char)(qpn >> 16);
-	b[48] = (unsigned char)(qpn >> 8);
-	b[49] = (unsigned char)qpn;
-	b[51] = (unsigned char)(psn >> 16);
-	b[52] = (unsigned char)(psn >> 8);
-	b[53] = (unsigned char)psn;
-	return 14 + ip_len;
 }
 
 static int run(int prog, unsigned char *b, size_t len)
@@ -184,7 +154,7 @@ int main(void)
 		printf("1..0 # SKIP cannot load BPF here: %s\n", strerror(errno));
 		return 0;
 	}
-	printf("1..8\n");
+	printf("1..10\n");
 	prog = bpf_program__fd(skel->progs.rt_ingress);
 	qps = bpf_map__fd(skel->maps.rt_qps);
 	dev = calloc((size_t)ncpu, sizeof(*dev));
@@ -223,6 +193,44 @@ int main(void)
 	run(prog, b, frame(b, 0x0a, 0, 903, 7, 16));
 	ktap(!qp_get(qps, 903, &q) && q.packets == 1 && q.ops[RT_OP_WRITE] == 1,
 	     "RC write only with its RETH counts as a write");
+
+	/*
+	 * The rate estimate: 10 packets every 5 ms for 2.5 s. The EWMA
+	 * (gain 1/8 per 100 ms window) must be within 15% of the rate the
+	 * packets were actually sent at, bytes and packets; then, after more
+	 * than RT_RATE_STALE idle windows, one packet must reset it, not
+	 * leave the old rate standing.
+	 */
+	struct timespec t0, t1, nap = { 0, 5000000 };
+	unsigned int sent = 0;
+	double want, got, gotB;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 10; i++, sent++)
+			run(prog, b, frame(b, 0x04, 0, 950, sent, 16));
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while ((t1.tv_sec - t0.tv_sec) * 1000000000ll + t1.tv_nsec - t0.tv_nsec <
+		 2500000000ll);
+	want = sent / ((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	qp_get(qps, 950, &q);
+	got = (double)q.rate_mpps / 1000;
+	gotB = (double)q.rate_Bps;
+	snprintf(name, sizeof(name),
+		 "rate estimate %.0f pps, %.0f B/s; sent at %.0f pps of 32 B",
+		 got, gotB, want);
+	ktap(got > 0.85 * want && got < 1.15 * want &&
+	     gotB > 0.85 * 32 * want && gotB < 1.15 * 32 * want, name);
+	nap.tv_sec = 1;
+	nap.tv_nsec = 0;
+	nanosleep(&nap, NULL);
+	run(prog, b, frame(b, 0x04, 0, 950, sent, 16));
+	qp_get(qps, 950, &q);
+	snprintf(name, sizeof(name),
+		 "after 1 s idle the estimate restarts: %.1f pps, was %.0f",
+		 (double)q.rate_mpps / 1000, got);
+	ktap((double)q.rate_mpps / 1000 < 0.1 * got, name);
 
 	/* Fill the QP map: what does not fit is counted, nothing else breaks. */
 	struct rt_qp_key k, *prev = NULL, cur;
