@@ -14,21 +14,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 count=$top/tools/ktap-count.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmsc-check-selftest.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-# The plan comes first (ktap-count.sh wants it there): lines are kept
-# until the number of results is known.
-report=
-
-say() { report+="$*"$'\n'; }
-result() {	# result OK(0|1) DESCRIPTION [REASON]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		say "ok $n $2"
-	else
-		failed=$((failed + 1))
-		say "not ok $n $2${3:+ # $3}"
-	fi
-}
+# The plan comes first (ktap-count.sh wants it there): tools/ktap.sh keeps
+# the lines until the number of results is known.
+. "$top/tools/ktap.sh"
 
 # fake NAME <<EOF: a test program in $tmp.
 fake() {
@@ -86,13 +74,13 @@ run=$tmp/run.log
 "$top/selftests/run_tests.sh" -t 20 "$tmp"/{good,skip,short,dies,splat,dup,bail,noplan,lib}.sh \
 	>"$run" 2>&1
 rc=$?
-say "$(sed 's/^/# /' "$run")"
+ktap_diag <"$run"
 
-[ "$rc" = 1 ]; result $? "run_tests.sh exits 1 when tests fail" "exit $rc"
+[ "$rc" = 1 ]; ktap_result $? "run_tests.sh exits 1 when tests fail" "exit $rc"
 
 # has LINE DESCRIPTION: run_tests.sh printed exactly LINE.
 has() {
-	grep -qxF -- "$1" "$run"; result $? "$2" "no line '$1'"
+	grep -qxF -- "$1" "$run"; ktap_result $? "$2" "no line '$1'"
 }
 has "not ok - $tmp/short.sh: planned 3 results, reported 2 (exit 0)" \
 	"a plan not met is a failure"
@@ -115,7 +103,7 @@ want="10 passed, 8 failed, 3 skipped"
 got=$("$count" "$run")
 crc=$?
 [ "$got" = "$want" ] && [ "$crc" = 1 ]
-result $? "ktap-count.sh: '$want', exit 1" "got '${got//$'\n'/ | }', exit $crc"
+ktap_result $? "ktap-count.sh: '$want', exit 1" "got '${got//$'\n'/ | }', exit $crc"
 
 # And nothing is failed that should not be.
 "$top/selftests/run_tests.sh" -t 20 "$tmp/good.sh" "$tmp/skip.sh" >"$tmp/good.log" 2>&1
@@ -123,7 +111,7 @@ rc=$?
 got=$("$count" "$tmp/good.log")
 crc=$?
 [ "$rc" = 0 ] && [ "$got" = "1 passed, 0 failed, 2 skipped" ] && [ "$crc" = 0 ]
-result $? "good and skipped programs: no failure" "run_tests exit $rc, '$got', exit $crc"
+ktap_result $? "good and skipped programs: no failure" "run_tests exit $rc, '$got', exit $crc"
 
 # Step logs as check.sh keeps them: a step that printed nothing, and one
 # whose second document lost its plan.
@@ -131,7 +119,7 @@ result $? "good and skipped programs: no failure" "run_tests exit $rc, '$got', e
 printf 'TAP version 13\n1..1\nok 1 a\nTAP version 13\nok 1 b\n' >"$tmp/noplan2.log"
 got=$("$count" "$tmp/empty.log" "$tmp/noplan2.log" | tail -n 1)
 [ "$got" = "2 passed, 2 failed, 0 skipped" ]
-result $? "ktap-count.sh: an empty log and a document without a plan fail" "got '$got'"
+ktap_result $? "ktap-count.sh: an empty log and a document without a plan fail" "got '$got'"
 
 # UBSan: the flags each Makefile builds its tests with (agent's and
 # roce-gen's SAN, the selftest helpers' SELFTEST_CFLAGS) make a signed overflow end
@@ -157,13 +145,13 @@ for mv in agent:SAN tools/roce-gen:SAN selftests:SELFTEST_CFLAGS; do
 		<<<"print-var: ; @echo \$($var)" 2>&1)
 	# shellcheck disable=SC2086 # a list of flags
 	if ! gcc $flags -o "$tmp/overflow" "$tmp/overflow.c" 2>"$tmp/cc.err"; then
-		result 1 "$desc" "gcc $flags: $(head -c 300 "$tmp/cc.err")"
+		ktap_result 1 "$desc" "gcc $flags: $(head -c 300 "$tmp/cc.err")"
 		continue
 	fi
 	out=$("$tmp/overflow" 2>&1)
 	orc=$?
 	[ "$orc" != 0 ] && [[ $out == *"signed integer overflow"* ]] && [[ $out != *survived* ]]
-	result $? "$desc" "$flags: exit $orc: ${out//$'\n'/ }"
+	ktap_result $? "$desc" "$flags: exit $orc: ${out//$'\n'/ }"
 done
 
 # `! cmd` as a statement never fails a set -e case (shellcheck's SC2251).
@@ -175,13 +163,9 @@ if command -v shellcheck >/dev/null; then
 	if [ ${#cand[@]} -gt 0 ]; then
 		out=$(cd "$top" && shellcheck -x -P SCRIPTDIR -f gcc -i SC2251 "${cand[@]}" 2>&1)
 	fi
-	[ -z "$out" ]; result $? "no selftest negates a command outside a condition" "${out//$'\n'/ | }"
+	[ -z "$out" ]; ktap_result $? "no selftest negates a command outside a condition" "${out//$'\n'/ | }"
 else
-	result 0 "no selftest negates a command outside a condition # SKIP no shellcheck"
+	ktap_skip "no selftest negates a command outside a condition" "no shellcheck"
 fi
 
-echo "TAP version 13"
-echo "1..$n"
-printf '%s' "$report"
-echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+ktap_done

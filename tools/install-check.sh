@@ -9,18 +9,8 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
-n=0 failed=0
 
-ok() {	# ok COND-EXIT-CODE NAME: prints the line, fails as COND did
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $2"
-	fi
-	return "$1"
-}
+. "$top/tools/ktap.sh"
 
 # The files a DESTDIR install must hold, relative to it, sorted.
 expected() {
@@ -51,15 +41,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
 
-echo "TAP version 13"
-echo "1..7"
+ktap_plan 7
 make -s --no-print-directory -C "$top" install DESTDIR="$dest" >"$tmp/log" 2>&1
-ok $? "make install DESTDIR=... succeeds" || sed 's/^/# /' "$tmp/log"
+ktap_result $? "make install DESTDIR=... succeeds" || sed 's/^/# /' "$tmp/log"
 
 want=$(expected)
 got=$(installed "$dest")
 [ "$got" = "$want" ]
-ok $? "it installs exactly the $(echo "$want" | wc -l) expected files" ||
+ktap_result $? "it installs exactly the $(echo "$want" | wc -l) expected files" ||
 	diff <(echo "$want") <(echo "$got") | sed 's/^/# /'
 
 # Binaries: executable by all, they run and say what they are.
@@ -68,7 +57,7 @@ v=$("$dest/usr/sbin/dmsc" -V 2>&1)
 	[ "$(stat -c %a "$dest/usr/sbin/dmsc-agent")" = 755 ] &&
 	[[ $v == *"$ver"* ]] &&
 	"$dest/usr/sbin/dmsc-agent" --help | grep -q '^Usage: dmsc-agent'
-ok $? "dmsc and dmsc-agent are mode 755 and run (dmsc -V: $v)"
+ktap_result $? "dmsc and dmsc-agent are mode 755 and run (dmsc -V: $v)"
 
 # Man pages and the module source are plain files, readable by all; the
 # source is the tree's, byte for byte.
@@ -78,13 +67,13 @@ for f in $(cd "$dest/usr/src/dmsc-$ver" && find . -type f); do
 	cmp -s "$top/$f" "$dest/usr/src/dmsc-$ver/$f" || { same=1; echo "# differs: $f"; }
 done
 [ -z "$bad" ] && [ "$same" = 0 ]
-ok $? "man pages, unit and module source are mode 644 and the tree's own${bad:+ # not 644: $bad}"
+ktap_result $? "man pages, unit and module source are mode 644 and the tree's own${bad:+ # not 644: $bad}"
 
 # The unit starts the installed binary with the documented config path.
 unit=$dest/lib/systemd/system/dmsc-agent.service
 grep -qx 'ExecStart=/usr/sbin/dmsc-agent -c /etc/dmsc/agent.json' "$unit" &&
 	grep -qx 'Type=notify' "$unit" && ! grep -qE '@[A-Z]+@' "$unit"
-ok $? "dmsc-agent.service runs /usr/sbin/dmsc-agent -c /etc/dmsc/agent.json, Type=notify"
+ktap_result $? "dmsc-agent.service runs /usr/sbin/dmsc-agent -c /etc/dmsc/agent.json, Type=notify"
 
 # systemd's own verdict on the unit, as it would load it with the staged
 # files in place: verify wants the ExecStart binary to exist and runs man
@@ -95,17 +84,17 @@ if command -v systemd-analyze >/dev/null; then
 		"$tmp/dmsc-agent.service" 2>&1)
 	rc=$?
 	[ "$rc" = 0 ] && [ -z "$out" ]
-	ok $? "systemd-analyze verify accepts dmsc-agent.service" ||
+	ktap_result $? "systemd-analyze verify accepts dmsc-agent.service" ||
 		printf '%s\n' "$out" | sed 's/^/# /'
 else
-	n=$((n + 1)); echo "ok $n systemd-analyze verify # SKIP no systemd-analyze"
+	ktap_skip "systemd-analyze verify" "no systemd-analyze"
 fi
 
 make -s --no-print-directory -C "$top" uninstall DESTDIR="$dest" >"$tmp/log" 2>&1
 rc=$?
 left=$(installed "$dest")
 [ "$rc" = 0 ] && [ -z "$left" ] && [ ! -e "$dest/usr/src/dmsc-$ver" ]
-ok $? "make uninstall DESTDIR=... leaves no file" ||
+ktap_result $? "make uninstall DESTDIR=... leaves no file" ||
 	{ sed 's/^/# /' "$tmp/log"; printf '%s\n' "$left" | sed 's/^/# left: /'; }
 
-[ "$failed" = 0 ]
+ktap_done

@@ -8,17 +8,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 man_dir=$here/../Documentation/man
 DMSC=${DMSC:-$here/dmsc}
 AGENT=${AGENT:-$here/dmsc-agent}
-n=0 failed=0
 
-ok() {	# ok COND-EXIT-CODE NAME [DETAIL]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $2${3:+ # $3}"
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=../../tools/ktap.sh
+. "$here/../tools/ktap.sh"
 
 # lint PAGE: groff in its pickiest mode, then man-db as a user runs it.
 lint() {
@@ -34,10 +26,9 @@ documented() {
 	grep -qE "$roff([^a-zA-Z]|$)" "$1"
 }
 
-echo "TAP version 13"
-echo "1..6"
-lint "$man_dir/dmsc.8"; ok $? "dmsc.8: groff -ww and man --warnings are silent"
-lint "$man_dir/dmsc-agent.8"; ok $? "dmsc-agent.8: groff -ww and man --warnings are silent"
+ktap_plan 6
+lint "$man_dir/dmsc.8"; ktap_result $? "dmsc.8: groff -ww and man --warnings are silent"
+lint "$man_dir/dmsc-agent.8"; ktap_result $? "dmsc-agent.8: groff -ww and man --warnings are silent"
 
 # The objects of "dmsc help": each has a section "dmsc OBJECT ...".
 objs=$("$DMSC" help | sed -n 's/.*OBJECT  *:= *{\(.*\)}.*/\1/p' | tr -d '|')
@@ -45,7 +36,7 @@ missing=""
 for o in $objs; do
 	grep -q "^\.SS dmsc $o\b" "$man_dir/dmsc.8" || missing+=" $o"
 done
-[ -n "$objs" ] && [ -z "$missing" ]; ok $? "dmsc.8: a section per object of dmsc help ($(echo $objs))" "missing:$missing"
+[ -n "$objs" ] && [ -z "$missing" ]; ktap_result $? "dmsc.8: a section per object of dmsc help ($(echo $objs))" "missing:$missing"
 
 # The options of "dmsc help", in their long form (-j[son] is -json).
 opts=$("$DMSC" help | sed -n '/OPTIONS *:=/,/}/p' | grep -oE -- '-[A-Za-z]+\[[a-z]+\]' | tr -d '[]')
@@ -53,7 +44,7 @@ missing=""
 for o in $opts; do
 	documented "$man_dir/dmsc.8" "$o" || missing+=" $o"
 done
-[ -n "$opts" ] && [ -z "$missing" ]; ok $? "dmsc.8: every option of dmsc help ($(echo $opts))" "missing:$missing"
+[ -n "$opts" ] && [ -z "$missing" ]; ktap_result $? "dmsc.8: every option of dmsc help ($(echo $opts))" "missing:$missing"
 
 # The commands of each object's help.
 missing=""
@@ -62,7 +53,7 @@ for o in tunnel rule flow telemetry; do
 		grep -q "^\.SS dmsc $o $c\b" "$man_dir/dmsc.8" || missing+=" $o-$c"
 	done
 done
-[ -z "$missing" ]; ok $? "dmsc.8: a section per command of tunnel, rule, flow, telemetry help" "missing:$missing"
+[ -z "$missing" ]; ktap_result $? "dmsc.8: a section per command of tunnel, rule, flow, telemetry help" "missing:$missing"
 
 # dmsc-agent's options, from its usage.
 opts=$("$AGENT" --help | grep -oE -- '(^| |\[)--?[a-z]+' | tr -d ' [' | sort -u)
@@ -70,7 +61,6 @@ missing=""
 for o in $opts; do
 	documented "$man_dir/dmsc-agent.8" "$o" || missing+=" $o"
 done
-[ -n "$opts" ] && [ -z "$missing" ]; ok $? "dmsc-agent.8: every option of its usage ($(echo $opts))" "missing:$missing"
+[ -n "$opts" ] && [ -z "$missing" ]; ktap_result $? "dmsc-agent.8: every option of its usage ($(echo $opts))" "missing:$missing"
 
-echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+ktap_done
