@@ -56,6 +56,44 @@ mkns() {
 	done
 }
 
+# Topologies with routers (srv6_steer.sh, telemetry.sh): one namespace
+# per node of $NODES, named PREFIX-NODE-$$ and held in NS_NODE.
+# node_fns: a function per node, NODE CMD... runs CMD in its namespace.
+node_fns() {
+	local n
+	for n in $NODES; do
+		eval "$n() { ip netns exec \"\$NS_$n\" \"\$@\"; }"
+	done
+}
+
+# nodes_add PREFIX [SYSCTL=VALUE...]: the namespaces, loopback up,
+# forwarding and SRv6 on, no DAD (addresses usable at once), plus the
+# sysctls given. cleanup_ns deletes them.
+nodes_add() {
+	local prefix=$1 n
+	shift
+	for n in $NODES; do
+		printf -v "NS_$n" '%s' "$prefix-$n-$NS_SUFFIX"
+		ip netns add "$prefix-$n-$NS_SUFFIX"
+		NS_LIST+=("$prefix-$n-$NS_SUFFIX")
+		$n ip link set lo up
+		$n sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv6.conf.all.forwarding=1 \
+			net.ipv6.conf.all.seg6_enabled=1 \
+			net.ipv6.conf.default.seg6_enabled=1 \
+			net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0 "$@"
+	done
+}
+
+# link NODE1 DEV1 NODE2 DEV2: a veth pair between two nodes, both ends up.
+link() {
+	local a=NS_$1 b=NS_$3
+	ip -n "${!a}" link add "$2" type veth peer name "$4" netns "${!b}"
+	ip -n "${!a}" link set "$2" up
+	ip -n "${!b}" link set "$4" up
+}
+
 cleanup_ns() {
 	local n
 	for n in "${NS_LIST[@]}"; do

@@ -31,45 +31,19 @@ DX4=fc00:9::4
 DX6=fc00:9::6
 
 # h1 CMD..., pe1 CMD..., ...: run in that node's namespace.
-for n in $NODES; do
-	eval "$n() { ip netns exec \"\$NS_$n\" \"\$@\"; }"
-done
+node_fns
 d1() { dns "$NS_pe1" "$@"; }		# dmsc on pe1
 dh() { dns "$NS_h1" "$@"; }		# dmsc on h1
 
 topo_down() {
-	local n v
-	for n in $NODES; do
-		v=NS_$n
-		[ -n "${!v:-}" ] && ip netns del "${!v}" 2>/dev/null
-	done
 	rm -rf "$T"
 	return 0
 }
 trap 'cleanup_ns; topo_down' EXIT
 
-# link NS1 DEV1 NS2 DEV2
-link() {
-	local a=NS_$1 b=NS_$3
-	ip -n "${!a}" link add "$2" type veth peer name "$4" netns "${!b}"
-	ip -n "${!a}" link set "$2" up
-	ip -n "${!b}" link set "$4" up
-}
-
 topo_up() {
-	local n k
-	for n in $NODES; do
-		printf -v "NS_$n" '%s' "srv6-$n-$$"
-		ip netns add "srv6-$n-$$"
-		$n ip link set lo up
-		$n sysctl -qw net.ipv4.ip_forward=1 \
-			net.ipv6.conf.all.forwarding=1 \
-			net.ipv6.conf.all.seg6_enabled=1 \
-			net.ipv6.conf.default.seg6_enabled=1 \
-			net.ipv6.conf.all.accept_dad=0 \
-			net.ipv6.conf.default.accept_dad=0 \
-			net.ipv4.icmp_ratelimit=0
-	done
+	local k
+	nodes_add srv6 net.ipv4.icmp_ratelimit=0
 	link h1 e0 pe1 h1
 	link pe2 h2 h2 e0
 	for k in 1 2 3; do

@@ -23,9 +23,7 @@ T=$(mktemp -d)
 # A limit far above what 1 ms holds: the only loss is the 2 % netem draws.
 NETEM=(delay 1ms reorder 25% 50% loss 2% duplicate 1% limit 100000)
 
-for n in $NODES; do
-	eval "$n() { ip netns exec \"\$NS_$n\" \"\$@\"; }"
-done
+node_fns
 # tm NODE ARGS...: dmsc in the node's namespace. -n, not ip netns exec:
 # that one mounts a /sys without the BPF file system the pins live in.
 tm() {
@@ -47,40 +45,19 @@ for d in json.load(sys.stdin):
 }
 
 topo_down() {
-	local n v
-	# All detached first: deleting one namespace takes its veth peers.
+	local n
+	# All detached before cleanup_ns deletes the namespaces: pins of a
+	# deleted namespace would stay behind.
 	for n in $NODES; do
 		tm_reset "$n"
-	done
-	for n in $NODES; do
-		v=NS_$n
-		[ -n "${!v:-}" ] && ip netns del "${!v}" 2>/dev/null
 	done
 	rm -rf "$T"
 	return 0
 }
-trap 'cleanup_ns; topo_down' EXIT
-
-link() {
-	local a=NS_$1 b=NS_$3
-	ip -n "${!a}" link add "$2" type veth peer name "$4" netns "${!b}"
-	ip -n "${!a}" link set "$2" up
-	ip -n "${!b}" link set "$4" up
-}
+trap 'topo_down; cleanup_ns' EXIT
 
 topo_up() {
-	local n
-	for n in $NODES; do
-		printf -v "NS_$n" '%s' "tm-$n-$$"
-		ip netns add "tm-$n-$$"
-		$n ip link set lo up
-		$n sysctl -qw net.ipv4.ip_forward=1 \
-			net.ipv6.conf.all.forwarding=1 \
-			net.ipv6.conf.all.seg6_enabled=1 \
-			net.ipv6.conf.default.seg6_enabled=1 \
-			net.ipv6.conf.all.accept_dad=0 \
-			net.ipv6.conf.default.accept_dad=0
-	done
+	nodes_add tm
 	link h1 e0 r1 h1
 	link r1 r2 r2 r1
 	link r2 h2 h2 e0
@@ -532,7 +509,7 @@ dmesg_mark
 # observation points that no tc hook can see. Global, restored on exit.
 backlog=$(sysctl -n net.core.netdev_max_backlog)
 sysctl -qw net.core.netdev_max_backlog=100000
-trap 'cleanup_ns; topo_down; sysctl -qw net.core.netdev_max_backlog=$backlog' EXIT
+trap 'topo_down; cleanup_ns; sysctl -qw net.core.netdev_max_backlog=$backlog' EXIT
 topo_up
 cases=(
 	test_ipv4 "RoCEv2/IPv4 with loss, reorder, duplicates: counters equal the sink's and the sender's"
