@@ -68,14 +68,16 @@ node_fns() {
 
 # nodes_add PREFIX [SYSCTL=VALUE...]: the namespaces, loopback up,
 # forwarding and SRv6 on, no DAD (addresses usable at once), plus the
-# sysctls given. cleanup_ns deletes them.
+# sysctls given. They outlive the cases (not in NS_LIST, which each
+# case's cleanup_ns empties): nodes_del deletes them.
+NODES_NS=()
 nodes_add() {
 	local prefix=$1 n
 	shift
 	for n in $NODES; do
 		printf -v "NS_$n" '%s' "$prefix-$n-$NS_SUFFIX"
 		ip netns add "$prefix-$n-$NS_SUFFIX"
-		NS_LIST+=("$prefix-$n-$NS_SUFFIX")
+		NODES_NS+=("$prefix-$n-$NS_SUFFIX")
 		$n ip link set lo up
 		$n sysctl -qw net.ipv4.ip_forward=1 \
 			net.ipv6.conf.all.forwarding=1 \
@@ -84,6 +86,14 @@ nodes_add() {
 			net.ipv6.conf.all.accept_dad=0 \
 			net.ipv6.conf.default.accept_dad=0 "$@"
 	done
+}
+
+nodes_del() {
+	local n
+	for n in "${NODES_NS[@]}"; do
+		ip netns del "$n" 2>/dev/null || true
+	done
+	NODES_NS=()
 }
 
 # link NODE1 DEV1 NODE2 DEV2: a veth pair between two nodes, both ends up.

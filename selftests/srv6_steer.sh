@@ -36,6 +36,7 @@ d1() { dns "$NS_pe1" "$@"; }		# dmsc on pe1
 dh() { dns "$NS_h1" "$@"; }		# dmsc on h1
 
 topo_down() {
+	nodes_del
 	rm -rf "$T"
 	return 0
 }

@@ -46,15 +46,15 @@ for d in json.load(sys.stdin):
 
 topo_down() {
 	local n
-	# All detached before cleanup_ns deletes the namespaces: pins of a
-	# deleted namespace would stay behind.
+	# All detached first: pins of a deleted namespace would stay behind.
 	for n in $NODES; do
 		tm_reset "$n"
 	done
+	nodes_del
 	rm -rf "$T"
 	return 0
 }
-trap 'topo_down; cleanup_ns' EXIT
+trap 'cleanup_ns; topo_down' EXIT
 
 topo_up() {
 	nodes_add tm
@@ -509,7 +509,7 @@ dmesg_mark
 # observation points that no tc hook can see. Global, restored on exit.
 backlog=$(sysctl -n net.core.netdev_max_backlog)
 sysctl -qw net.core.netdev_max_backlog=100000
-trap 'topo_down; cleanup_ns; sysctl -qw net.core.netdev_max_backlog=$backlog' EXIT
+trap 'cleanup_ns; topo_down; sysctl -qw net.core.netdev_max_backlog=$backlog' EXIT
 topo_up
 cases=(
 	test_ipv4 "RoCEv2/IPv4 with loss, reorder, duplicates: counters equal the sink's and the sender's"
