@@ -140,7 +140,7 @@ no_pins() {
 sink_start() {
 	local i
 	rm -f "$T/ready" "$T/sink.json"
-	h2 "$RG" sink idle 4 json "$T/sink.json" ready-file "$T/ready" \
+	h2 "$RG" sink idle 4 wait 60 json "$T/sink.json" ready-file "$T/ready" \
 		2>"$T/sink.err" &
 	SINK=$!
 	for i in $(seq 200); do

@@ -37,7 +37,7 @@ struct sink_opts {
 	const char *dev;
 	uint64_t port, rcvbuf, count, psn;
 	bool have_psn;
-	double duration, idle;
+	double duration, idle, wait;
 	const char *json, *ready_file;
 };
 
@@ -66,12 +66,14 @@ void sink_usage(void)
 "Usage: roce-gen sink [ bind ADDR ] [ dev IFNAME ] [ port PORT ]\n"
 "                     [ duration SECS ] [ idle SECS ] [ count PKTS ]\n"
 "                     [ psn FIRST_PSN ] [ rcvbuf BYTES ] [ json FILE ]\n"
-"                     [ ready-file FILE ]\n"
+"                     [ ready-file FILE ] [ wait SECS ]\n"
 "  bind ADDR       listen on ADDR only; default all IPv4 and IPv6 addresses\n"
 "  port PORT       UDP port, default 4791\n"
 "  duration SECS   stop after SECS; idle SECS: stop SECS after the last\n"
 "                  packet (counted from start until one arrives); count PKTS:\n"
 "                  stop after PKTS packets; SIGINT/SIGTERM stop too\n"
+"  wait SECS       with idle: wait SECS for the first packet (default: idle),\n"
+"                  for a sender that may start late\n"
 "  psn FIRST_PSN   senders start at FIRST_PSN: PSNs lost before a flow's first\n"
 "                  arrival count as gaps (default: a flow starts where it is\n"
 "                  first seen)\n"
@@ -122,6 +124,8 @@ static void parse_opts(int argc, char **argv, struct sink_opts *o)
 			o->duration = secs_arg(argc, argv, &i);
 		} else if (!strcmp(a, "idle")) {
 			o->idle = secs_arg(argc, argv, &i);
+		} else if (!strcmp(a, "wait")) {
+			o->wait = secs_arg(argc, argv, &i);
 		} else if (!strcmp(a, "count")) {
 			o->count = num_arg(argc, argv, &i, 1, UINT64_MAX);
 		} else if (!strcmp(a, "psn")) {
@@ -450,7 +454,9 @@ static int run(const struct sink_opts *o)
 		if (o->duration > 0)
 			deadline = start + (uint64_t)(o->duration * 1e9);
 		if (o->idle > 0) {
-			uint64_t idle_end = (last ? last : start) + (uint64_t)(o->idle * 1e9);
+			/* Before the first packet: wait, if given, instead. */
+			double secs = !last && o->wait > 0 ? o->wait : o->idle;
+			uint64_t idle_end = (last ? last : start) + (uint64_t)(secs * 1e9);
 
 			if (idle_end < deadline)
 				deadline = idle_end;

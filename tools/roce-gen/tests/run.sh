@@ -257,6 +257,18 @@ tshark_case()	# DST
 test_tshark_v4() { tshark_case $V4_R; }
 test_tshark_v6() { tshark_case $V6_R; }
 
+# A sender that starts after the sink's idle time: "wait" keeps the sink
+# for it (without wait, the same sink would have stopped with nothing).
+test_late_sender()
+{
+	sink_start idle 1 wait 4 psn 0 || { FAIL="sink did not start"; return 1; }
+	sleep 2
+	send dst $V4_R qps 2 count 50 rate 1000 size 64 ||
+		{ FAIL="sender failed: $(cat "$TMP/send.err")"; return 1; }
+	sink_wait
+	expect "$(jv "$TMP/sink.json" 'd["totals"]["packets"]')" -eq 100 "sink packets"
+}
+
 # Wrong use fails with the option's name; no destination, no default.
 test_cli_errors()
 {
@@ -278,7 +290,7 @@ test_cli_errors()
 NET_TESTS=${NET_TESTS:-"clean_v4 clean_v6 inject_v4 inject_v6 filter_drop_v4 filter_drop_v6
 	htb_reorder_v4 htb_reorder_v6 netem_loss_v4 netem_loss_v6
 	netem_reorder_v4 netem_reorder_v6 netem_duplicate_v4 netem_duplicate_v6
-	socket_drops rate_many_qps pacing tshark_v4 tshark_v6 cli_errors"}
+	socket_drops rate_many_qps pacing late_sender tshark_v4 tshark_v6 cli_errors"}
 
 # --- the runner ----------------------------------------------------------
 
