@@ -225,6 +225,7 @@ static void dp_plan(const struct dp *p, struct plan_sol *x)
 struct box {
 	double ta, tb, ha, hb;	/* tau in [ta, tb], theta in [ha, hb] */
 	double lb;
+	int thin;		/* too thin to split: evaluate, then bound */
 };
 
 struct heap {
@@ -325,8 +326,9 @@ int plan_dp(struct plan_problem *pb, struct plan_sol *best, double *lbout,
 	bestT = c.T;
 	wt = p.M > 1 ? p.M - 1 : 0;
 	/* no plan better than bestT has tau or theta beyond these */
-	hpush(&h, (struct box){ 0, wt ? (bestT - A0) / wt : 0, 0, bestT - A0,
-				A0 });
+	/* one GPU per stage: no all-reduce, theta is always 0 */
+	hpush(&h, (struct box){ 0, wt ? (bestT - A0) / wt : 0, 0,
+				pb->d > 1 ? bestT - A0 : 0, A0, 0 });
 	while (h.n) {
 		struct box b = hpop(&h);
 		double A;
@@ -350,13 +352,17 @@ int plan_dp(struct plan_problem *pb, struct plan_sol *best, double *lbout,
 		b.lb = A + wt * b.ta + b.ha;
 		if (b.lb >= bestT * (1 - 1e-12))
 			continue;
+		if (b.thin) {
+			lb = fmin(lb, b.lb);
+			continue;
+		}
 		/* what is left: tau below the plan's, or theta below it */
 		{
 			double tp = nextafter(c.period, 0), hp = nextafter(c.allreduce, 0);
 			struct box b1 = { b.ta, wt ? fmin(b.tb, tp) : b.tb, b.ha,
-					  b.hb, b.lb };
+					  b.hb, b.lb, 0 };
 			struct box b2 = { wt ? fmax(b.ta, c.period) : b.ta, b.tb,
-					  b.ha, fmin(b.hb, hp), b.lb };
+					  b.ha, fmin(b.hb, hp), b.lb, 0 };
 			struct box parts[2] = { b1, b2 };
 			int i;
 
@@ -369,8 +375,8 @@ int plan_dp(struct plan_problem *pb, struct plan_sol *best, double *lbout,
 				if (e.tb < e.ta || e.hb < e.ha)
 					continue;
 				if (wtau + wth <= 1e-9 * bestT) {
-					/* too thin to split: its bound stands */
-					lb = fmin(lb, e.lb);
+					e.thin = 1;
+					hpush(&h, e);
 					continue;
 				}
 				/* halve the wider side, for bounds that bite */

@@ -430,8 +430,8 @@ void plan_limits_default(struct plan_limits *l)
 	l->micro_batches = 16;
 	l->method = PLAN_AUTO;
 	l->tabu.tenure = 12;
-	l->tabu.iterations = 400;
-	l->tabu.stall = 150;
+	l->tabu.iterations = 3000;
+	l->tabu.stall = 600;
 	l->tabu.moves = PLAN_MOVE_ALL;
 	l->tabu.seed = 1;
 }

@@ -155,6 +155,52 @@ static void neighbourhood(struct tabu *t, const struct plan_sol *cur,
 				}
 			}
 		}
+	/* a run of stages on one site moves whole: one stage alone would
+	 * split the run, which the constraints forbid */
+	if (moves & PLAN_MOVE_SITE)
+		for (s = 0; s < cur->k; s++) {
+			int e = s, z;
+
+			if (s && cur->site[s - 1] == cur->site[s])
+				continue;
+			while (e + 1 < cur->k && cur->site[e + 1] == cur->site[s])
+				e++;
+			if (e == s)
+				continue;
+			for (q = 0; q < ns; q++) {
+				if (q == cur->site[s] || !pb->cap[q])
+					continue;
+				x = *cur;
+				for (z = s; z <= e; z++)
+					x.site[z] = q;
+				rm[0] = key_site(t, cur->cut[s], cur->site[s]);
+				consider(t, nb, &x,
+					 is_tabu(t, key_site(t, cur->cut[s], q)),
+					 best, rm, 1);
+			}
+		}
+	/* two runs trade sites: the order in which the pipeline visits them */
+	if (moves & PLAN_MOVE_SITE)
+		for (s = 0; s < cur->k; s++) {
+			int s2, z;
+
+			if (s && cur->site[s - 1] == cur->site[s])
+				continue;
+			for (s2 = s + 1; s2 < cur->k; s2++) {
+				int a = cur->site[s], bq = cur->site[s2];
+
+				if (cur->site[s2 - 1] == bq || a == bq)
+					continue;
+				x = *cur;
+				for (z = 0; z < cur->k; z++)
+					x.site[z] = cur->site[z] == a ? bq :
+						    cur->site[z] == bq ? a : cur->site[z];
+				rm[0] = key_site(t, cur->cut[s], a);
+				consider(t, nb, &x,
+					 is_tabu(t, key_site(t, cur->cut[s], bq)),
+					 best, rm, 1);
+			}
+		}
 	if (moves & PLAN_MOVE_SITE)
 		for (s = 0; s < cur->k; s++)
 			for (q = 0; q < ns; q++) {
@@ -174,105 +220,201 @@ static void neighbourhood(struct tabu *t, const struct plan_sol *cur,
  * stage's compute matches its GPUs' speed, the stages filling the sites
  * fastest first (and in the order given).  The best of them.
  */
-static void start(const struct plan_problem *pb, struct plan_sol *out,
-		  struct plan_cost *oc)
+#define TABU_STARTS 4
+
+/* The best few starting plans, best first. */
+struct starts {
+	struct plan_sol x[TABU_STARTS];
+	struct plan_cost c[TABU_STARTS];
+	int n;
+};
+
+static void keep(struct starts *st, const struct plan_sol *x,
+		 const struct plan_cost *c)
 {
-	int order[2][PLAN_MAX_SITES], ns = pb->s->n, n = pb->m->n, o, k, i, j;
+	int i;
+
+	if (st->n == TABU_STARTS) {
+		if (!better(c, &st->c[TABU_STARTS - 1]))
+			return;
+		i = TABU_STARTS - 1;
+	} else {
+		i = st->n++;
+	}
+	st->x[i] = *x;
+	st->c[i] = *c;
+	for (; i > 0 && better(&st->c[i], &st->c[i - 1]); i--) {
+		struct plan_sol tx = st->x[i];
+		struct plan_cost tc = st->c[i];
+
+		st->x[i] = st->x[i - 1];
+		st->c[i] = st->c[i - 1];
+		st->x[i - 1] = tx;
+		st->c[i - 1] = tc;
+	}
+}
+
+static void try_order(const struct plan_problem *pb, const int *order,
+		      struct starts *st)
+{
+	struct plan_sol bx;
+	struct plan_cost bc = { .violations = 1 << 30 };
+	int ns = pb->s->n, n = pb->m->n, k, j;
 	struct plan_sol x;
 	struct plan_cost c;
 
-	for (i = 0; i < ns; i++)
-		order[0][i] = order[1][i] = i;
-	for (i = 0; i < ns; i++)
-		for (j = i + 1; j < ns; j++)
-			if (pb->s->s[order[0][j]].flops * pb->cap[order[0][j]] >
-			    pb->s->s[order[0][i]].flops * pb->cap[order[0][i]]) {
-				int tmp = order[0][i];
+	for (k = 1; k <= pb->lim.stages; k++) {
+		double speed[PLAN_MAX_STAGES], total = 0, acc = 0;
+		double work = pb->pf[n] + pb->pb[n];
+		int s = 0, used = 0, site = 0;
 
-				order[0][i] = order[0][j];
-				order[0][j] = tmp;
+		x.k = k;
+		for (s = 0; s < k; s++) {
+			while (site < ns && used >= pb->cap[order[site]]) {
+				site++;
+				used = 0;
 			}
-	plan_uniform(pb, out);
-	plan_cost_eval(pb, out, oc);
-	for (o = 0; o < 2; o++)
-		for (k = 1; k <= pb->lim.stages; k++) {
-			double speed[PLAN_MAX_STAGES], total = 0, acc = 0;
-			double work = pb->pf[n] + pb->pb[n];
-			int s = 0, used = 0, site = 0;
-
-			x.k = k;
-			for (s = 0; s < k; s++) {
-				while (site < ns && used >= pb->cap[order[o][site]]) {
-					site++;
-					used = 0;
-				}
-				if (site == ns)
-					break;
-				x.site[s] = order[o][site];
-				used++;
-				speed[s] = pb->s->s[x.site[s]].flops;
-				total += speed[s];
-			}
-			if (s < k)
+			if (site == ns)
 				break;
-			x.cut[0] = 0;
-			for (s = 0, j = 0; s < k; s++) {
-				acc += speed[s] / total;
-				while (j < n && (pb->pf[j] + pb->pb[j]) < acc * work)
-					j++;
-				x.cut[s + 1] = j;
-			}
-			x.cut[k] = n;
-			/* each stage at least one layer */
-			for (s = 1; s <= k; s++)
-				if (x.cut[s] <= x.cut[s - 1])
-					x.cut[s] = x.cut[s - 1] + 1;
-			for (s = k - 1; s >= 1; s--)
-				if (x.cut[s] >= x.cut[s + 1])
-					x.cut[s] = x.cut[s + 1] - 1;
-			plan_cost_eval(pb, &x, &c);
-			if (better(&c, oc)) {
-				*out = x;
-				*oc = c;
-			}
+			x.site[s] = order[site];
+			used++;
+			speed[s] = pb->s->s[x.site[s]].flops;
+			total += speed[s];
 		}
+		if (s < k)
+			break;
+		x.cut[0] = 0;
+		for (s = 0, j = 0; s < k; s++) {
+			acc += speed[s] / total;
+			while (j < n && (pb->pf[j] + pb->pb[j]) < acc * work)
+				j++;
+			x.cut[s + 1] = j;
+		}
+		x.cut[k] = n;
+		/* each stage at least one layer */
+		for (s = 1; s <= k; s++)
+			if (x.cut[s] <= x.cut[s - 1])
+				x.cut[s] = x.cut[s - 1] + 1;
+		for (s = k - 1; s >= 1; s--)
+			if (x.cut[s] >= x.cut[s + 1])
+				x.cut[s] = x.cut[s + 1] - 1;
+		plan_cost_eval(pb, &x, &c);
+		if (better(&c, &bc)) {
+			bx = x;
+			bc = c;
+		}
+	}
+	/* one start per order: different orders are different valleys */
+	if (bc.violations < 1 << 30)
+		keep(st, &bx, &bc);
 }
 
-int plan_tabu(struct plan_problem *pb, struct plan_sol *best, int *iters,
-	      char *err, size_t errlen)
+/* Every order of the sites (Heap's algorithm), up to 6 sites. */
+static void permute(const struct plan_problem *pb, int *a, int n,
+		    struct starts *st)
 {
-	struct tabu *t = plan_xcalloc(1, sizeof(*t));
-	struct plan_sol cur;
-	struct plan_cost cc, bc;
-	struct cand *nb = plan_xcalloc(1, sizeof(*nb));
-	int stall = 0, i;
+	int i;
 
-	t->pb = pb;
-	t->rnd = pb->lim.tabu.seed;
-	start(pb, &cur, &cc);
-	*best = cur;
-	bc = cc;
-	for (t->it = 0; t->it < pb->lim.tabu.iterations &&
-	     stall < pb->lim.tabu.stall; t->it++) {
+	if (n == 1) {
+		try_order(pb, a, st);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		int t, j = n % 2 ? 0 : i;
+
+		permute(pb, a, n - 1, st);
+		t = a[j];
+		a[j] = a[n - 1];
+		a[n - 1] = t;
+	}
+}
+
+/*
+ * Starting plans: for every stage count and every order of the sites
+ * (by capacity and as given, beyond 6 sites), the layers cut so that
+ * each stage's compute matches its GPUs' speed.  The best of them.
+ */
+static void start(const struct plan_problem *pb, struct starts *st)
+{
+	int order[PLAN_MAX_SITES], ns = pb->s->n, i, j;
+	struct plan_sol x;
+	struct plan_cost c;
+
+	plan_uniform(pb, &x);
+	plan_cost_eval(pb, &x, &c);
+	keep(st, &x, &c);
+	for (i = 0; i < ns; i++)
+		order[i] = i;
+	if (ns <= 6) {
+		permute(pb, order, ns, st);
+		return;
+	}
+	try_order(pb, order, st);
+	for (i = 0; i < ns; i++)
+		for (j = i + 1; j < ns; j++)
+			if (pb->s->s[order[j]].flops * pb->cap[order[j]] >
+			    pb->s->s[order[i]].flops * pb->cap[order[i]]) {
+				int tmp = order[i];
+
+				order[i] = order[j];
+				order[j] = tmp;
+			}
+	try_order(pb, order, st);
+}
+
+/* One descent from *cur; *best and *bc updated. */
+static int search(struct tabu *t, struct plan_sol cur, struct plan_cost cc,
+		  int iterations, struct plan_sol *best, struct plan_cost *bc)
+{
+	const struct plan_problem *pb = t->pb;
+	struct cand *nb = plan_xcalloc(1, sizeof(*nb));
+	int stall = 0, i, it;
+
+	memset(t->until, 0, sizeof(t->until));
+	if (better(&cc, bc)) {
+		*best = cur;
+		*bc = cc;
+	}
+	for (it = 0, t->it = 0; it < iterations && stall < pb->lim.tabu.stall;
+	     it++, t->it++) {
 		nb->have = 0;
-		neighbourhood(t, &cur, &bc, nb);
+		neighbourhood(t, &cur, bc, nb);
 		if (!nb->have)
 			break;
 		for (i = 0; i < nb->nremoved; i++)
 			t->until[nb->removed[i]] = t->it + 1 + pb->lim.tabu.tenure;
 		cur = nb->x;
 		cc = nb->c;
-		if (better(&cc, &bc)) {
+		if (better(&cc, bc)) {
 			*best = cur;
-			bc = cc;
+			*bc = cc;
 			stall = 0;
 		} else {
 			stall++;
 		}
 	}
-	*iters = t->it;
-	free(t);
 	free(nb);
+	return it;
+}
+
+int plan_tabu(struct plan_problem *pb, struct plan_sol *best, int *iters,
+	      char *err, size_t errlen)
+{
+	struct tabu *t = plan_xcalloc(1, sizeof(*t));
+	struct starts *st = plan_xcalloc(1, sizeof(*st));
+	struct plan_cost bc = { .violations = 1 << 30, .T = INFINITY };
+	int i;
+
+	t->pb = pb;
+	t->rnd = pb->lim.tabu.seed;
+	start(pb, st);
+	*iters = 0;
+	/* the iterations shared among the best starts */
+	for (i = 0; i < st->n; i++)
+		*iters += search(t, st->x[i], st->c[i],
+				 pb->lim.tabu.iterations / st->n, best, &bc);
+	free(t);
+	free(st);
 	if (bc.violations)
 		return plan_fail(err, errlen, "no feasible plan found: %s", bc.why);
 	return 0;
