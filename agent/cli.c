@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"Usage: dmsc [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       dmsc [OPTIONS] -batch FILE\n"
 		"       dmsc help\n"
-		"where  OBJECT  := { info | set | tunnel | rule | flow | monitor | mpte | telemetry }\n"
+		"where  OBJECT  := { info | set | tunnel | rule | flow | monitor | mpte | plan | telemetry }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -n[etns] NETNS |\n"
 		"                    -b[atch] FILE | -f[orce] | -V[ersion] | -h[elp] }\n"
 		"Exit status: 0 success, 1 the kernel or the operation failed, 2 usage error.\n"
@@ -148,6 +148,13 @@ int cli_run(struct cli *cli, int argc, char **argv)
 	if (argc > 0 && matches(argv[0], "mpte")) {
 		err_set_command("mpte", NULL);
 		ret = cmd_mpte(cli, argc - 1, argv + 1);
+		out_flush();
+		return ret;
+	}
+	/* plan is a planner: no request, no netlink either. */
+	if (argc > 0 && matches(argv[0], "plan")) {
+		err_set_command("plan", NULL);
+		ret = cmd_plan(cli, argc - 1, argv + 1);
 		out_flush();
 		return ret;
 	}

@@ -48,6 +48,8 @@ typedef int cmd_parse_fn(struct cli *cli, int argc, char **argv,
 cmd_parse_fn cmd_info, cmd_set, cmd_tunnel, cmd_rule, cmd_flow, cmd_monitor;
 /* dmsc mpte needs no netlink: it runs at once and returns the exit code. */
 int cmd_mpte(struct cli *cli, int argc, char **argv);
+/* dmsc plan, the segmentation planner: likewise. */
+int cmd_plan(struct cli *cli, int argc, char **argv);
 /* dmsc telemetry: parsed into @req (telemetry.h), run by telemetry_run(). */
 struct telemetry_req;
 int cmd_telemetry(struct cli *cli, int argc, char **argv,
