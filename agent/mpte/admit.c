@@ -604,7 +604,10 @@ static void end_event(struct mpte_ctx *ctx, const char *what,
 				ctx->st[di].active = 1;
 		if (widen(ctx))
 			mpte_optimise(ctx);
-		mpte_resolve_overload(ctx, &preempted);
+		/* without admission every demand is routed past capacity, an
+		 * event's overload included: re-routing is all we may do */
+		if (ctx->opt.admission)
+			mpte_resolve_overload(ctx, &preempted);
 	}
 	ctx->events = mpte_xrealloc(ctx->events,
 				    (ctx->nevents + 1) * sizeof(*ctx->events));

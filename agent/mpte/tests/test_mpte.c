@@ -582,6 +582,69 @@ out:
 	return KTAP_FAILED();
 }
 
+/*
+ * --no-admission routes every demand past capacity, and an event keeps to
+ * it: A-B direct (100) or by C (100, 100); 150 fits on both, but after A-B
+ * fails only the 100 by C is left.  Without admission the demand stays
+ * whole at 150% utilisation, nobody is preempted; with admission the same
+ * failure preempts it ("capacity lost").  An elastic demand grown past
+ * capacity stays at its new size likewise.
+ */
+static int no_admission_case(int admission)
+{
+	struct fx f = { 0 };
+	struct mpte_options o;
+	const struct mpte_dstate *s;
+	struct mpte_event *ev;
+
+	mpte_options_default(&o);
+	o.admission = admission;
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'},{'name':'C'},{'name':'D'},{'name':'E'}],"
+		     "'links':[{'from':'A','to':'B','capacity':100},{'from':'A','to':'C','capacity':100},"
+		     "{'from':'C','to':'B','capacity':100},{'from':'D','to':'E','capacity':100}]}",
+		     "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':150},"
+		     "{'id':'e','ingress':'D','egress':'E','elastic':{'min':10,'max':300},'bandwidth':50}]}",
+		     &o))
+		goto out;
+	CHECK(dst(&f, "d")->status == MPTE_ADMITTED, "d not admitted before the failure");
+	CHECK(!mpte_fail_link(f.ctx, "A-B", f.err, sizeof(f.err)), "%s", f.err);
+	ev = &f.ctx->events[0];
+	s = dst(&f, "d");
+	if (admission) {
+		CHECK(s->status == MPTE_PREEMPTED && strstr(s->reason, "capacity lost"),
+		      "with admission: d status %d (%s), want preempted", s->status,
+		      s->reason ? s->reason : "");
+		CHECK(ev->preempted && !strcmp(ev->preempted, "d"), "event preempted \"%s\"",
+		      ev->preempted ? ev->preempted : "");
+		goto out;
+	}
+	CHECK(s->status == MPTE_ADMITTED && fabs(s->admitted - 150) < 1e-9,
+	      "d status %d admitted %g (%s), want 150 admitted", s->status, s->admitted,
+	      s->reason ? s->reason : "");
+	CHECK(!ev->preempted, "event preempted \"%s\"", ev->preempted);
+	CHECK(fabs(arc_load(&f, "A->C") - 150) < 1e-6 && fabs(ev->max_utilisation - 1.5) < 1e-6,
+	      "A->C carries %g, max utilisation %g; want 150, 1.5", arc_load(&f, "A->C"),
+	      ev->max_utilisation);
+	CHECK(!mpte_set_bandwidth(f.ctx, "e", 300, f.err, sizeof(f.err)), "%s", f.err);
+	s = dst(&f, "e");
+	CHECK(s->status == MPTE_ADMITTED && fabs(s->admitted - 300) < 1e-9,
+	      "e grown to 300: status %d admitted %g", s->status, s->admitted);
+	CHECK(fabs(arc_load(&f, "D->E") - 300) < 1e-6, "D->E carries %g", arc_load(&f, "D->E"));
+	CHECK(!f.ctx->events[1].preempted, "growth preempted \"%s\"", f.ctx->events[1].preempted);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+static int t_events_no_admission(void)
+{
+	if (no_admission_case(1) || no_admission_case(0))
+		goto out;
+out:
+	return KTAP_FAILED();
+}
+
 static int t_rejected_with_reason(void)
 {
 	struct fx f = { 0 };
@@ -1316,6 +1379,7 @@ static const struct tcase cases[] = {
 	{ "preempt_background_reservation", t_preempt_reservation },
 	{ "elastic_grow_and_shrink", t_elastic_grow_shrink },
 	{ "link_failure_touches_only_users", t_link_failure_incremental },
+	{ "events_honour_no_admission", t_events_no_admission },
 	{ "rejected_with_reason", t_rejected_with_reason },
 	{ "max_delay_constraint", t_max_delay },
 	{ "multi_ingress_egress", t_multi_ingress_egress },
