@@ -175,17 +175,17 @@ static void push_out(struct mpte_ctx *ctx, int di, int arc,
 	if (s->is_new) {
 		s->status = MPTE_REJECTED;
 		mpte_set_reason(s, "insufficient capacity: link %s (%g) cannot carry it at setup priority %d",
-				a->name, a->capacity, ctx->ds->d[di].setup);
+				a->label, a->capacity, ctx->ds->d[di].setup);
 	} else {
 		s->status = MPTE_PREEMPTED;
 		if (by) {
 			mpte_set_reason(s, "preempted on link %s by setup priority better than hold priority %d",
-					a->name, ctx->ds->d[di].hold);
+					a->label, ctx->ds->d[di].hold);
 			free(s->preempted_by);
 			s->preempted_by = mpte_xstrdup(by);
 		} else {
 			mpte_set_reason(s, "capacity lost on link %s; hold priority %d is the lowest there",
-					a->name, ctx->ds->d[di].hold);
+					a->label, ctx->ds->d[di].hold);
 		}
 		if (preempted)
 			mpte_append_id(preempted, ctx->ds->d[di].id);
@@ -636,6 +636,11 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 	char what[256];
 	int l = mpte_link_lookup(t, id), k, di, p, i, j;
 
+	if (l == -2) {
+		snprintf(err, errlen, "link \"%s\" is ambiguous: parallel links join those nodes, name one by its id",
+			 id);
+		return -1;
+	}
 	if (l < 0) {
 		snprintf(err, errlen, "unknown link \"%s\"", id);
 		return -1;

@@ -353,8 +353,8 @@ struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di)
 			h = json_object_new_object();
 			json_object_object_add(h, "node",
 				json_object_new_string(t->nodes[a->to].name));
-			json_object_object_add(h, "link",
-				json_object_new_string(a->name));
+			json_object_object_add(h, "link", json_object_new_string(
+				t->links[a->link].id));
 			json_object_object_add(h, "bandwidth",
 				json_object_new_double(af[i].flow));
 			json_object_object_add(h, "weight",
@@ -368,8 +368,7 @@ struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di)
 	for (i = 0; i < n; i++) {
 		struct json_object *l = json_object_new_object();
 
-		json_object_object_add(l, "link",
-			json_object_new_string(t->arcs[af[i].arc].name));
+		mpte_json_link(l, t, af[i].arc);
 		json_object_object_add(l, "bandwidth",
 				       json_object_new_double(af[i].flow));
 		json_object_array_add(links, l);

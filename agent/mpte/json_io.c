@@ -292,6 +292,33 @@ static char *arc_name(const struct mpte_topology *t, int from, int to)
 	return s;
 }
 
+/*
+ * What messages call an arc: "A->B", or "A->B (id)" when a parallel link
+ * also goes from A to B, so a reason names the one link it means.
+ */
+static void label_arcs(struct mpte_topology *t)
+{
+	int a, k;
+
+	for (a = 0; a < t->narcs; a++) {
+		const struct mpte_arc *arc = &t->arcs[a];
+		const char *id = t->links[arc->link].id;
+		size_t n;
+		int parallel = 0;
+
+		for (k = t->out_start[arc->from]; k < t->out_start[arc->from + 1]; k++)
+			if (t->out_arc[k] != a && t->arcs[t->out_arc[k]].to == arc->to)
+				parallel = 1;
+		if (!parallel) {
+			t->arcs[a].label = mpte_xstrdup(arc->name);
+			continue;
+		}
+		n = strlen(arc->name) + strlen(id) + 4;
+		t->arcs[a].label = mpte_xcalloc(n, 1);
+		snprintf(t->arcs[a].label, n, "%s (%s)", arc->name, id);
+	}
+}
+
 static const char *const link_keys[] = {
 	"from", "to", "id", "capacity", "te_metric", "igp_metric", "delay",
 	"colours", "srlg", "reserved", "adj_sid", "reverse_adj_sid",
@@ -611,6 +638,7 @@ struct mpte_topology *mpte_topology_from_json(struct json_object *obj,
 	free(t->node_hash);
 	t->out_start = t->out_arc = t->node_hash = NULL;
 	mpte_topology_index(t);
+	label_arcs(t);
 	return t;
 bad:
 	mpte_topology_free(t);
@@ -631,6 +659,7 @@ void mpte_topology_free(struct mpte_topology *t)
 		free(t->arcs[i].srlg);
 		free(t->arcs[i].adj_sid);
 		free(t->arcs[i].name);
+		free(t->arcs[i].label);
 	}
 	for (i = 0; i < t->nlinks; i++)
 		free(t->links[i].id);

@@ -42,6 +42,8 @@ struct mpte_arc {
 	char *adj_sid;		/* End.X SID, for hops IGP routing won't take
 				 * (canonical IPv6 text) */
 	char *name;		/* "from->to" */
+	char *label;		/* for messages: name, or "from->to (id)"
+				 * when parallel links share from and to */
 };
 
 struct mpte_link {
@@ -232,6 +234,10 @@ void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted);
 void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mpte_append_id(char **list, const char *id);
+
+/* output.c: "link" (the topology's id), "from", "to" of arc a into o */
+void mpte_json_link(struct json_object *o, const struct mpte_topology *t,
+		    int a);
 
 /* dag.c */
 int mpte_finalise_paths(struct mpte_ctx *ctx, int di);

@@ -1094,6 +1094,102 @@ out:
 	return KTAP_FAILED();
 }
 
+/* The entry of array arr (a key "link" list) whose link, from match. */
+static struct json_object *link_entry(struct json_object *arr, const char *link,
+				      const char *from)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(jstr(e, "link"), link) && (!from || !strcmp(jstr(e, "from"), from)))
+			return e;
+	}
+	return NULL;
+}
+
+static double jnum(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : -1;
+}
+
+/*
+ * Two parallel A-B links, "fast" (100, metric 1) and "slow" (50, metric
+ * 5), each with its End.X SID: 120 from A to B splits 80/40 (both at 0.8).
+ * Paths, DAG and link loads name each link by its id; "A->B" no longer
+ * names one link for --fail-link; a reason and the text output say which.
+ */
+static int t_parallel_links_named(void)
+{
+	struct fx f = { 0 };
+	struct json_object *r = NULL, *d, *paths, *e, *dag, *nh;
+	char *text = NULL;
+	size_t tlen = 0, i;
+	FILE *mf;
+	int seen_fast = 0, seen_slow = 0;
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A','sid':'fc00::a'},{'name':'B','sid':'fc00::b'}],"
+		     "'links':[{'id':'fast','from':'A','to':'B','capacity':100,'te_metric':1,"
+		     "'adj_sid':'fc00::a:e001','reverse_adj_sid':'fc00::b:e001'},"
+		     "{'id':'slow','from':'A','to':'B','capacity':50,'te_metric':5,'igp_metric':5,"
+		     "'adj_sid':'fc00::a:e002','reverse_adj_sid':'fc00::b:e002'}]}",
+		     "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':120}]}", NULL))
+		goto out;
+	d = result_demand(&f, "d", &r);
+	paths = json_object_object_get(d, "paths");
+	CHECK(json_object_array_length(paths) == 2, "%zu lists: %s",
+	      json_object_array_length(paths), json_object_to_json_string(paths));
+	for (i = 0; i < 2; i++) {
+		struct json_object *p = json_object_array_get_idx(paths, i);
+		const char *l = jstr(p, "links");
+		double bw = jnum(p, "bandwidth");
+
+		/* within the solver's tolerance (0.2 %) of 80/40 */
+		if (!strcmp(l, "[\"fast\"]") && fabs(bw - 80) < 0.5)
+			seen_fast = 1;
+		else if (!strcmp(l, "[\"slow\"]") && fabs(bw - 40) < 0.5)
+			seen_slow = 1;
+	}
+	CHECK(seen_fast && seen_slow, "paths do not say fast 80, slow 40: %s",
+	      json_object_to_json_string(paths));
+	dag = json_object_object_get(d, "dag");
+	nh = json_object_object_get(json_object_array_get_idx(json_object_object_get(dag, "junctions"), 0),
+				    "next_hops");
+	CHECK(fabs(jnum(link_entry(nh, "\"fast\"", NULL), "bandwidth") - 80) < 0.5 &&
+	      fabs(jnum(link_entry(nh, "\"slow\"", NULL), "weight") - 1.0 / 3) < 0.005,
+	      "DAG next hops: %s", json_object_to_json_string(nh));
+	e = link_entry(json_object_object_get(dag, "links"), "\"slow\"", "\"A\"");
+	CHECK(e && !strcmp(jstr(e, "to"), "\"B\"") && fabs(jnum(e, "bandwidth") - 40) < 0.5,
+	      "dag.links: %s", jstr(dag, "links"));
+	e = json_object_object_get(r, "links");
+	CHECK(fabs(jnum(link_entry(e, "\"fast\"", "\"A\""), "load") - 80) < 0.5 &&
+	      fabs(jnum(link_entry(e, "\"slow\"", "\"A\""), "load") - 40) < 0.5 &&
+	      jnum(link_entry(e, "\"slow\"", "\"B\""), "load") == 0,
+	      "link loads: %s", json_object_to_json_string(e));
+	/* the text output names the link where the nodes do not */
+	mf = open_memstream(&text, &tlen);
+	mpte_print_summary(f.ctx, mf);
+	fclose(mf);
+	CHECK(strstr(text, "A -fast-> B") && strstr(text, "A -slow-> B"), "summary:\n%s", text);
+	CHECK(mpte_fail_link(f.ctx, "A->B", f.err, sizeof(f.err)) &&
+	      strstr(f.err, "ambiguous"), "\"A->B\" accepted: %s", f.err);
+	CHECK(!mpte_fail_link(f.ctx, "slow", f.err, sizeof(f.err)), "%s", f.err);
+	CHECK(dst(&f, "d")->status == MPTE_PREEMPTED &&
+	      strstr(dst(&f, "d")->reason, "link A->B (fast)"),
+	      "after slow failed: status %d, reason %s", dst(&f, "d")->status,
+	      dst(&f, "d")->reason ? dst(&f, "d")->reason : "");
+out:
+	free(text);
+	if (r)
+		json_object_put(r);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
 /* The CLI entry end to end: files in, exit codes out. */
 static int t_cli(void)
 {
@@ -1391,6 +1487,7 @@ static const struct tcase cases[] = {
 	{ "missing_sid_not_installable", t_missing_sid_not_installable },
 	{ "max_sids_drops_long_lists", t_max_sids },
 	{ "identical_lists_merged", t_merge_identical_lists },
+	{ "parallel_links_named_by_id", t_parallel_links_named },
 	{ "cli_solve", t_cli },
 	{ "cli_exact_fails_loudly", t_cli_exact },
 	{ "batch_lines_are_the_result", t_batch },
