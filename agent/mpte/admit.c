@@ -100,6 +100,12 @@ static int feasible(struct mpte_ctx *ctx, int di)
 				d->exclude_any);
 		return 0;
 	}
+	if (mpte_fewest_hops(ctx, di) > mpte_hop_limit(ctx, di)) {
+		mpte_set_reason(s, "no path from %s to %s within max_hops %d (the fewest hops is %d)",
+				in, out, mpte_hop_limit(ctx, di),
+				mpte_fewest_hops(ctx, di));
+		return 0;
+	}
 	if (d->max_delay > 0) {
 		w = mpte_xcalloc(ctx->t->narcs, sizeof(double));
 		for (a = 0; a < ctx->t->narcs; a++)
@@ -477,9 +483,12 @@ static void check_feasible_all(struct mpte_ctx *ctx)
 
 			for (j = 0; j < d->negress; j++)
 				ok |= ctx->sp.dist[d->egress[j]] != HUGE_VAL_D;
-			/* unreachable or delay-bound: the full check says why */
-			ctx->st[di].status = ok && d->max_delay <= 0 ? MPTE_ADMITTED
-								    : MPTE_PENDING;
+			/* unreachable, delay- or hop-bound: the full check
+			 * says why */
+			ctx->st[di].status = ok && d->max_delay <= 0 &&
+					     mpte_fewest_hops(ctx, di) <=
+					     mpte_hop_limit(ctx, di) ?
+					     MPTE_ADMITTED : MPTE_PENDING;
 		}
 	}
 }
@@ -650,6 +659,7 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 		if (t->links[l].arc[k] >= 0)
 			ctx->failed[t->links[l].arc[k]] = 1;
 	mpte_sids_invalidate(ctx);	/* IGP now routes around it */
+	mpte_hop_limits_invalidate(ctx);	/* and the fewest hops may grow */
 	backup_hit = mpte_xcalloc(ctx->ds->n, 1);
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];

@@ -316,6 +316,8 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 			if (f && !mpte_arc_usable(t, a, f))
 				continue;
 			nd = d + (len ? len[a] : t->arcs[a].igp_metric);
+			if (f)
+				nd += f->per_hop;
 			if (nd < sp->dist[v]) {
 				sp_set(sp, v, nd, a);
 				heap_push(sp, v, nd);

@@ -1036,7 +1036,7 @@ static int t_max_sids(void)
 	CHECK(dst(&f, "d")->reason && strstr(dst(&f, "d")->reason, "max_sids is 1"),
 	      "reason: %s", dst(&f, "d")->reason ? dst(&f, "d")->reason : "");
 	CHECK(f.ctx->max_util <= 1e-9, "rejected flow left load: %g", f.ctx->max_util);
-	CHECK(!parse_error_is("{'max_sids':17,'nodes':[],'links':[]}", NULL,
+	CHECK(parse_error_is("{'max_sids':17,'nodes':[],'links':[]}", NULL,
 			      "topology.max_sids: 17 is out of range 1..16"), "%s", "");
 out:
 	fx_free(&f);
@@ -1186,6 +1186,93 @@ out:
 	free(text);
 	if (r)
 		json_object_put(r);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * A to B: a thin direct link (10), a 3-hop way by D, E (100) and a 9-hop
+ * chain by C1..C8 (1000).  Min-max alone puts nearly everything on the
+ * chain; the default bound (fewest 1 hop: at most max(2 x 1, 1 + 6) = 7)
+ * forbids it, as does max_hops 3 or the topology's max_stretch; without a
+ * bound (--max-stretch 0) the chain carries it.
+ */
+static const char DETOUR[] =
+	"{%s'nodes':[{'name':'A'},{'name':'B'},{'name':'D'},{'name':'E'},{'name':'C1'},{'name':'C2'},"
+	"{'name':'C3'},{'name':'C4'},{'name':'C5'},{'name':'C6'},{'name':'C7'},{'name':'C8'}],"
+	"'links':[{'from':'A','to':'B','capacity':10},"
+	"{'from':'A','to':'D','capacity':100},{'from':'D','to':'E','capacity':100},{'from':'E','to':'B','capacity':100},"
+	"{'from':'A','to':'C1','capacity':1000},{'from':'C1','to':'C2','capacity':1000},"
+	"{'from':'C2','to':'C3','capacity':1000},{'from':'C3','to':'C4','capacity':1000},"
+	"{'from':'C4','to':'C5','capacity':1000},{'from':'C5','to':'C6','capacity':1000},"
+	"{'from':'C6','to':'C7','capacity':1000},{'from':'C7','to':'C8','capacity':1000},"
+	"{'from':'C8','to':'B','capacity':1000}]}";
+
+static int detour_case(const char *topo_extra, const char *dem_extra, double opt_stretch,
+		       int want_longest, double want_util)
+{
+	struct fx f = { 0 };
+	struct mpte_options o;
+	char topo[2048], dem[512];
+	const struct mpte_dstate *s;
+	int p, longest = 0;
+
+	snprintf(topo, sizeof(topo), DETOUR, topo_extra);
+	snprintf(dem, sizeof(dem),
+		 "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':100%s}]}", dem_extra);
+	mpte_options_default(&o);
+	o.admission = 0;
+	o.max_stretch = opt_stretch;
+	if (fx_solve(&f, topo, dem, &o))
+		goto out;
+	s = dst(&f, "d");
+	CHECK(s->status == MPTE_ADMITTED, "d status %d", s->status);
+	for (p = 0; p < s->npaths; p++)
+		if (s->paths[p].len > longest)
+			longest = s->paths[p].len;
+	CHECK(longest == want_longest, "[%s|%s|%g] longest path %d hops, want %d",
+	      topo_extra, dem_extra, opt_stretch, longest, want_longest);
+	CHECK(fabs(f.ctx->max_util - want_util) <= want_util * 0.005,
+	      "[%s|%s|%g] max utilisation %g, want %g", topo_extra, dem_extra, opt_stretch,
+	      f.ctx->max_util, want_util);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+static int t_stretch_bounded(void)
+{
+	struct fx f = { 0 };
+
+	if (detour_case("", "", 0, 3, 100.0 / 110) ||
+	    detour_case("", ",'max_hops':3", 0, 3, 100.0 / 110) ||
+	    detour_case("'max_hops':3,", "", 0, 3, 100.0 / 110) ||
+	    detour_case("'max_stretch':3,", "", 0, 3, 100.0 / 110) ||
+	    /* a demand's own bound beats the topology's */
+	    detour_case("'max_stretch':3,", ",'max_stretch':9", 0, 9, 100.0 / 1110) ||
+	    detour_case("", "", -1, 9, 100.0 / 1110) ||
+	    detour_case("", ",'max_stretch':0", 0, 9, 100.0 / 1110))
+		goto out;
+	/* fewer hops than any path has: rejected, and why */
+	{
+		char topo[2048];
+
+		snprintf(topo, sizeof(topo), DETOUR, "");
+		if (fx_solve(&f, topo, "{'demands':[{'id':'c','ingress':'C1','egress':'B','bandwidth':1,'max_hops':1}]}",
+			     NULL))
+			goto out;
+	}
+	CHECK(dst(&f, "c")->status == MPTE_REJECTED && dst(&f, "c")->reason &&
+	      strstr(dst(&f, "c")->reason, "within max_hops 1 (the fewest hops is 2)"),
+	      "c: status %d reason %s", dst(&f, "c")->status,
+	      dst(&f, "c")->reason ? dst(&f, "c")->reason : "");
+	CHECK(parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':[]}",
+			      "{'demands':[{'ingress':'A','egress':'B','bandwidth':1,'max_stretch':0.5}]}",
+			      "demands[0].max_stretch: 0.5 is neither 0 (no bound) nor a ratio 1..1024"),
+	      "%s", "");
+	CHECK(parse_error_is("{'max_hops':0,'nodes':[],'links':[]}", NULL,
+			      "topology.max_hops: 0 is out of range 1..1024"), "%s", "");
+out:
 	fx_free(&f);
 	return KTAP_FAILED();
 }
@@ -1488,6 +1575,7 @@ static const struct tcase cases[] = {
 	{ "max_sids_drops_long_lists", t_max_sids },
 	{ "identical_lists_merged", t_merge_identical_lists },
 	{ "parallel_links_named_by_id", t_parallel_links_named },
+	{ "stretch_and_max_hops_bound_paths", t_stretch_bounded },
 	{ "cli_solve", t_cli },
 	{ "cli_exact_fails_loudly", t_cli_exact },
 	{ "batch_lines_are_the_result", t_batch },
