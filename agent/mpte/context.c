@@ -243,6 +243,8 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 {
 	int di, round, changed;
 
+	/* as good a routing, cheaper: detours that buy nothing go */
+	mpte_prefer_cheap(ctx, which);
 	for (round = 0; round < 4; round++) {
 		changed = 0;
 		for (di = 0; di < ctx->ds->n; di++) {

@@ -240,6 +240,11 @@ double mpte_path_delay(const struct mpte_topology *t, const int *arcs,
 		       int len);
 void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale);
 void mpte_drop_paths(struct mpte_ctx *ctx, int di);
+void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
+		     double delta);
+
+/* cheap.c: the cheapest routing (TE metric) within the max utilisation */
+void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which);
 
 /* hops.c */
 double mpte_max_stretch(const struct mpte_ctx *ctx, int di);

@@ -882,3 +882,43 @@ void mpte_polish(struct mpte_ctx *ctx)
 {
 	optimise(ctx, 1);
 }
+
+/*
+ * Move delta of demand di's flow from its path p onto the path q (arcs,
+ * n), which joins its set if new (the caller checked max_paths and the
+ * lists); a path left (almost) empty is removed.
+ */
+void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
+		     double delta)
+{
+	struct mpte_dstate *s = &ctx->st[di];
+	int qi;
+
+	for (qi = 0; qi < s->npaths; qi++)
+		if (same_path(&s->paths[qi], q, n))
+			break;
+	if (qi == s->npaths) {
+		if (s->npaths == s->pcap) {
+			s->pcap = s->pcap ? 2 * s->pcap : 4;
+			s->paths = mpte_xrealloc(s->paths, s->pcap * sizeof(*s->paths));
+		}
+		s->paths[qi].arcs = mpte_xcalloc(n ? n : 1, sizeof(int));
+		memcpy(s->paths[qi].arcs, q, n * sizeof(int));
+		s->paths[qi].len = n;
+		s->paths[qi].flow = 0;
+		s->npaths++;
+	}
+	add_flow(ctx, s->paths[p].arcs, s->paths[p].len, -delta);
+	add_flow(ctx, q, n, delta);
+	s->paths[p].flow -= delta;
+	s->paths[qi].flow += delta;
+	if (s->paths[p].flow <= 1e-12 * s->admitted) {
+		if (s->paths[p].flow > 0) {
+			add_flow(ctx, s->paths[p].arcs, s->paths[p].len,
+				 -s->paths[p].flow);
+			add_flow(ctx, q, n, s->paths[p].flow);
+			s->paths[qi].flow += s->paths[p].flow;
+		}
+		path_remove(s, p);
+	}
+}

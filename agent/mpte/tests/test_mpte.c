@@ -1277,6 +1277,37 @@ out:
 	return KTAP_FAILED();
 }
 
+/*
+ * The cheapest of equally good routings: D->E (90 of 100) sets the max
+ * utilisation at 0.9; A->B (50) may go direct (te_metric 1) or by C
+ * (10 + 10), both 100.  Min-max alone splits it 25/25 (0.25 everywhere);
+ * under 0.9 the direct link takes all 50 and the max stays 0.9.
+ */
+static int t_prefer_cheapest(void)
+{
+	struct fx f = { 0 };
+	const struct mpte_dstate *s;
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'},{'name':'C'},{'name':'D'},{'name':'E'}],"
+		     "'links':[{'from':'A','to':'B','capacity':100,'te_metric':1},"
+		     "{'from':'A','to':'C','capacity':100,'te_metric':10},"
+		     "{'from':'C','to':'B','capacity':100,'te_metric':10},"
+		     "{'from':'D','to':'E','capacity':100}]}",
+		     "{'demands':[{'id':'ab','ingress':'A','egress':'B','bandwidth':50},"
+		     "{'id':'de','ingress':'D','egress':'E','bandwidth':90}]}", NULL))
+		goto out;
+	s = dst(&f, "ab");
+	CHECK(s->npaths == 1 && s->paths[0].len == 1, "ab: %d paths, the first %d hops; want the direct link alone",
+	      s->npaths, s->paths[0].len);
+	CHECK(fabs(arc_load(&f, "A->B") - 50) < 1e-6 && arc_load(&f, "A->C") < 1e-6,
+	      "A->B carries %g, A->C %g", arc_load(&f, "A->B"), arc_load(&f, "A->C"));
+	CHECK(fabs(f.ctx->max_util - 0.9) < 1e-9, "max utilisation %g, want 0.9", f.ctx->max_util);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
 /* The CLI entry end to end: files in, exit codes out. */
 static int t_cli(void)
 {
@@ -1576,6 +1607,7 @@ static const struct tcase cases[] = {
 	{ "identical_lists_merged", t_merge_identical_lists },
 	{ "parallel_links_named_by_id", t_parallel_links_named },
 	{ "stretch_and_max_hops_bound_paths", t_stretch_bounded },
+	{ "prefer_cheapest_within_max_utilisation", t_prefer_cheapest },
 	{ "cli_solve", t_cli },
 	{ "cli_exact_fails_loudly", t_cli_exact },
 	{ "batch_lines_are_the_result", t_batch },
