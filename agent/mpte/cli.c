@@ -32,7 +32,7 @@ static void usage(FILE *f)
 		"  --fail-link ID          after solving, fail link ID (\"A-B\" or its id)\n"
 		"  --set-bandwidth ID=BW   after solving, change elastic demand ID to BW\n"
 		"  --max-sids N            at most N SIDs in a segment list, 1..%d (%d)\n"
-		"  --max-stretch X         a path's hops at most X times the fewest (2; 0: no bound)\n"
+		"  --max-stretch X         a path's hops at most X times the fewest (0: no bound)\n"
 		"  --exact                 also solve the LP exactly with GLPK (small instances)\n"
 		"Events (--fail-link, --set-bandwidth) apply in the order given and\n"
 		"re-solve incrementally; the result lists the demands each touched.\n"

@@ -30,8 +30,8 @@
 #define MPTE_PRIORITIES		8	/* setup/hold priority 0 (best) .. 7 */
 #define MPTE_DEFAULT_MAX_PATHS	8	/* a dmsc tunnel holds 8 segment lists */
 #define MPTE_DEFAULT_MAX_SIDS	16	/* and 16 SIDs in a list (DMSC_MAX_SEGS) */
-#define MPTE_DEFAULT_MAX_STRETCH 2.0	/* a path's hops: at most twice the
-					 * fewest (or the fewest + 6) */
+#define MPTE_DEFAULT_MAX_STRETCH 0	/* no hop bound unless asked: 2 is
+					 * sane but doubles wan1000's CPU */
 
 struct mpte_topology;
 struct mpte_demand_set;

@@ -590,27 +590,8 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 			n = mpte_sp_extract(ctx->t, &ctx->sp, v, buf, bufmax);
 			if (n < 0)
 				continue;
-			if (n > mpte_hop_limit(ctx, di) && ctx->st[di].npaths) {
-				/* too long: no new path this sweep, re-balance
-				 * among those it has (a hop-bounded search per
-				 * demand and sweep costs 3x the whole solve) */
-				int p, best = 0;
-				double bl = HUGE_VAL_D;
-				const struct mpte_dstate *s = &ctx->st[di];
-
-				for (p = 0; p < s->npaths; p++) {
-					double l = path_len(ctx->len, s->paths[p].arcs,
-							    s->paths[p].len);
-
-					if (l < bl) {
-						bl = l;
-						best = p;
-					}
-				}
-				n = s->paths[best].len;
-				memcpy(buf, s->paths[best].arcs, n * sizeof(int));
-			} else if (n > mpte_hop_limit(ctx, di) &&
-				   !ctx->st[di].npaths && d->max_delay <= 0) {
+			if (n > mpte_hop_limit(ctx, di) &&
+			    !ctx->st[di].npaths && d->max_delay <= 0) {
 				if (!hop_tree)
 					group_fewest_hops(ctx, gr);
 				hop_tree = true;

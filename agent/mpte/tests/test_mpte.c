@@ -1193,9 +1193,9 @@ out:
 /*
  * A to B: a thin direct link (10), a 3-hop way by D, E (100) and a 9-hop
  * chain by C1..C8 (1000).  Min-max alone puts nearly everything on the
- * chain; the default bound (fewest 1 hop: at most max(2 x 1, 1 + 6) = 7)
- * forbids it, as does max_hops 3 or the topology's max_stretch; without a
- * bound (--max-stretch 0) the chain carries it.
+ * chain, as it does by default (no bound) or with max_stretch 0; a
+ * stretch of 2 (fewest 1 hop: at most max(2 x 1, 1 + 6) = 7 hops, from
+ * --max-stretch or the topology) forbids it, as does max_hops 3.
  */
 static const char DETOUR[] =
 	"{%s'nodes':[{'name':'A'},{'name':'B'},{'name':'D'},{'name':'E'},{'name':'C1'},{'name':'C2'},"
@@ -1244,7 +1244,8 @@ static int t_stretch_bounded(void)
 {
 	struct fx f = { 0 };
 
-	if (detour_case("", "", 0, 3, 100.0 / 110) ||
+	if (detour_case("", "", 0, 9, 100.0 / 1110) ||
+	    detour_case("", "", 2, 3, 100.0 / 110) ||
 	    detour_case("", ",'max_hops':3", 0, 3, 100.0 / 110) ||
 	    detour_case("'max_hops':3,", "", 0, 3, 100.0 / 110) ||
 	    detour_case("'max_stretch':3,", "", 0, 3, 100.0 / 110) ||
