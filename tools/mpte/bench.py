@@ -46,6 +46,8 @@ GENERATED = [
 ]
 QUICK_SKIP = {"fattree16-uniform", "fattree32-uniform", "wan200-uniform"}
 SCALE = "wan1000-uniform"
+HAVE_CLP = any(os.access(os.path.join(d, "clp"), os.X_OK)
+               for d in os.environ.get("PATH", "").split(os.pathsep))
 
 
 def run(cmd, timeout=None):
@@ -120,6 +122,16 @@ def glpsol(lp, timeout):
     return (float(m.group(1)) if m else None), wall
 
 
+def clp(lp, timeout, method):
+    """COIN-OR CLP on the same LP file: (objective or None, wall s)."""
+    rc, out, wall, _ = run(["clp", lp, "-" + method],
+                           timeout=timeout)
+    m = re.search(r"Optimal objective\s+(\S+)", out or "")
+    if rc is None or not m:
+        return None, wall
+    return float(m.group(1)), wall
+
+
 def sizes(topo, dem):
     with open(topo) as f:
         t = json.load(f)
@@ -173,6 +185,7 @@ def main():
     print("# load average at start: %s" % open("/proc/loadavg").read().split()[:3])
     worst = 0.0
     largest = None
+    clp_rows = []
     for name, topo, dem in instances(a.quick):
         nodes, arcs, nd, cols = sizes(topo, dem)
         st, out, wall, rss = solve_ours(topo, dem, ["--brief", "--no-admission",
@@ -188,6 +201,16 @@ def main():
             subprocess.run([sys.executable, os.path.join(HERE, "lp.py"), topo,
                             dem, lpf], check=True, stdout=subprocess.DEVNULL)
             lp, gt = glpsol(lpf, a.glpsol_timeout)
+            if HAVE_CLP:
+                # dual simplex and barrier (with crossover), the better
+                # of the two is CLP's time
+                cd, td = clp(lpf, a.glpsol_timeout, "dualsimplex")
+                cb, tb = clp(lpf, a.glpsol_timeout, "barrier")
+                cv = cd if cd is not None else cb
+                ct = min([t for c, t in ((cd, td), (cb, tb)) if c is not None],
+                         default=None)
+                if cv is not None:
+                    clp_rows.append((name, ours / cv, ct / wall, td, tb))
             os.unlink(lpf)
             if os.path.exists(lpf + ".sol"):
                 os.unlink(lpf + ".sol")
@@ -214,6 +237,17 @@ def main():
         sys.stdout.flush()
 
     print()
+    if clp_rows:
+        print("%-20s %9s %11s %10s %10s" % ("COIN-OR CLP", "ours/CLP",
+                                             "CLP/ours t", "dual s", "barrier s"))
+        for n, q, sp, td, tb in clp_rows:
+            print("%-20s %9.4f %10.1fx %10.2f %10.2f" % (n, q, sp, td, tb))
+        print("worst ours/CLP: %.4f (goal <= 1.005); CLP's best time over ours "
+              "(wall, same run): %.1fx to %.1fx" %
+              (max(r[1] for r in clp_rows), min(r[2] for r in clp_rows),
+               max(r[2] for r in clp_rows)))
+    elif not HAVE_CLP:
+        print("# clp (Debian coinor-clp) not found: CLP baseline skipped")
     print("worst ours/LP where glpsol finished: %.4f (goal <= 1.01)" % worst)
     if largest:
         print("largest instance glpsol finished: %s (%d LP columns): glpsol %.2f s, "
