@@ -12,7 +12,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(
 	build-essential pkg-config make gcc clang llvm
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libjson-c-dev libsystemd-dev
-	libbpf-dev bpftool libglpk-dev glpk-utils libmnl-dev libelf-dev zlib1g-dev
+	libbpf-dev bpftool libglpk-dev glpk-utils coinor-clp libmnl-dev libelf-dev zlib1g-dev
 	libmicrohttpd-dev curl
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
 	iproute2 nftables tshark tcpdump util-linux procps dkms

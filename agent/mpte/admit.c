@@ -100,6 +100,12 @@ static int feasible(struct mpte_ctx *ctx, int di)
 				d->exclude_any);
 		return 0;
 	}
+	if (mpte_fewest_hops(ctx, di) > mpte_hop_limit(ctx, di)) {
+		mpte_set_reason(s, "no path from %s to %s within max_hops %d (the fewest hops is %d)",
+				in, out, mpte_hop_limit(ctx, di),
+				mpte_fewest_hops(ctx, di));
+		return 0;
+	}
 	if (d->max_delay > 0) {
 		w = mpte_xcalloc(ctx->t->narcs, sizeof(double));
 		for (a = 0; a < ctx->t->narcs; a++)
@@ -175,17 +181,17 @@ static void push_out(struct mpte_ctx *ctx, int di, int arc,
 	if (s->is_new) {
 		s->status = MPTE_REJECTED;
 		mpte_set_reason(s, "insufficient capacity: link %s (%g) cannot carry it at setup priority %d",
-				a->name, a->capacity, ctx->ds->d[di].setup);
+				a->label, a->capacity, ctx->ds->d[di].setup);
 	} else {
 		s->status = MPTE_PREEMPTED;
 		if (by) {
 			mpte_set_reason(s, "preempted on link %s by setup priority better than hold priority %d",
-					a->name, ctx->ds->d[di].hold);
+					a->label, ctx->ds->d[di].hold);
 			free(s->preempted_by);
 			s->preempted_by = mpte_xstrdup(by);
 		} else {
 			mpte_set_reason(s, "capacity lost on link %s; hold priority %d is the lowest there",
-					a->name, ctx->ds->d[di].hold);
+					a->label, ctx->ds->d[di].hold);
 		}
 		if (preempted)
 			mpte_append_id(preempted, ctx->ds->d[di].id);
@@ -477,9 +483,12 @@ static void check_feasible_all(struct mpte_ctx *ctx)
 
 			for (j = 0; j < d->negress; j++)
 				ok |= ctx->sp.dist[d->egress[j]] != HUGE_VAL_D;
-			/* unreachable or delay-bound: the full check says why */
-			ctx->st[di].status = ok && d->max_delay <= 0 ? MPTE_ADMITTED
-								    : MPTE_PENDING;
+			/* unreachable, delay- or hop-bound: the full check
+			 * says why */
+			ctx->st[di].status = ok && d->max_delay <= 0 &&
+					     mpte_fewest_hops(ctx, di) <=
+					     mpte_hop_limit(ctx, di) ?
+					     MPTE_ADMITTED : MPTE_PENDING;
 		}
 	}
 }
@@ -604,7 +613,10 @@ static void end_event(struct mpte_ctx *ctx, const char *what,
 				ctx->st[di].active = 1;
 		if (widen(ctx))
 			mpte_optimise(ctx);
-		mpte_resolve_overload(ctx, &preempted);
+		/* without admission every demand is routed past capacity, an
+		 * event's overload included: re-routing is all we may do */
+		if (ctx->opt.admission)
+			mpte_resolve_overload(ctx, &preempted);
 	}
 	ctx->events = mpte_xrealloc(ctx->events,
 				    (ctx->nevents + 1) * sizeof(*ctx->events));
@@ -633,6 +645,11 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 	char what[256];
 	int l = mpte_link_lookup(t, id), k, di, p, i, j;
 
+	if (l == -2) {
+		snprintf(err, errlen, "link \"%s\" is ambiguous: parallel links join those nodes, name one by its id",
+			 id);
+		return -1;
+	}
 	if (l < 0) {
 		snprintf(err, errlen, "unknown link \"%s\"", id);
 		return -1;
@@ -642,6 +659,7 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 		if (t->links[l].arc[k] >= 0)
 			ctx->failed[t->links[l].arc[k]] = 1;
 	mpte_sids_invalidate(ctx);	/* IGP now routes around it */
+	mpte_hop_limits_invalidate(ctx);	/* and the fewest hops may grow */
 	backup_hit = mpte_xcalloc(ctx->ds->n, 1);
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];

@@ -87,8 +87,11 @@ void mpte_compute_backup(struct mpte_ctx *ctx, int di)
 	for (j = 0; j < d->ningress; j++)
 		node_off[d->ingress[j]] = 0;
 
+	/* a backup is a detour by nature: the hop limit is the primary's */
+	ctx->ignore_hops = 1;
 	n = mpte_best_path(ctx, di, ctx->len, arc_off, node_off, buf,
 			   t->nnodes + 1);
+	ctx->ignore_hops = 0;
 	if (n < 0) {
 		char msg[128];
 

@@ -32,6 +32,7 @@ static void usage(FILE *f)
 		"  --fail-link ID          after solving, fail link ID (\"A-B\" or its id)\n"
 		"  --set-bandwidth ID=BW   after solving, change elastic demand ID to BW\n"
 		"  --max-sids N            at most N SIDs in a segment list, 1..%d (%d)\n"
+		"  --max-stretch X         a path's hops at most X times the fewest (0: no bound)\n"
 		"  --exact                 also solve the LP exactly with GLPK (small instances)\n"
 		"Events (--fail-link, --set-bandwidth) apply in the order given and\n"
 		"re-solve incrementally; the result lists the demands each touched.\n"
@@ -127,6 +128,14 @@ static int solve(int argc, char **argv, int json)
 				goto out;
 			}
 			opt.max_sids = (int)x;
+		} else if (!strcmp(a, "--max-stretch")) {
+			NEED_ARG();
+			if (parse_double(v, &x) || (x != 0 && !(x >= 1 && x <= MPTE_MAX_HOPS))) {
+				fprintf(stderr, "mpte: --max-stretch: expected 0 (no bound) or a ratio 1..%d, got \"%s\"\n",
+					MPTE_MAX_HOPS, v);
+				goto out;
+			}
+			opt.max_stretch = x ? x : -1;
 		} else if (!strcmp(a, "--tolerance")) {
 			NEED_ARG();
 			if (parse_double(v, &x) || x <= 0 || x > 1) {

@@ -120,7 +120,7 @@ static int is_in(const int *set, int n, int v)
  * ones, so it meets arc constraints (colours) but not necessarily a delay
  * bound: only used for demands without one.
  */
-static void decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
+static int decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 {
 	const struct mpte_topology *t = ctx->t;
 	const struct mpte_demand *d = &ctx->ds->d[di];
@@ -169,14 +169,26 @@ static void decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 		nnp++;
 	}
 	free(buf);
+	/* a spliced path may be longer than any it came from: over the
+	 * demand's hop limit, keep the old paths (the caller then drops the
+	 * thinnest one on the cycle instead) */
+	for (p = 0; p < nnp && np[p].len <= mpte_hop_limit(ctx, di); p++)
+		;
+	if (p < nnp) {
+		for (p = 0; p < nnp; p++)
+			free(np[p].arcs);
+		free(np);
+		return 0;
+	}
 	if (!nnp)
-		return;		/* keep what we had rather than nothing */
+		return 0;	/* keep what we had rather than nothing */
 	for (p = 0; p < s->npaths; p++)
 		free(s->paths[p].arcs);
 	free(s->paths);
 	s->paths = np;
 	s->npaths = nnp;
 	s->pcap = cap;
+	return 1;
 }
 
 static int cmp_flow_desc(const void *x, const void *y)
@@ -265,16 +277,26 @@ int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 		len = find_cycle(ctx->t, af, n, cyc);
 		if (len && d->max_delay <= 0) {
 			/* cancel the cycle's flow (it only adds load), then
-			 * read paths off what is left */
+			 * read paths off what is left; if that splices a path
+			 * over the hop limit, fall through to dropping one */
+			struct arcflow *cp = mpte_xcalloc(n, sizeof(*cp));
+			int *c2 = mpte_xcalloc(n + 1, sizeof(int)), l2 = len;
+
+			memcpy(cp, af, n * sizeof(*cp));
+			memcpy(c2, cyc, len * sizeof(int));
 			do {
-				for (k = 0, m = HUGE_VAL_D; k < len; k++)
-					if (af[cyc[k]].flow < m)
-						m = af[cyc[k]].flow;
-				for (k = 0; k < len; k++)
-					af[cyc[k]].flow -= m;
-			} while ((len = find_cycle(ctx->t, af, n, cyc)) > 0);
-			decompose(ctx, di, af, n);
-			changed = 1;
+				for (k = 0, m = HUGE_VAL_D; k < l2; k++)
+					if (cp[c2[k]].flow < m)
+						m = cp[c2[k]].flow;
+				for (k = 0; k < l2; k++)
+					cp[c2[k]].flow -= m;
+			} while ((l2 = find_cycle(ctx->t, cp, n, c2)) > 0);
+			if (decompose(ctx, di, cp, n)) {
+				changed = 1;
+				len = 0;
+			}
+			free(cp);
+			free(c2);
 		}
 		for (p = 0; len && p < s->npaths; p++)
 			if (on_cycle(&s->paths[p], af, cyc, len) &&
@@ -284,7 +306,7 @@ int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 		free(af);
 		if (!len || victim < 0 || s->npaths < 2)
 			break;
-		/* delay-bound demand: drop the thinnest path on the cycle */
+		/* delay- or hop-bound: drop the thinnest path on the cycle */
 		free(s->paths[victim].arcs);
 		s->paths[victim] = s->paths[--s->npaths];
 		changed = 1;
@@ -353,8 +375,8 @@ struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di)
 			h = json_object_new_object();
 			json_object_object_add(h, "node",
 				json_object_new_string(t->nodes[a->to].name));
-			json_object_object_add(h, "link",
-				json_object_new_string(a->name));
+			json_object_object_add(h, "link", json_object_new_string(
+				t->links[a->link].id));
 			json_object_object_add(h, "bandwidth",
 				json_object_new_double(af[i].flow));
 			json_object_object_add(h, "weight",
@@ -368,8 +390,7 @@ struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di)
 	for (i = 0; i < n; i++) {
 		struct json_object *l = json_object_new_object();
 
-		json_object_object_add(l, "link",
-			json_object_new_string(t->arcs[af[i].arc].name));
+		mpte_json_link(l, t, af[i].arc);
 		json_object_object_add(l, "bandwidth",
 				       json_object_new_double(af[i].flow));
 		json_object_array_add(links, l);

@@ -107,18 +107,25 @@ int mpte_node_lookup(const struct mpte_topology *t, const char *name)
 	return -1;
 }
 
-/* A link by its id, or "A-B" / "A->B" naming its end points. */
+/*
+ * A link by its id, or "A->B" naming its end points: -1 if none, -2 if
+ * "A->B" fits more than one link (parallel links: only the id tells them
+ * apart).
+ */
 int mpte_link_lookup(const struct mpte_topology *t, const char *id)
 {
-	int i;
+	int i, found = -1;
 
 	for (i = 0; i < t->nlinks; i++)
 		if (!strcmp(t->links[i].id, id))
 			return i;
 	for (i = 0; i < t->narcs; i++)
-		if (!strcmp(t->arcs[i].name, id))
-			return t->arcs[i].link;
-	return -1;
+		if (!strcmp(t->arcs[i].name, id)) {
+			if (found >= 0 && found != t->arcs[i].link)
+				return -2;
+			found = t->arcs[i].link;
+		}
+	return found;
 }
 
 int mpte_sp_init(struct mpte_sp *sp, int n)
@@ -309,6 +316,8 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 			if (f && !mpte_arc_usable(t, a, f))
 				continue;
 			nd = d + (len ? len[a] : t->arcs[a].igp_metric);
+			if (f)
+				nd += f->per_hop;
 			if (nd < sp->dist[v]) {
 				sp_set(sp, v, nd, a);
 				heap_push(sp, v, nd);

@@ -175,6 +175,24 @@ static int check_keys(struct json_object *o, const char *where,
 	return 0;
 }
 
+/* "max_stretch": 0 (no bound) or a ratio of at least 1. */
+static int get_stretch(struct json_object *o, const char *where, double *out,
+		       struct perr *e)
+{
+	double x;
+	int r = get_number(o, "max_stretch", where, &x, e);
+
+	if (r != 1)
+		return r;
+	if (x != 0 && !(x >= 1 && x <= MPTE_MAX_HOPS)) {
+		fail(e, "%s.max_stretch: %g is neither 0 (no bound) nor a ratio 1..%d",
+		     where, x, MPTE_MAX_HOPS);
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
 /*
  * An optional SID: an IPv6 address, returned in canonical form (malloc'd),
  * NULL if absent or bad (e->set tells which).
@@ -290,6 +308,33 @@ static char *arc_name(const struct mpte_topology *t, int from, int to)
 
 	snprintf(s, n, "%s->%s", t->nodes[from].name, t->nodes[to].name);
 	return s;
+}
+
+/*
+ * What messages call an arc: "A->B", or "A->B (id)" when a parallel link
+ * also goes from A to B, so a reason names the one link it means.
+ */
+static void label_arcs(struct mpte_topology *t)
+{
+	int a, k;
+
+	for (a = 0; a < t->narcs; a++) {
+		const struct mpte_arc *arc = &t->arcs[a];
+		const char *id = t->links[arc->link].id;
+		size_t n;
+		int parallel = 0;
+
+		for (k = t->out_start[arc->from]; k < t->out_start[arc->from + 1]; k++)
+			if (t->out_arc[k] != a && t->arcs[t->out_arc[k]].to == arc->to)
+				parallel = 1;
+		if (!parallel) {
+			t->arcs[a].label = mpte_xstrdup(arc->name);
+			continue;
+		}
+		n = strlen(arc->name) + strlen(id) + 4;
+		t->arcs[a].label = mpte_xcalloc(n, 1);
+		snprintf(t->arcs[a].label, n, "%s (%s)", arc->name, id);
+	}
 }
 
 static const char *const link_keys[] = {
@@ -519,7 +564,7 @@ static int check_topology_unique(const struct mpte_topology *t,
 }
 
 static const char *const topology_keys[] = {
-	"nodes", "links", "colours", "max_sids", NULL
+	"nodes", "links", "colours", "max_sids", "max_stretch", "max_hops", NULL
 };
 static const char *const node_keys[] = { "name", "sid", "locator", NULL };
 
@@ -542,6 +587,11 @@ struct mpte_topology *mpte_topology_from_json(struct json_object *obj,
 	nodes = get_array(obj, "nodes", "", 1, &e);
 	links = get_array(obj, "links", "", 1, &e);
 	if (e.set)
+		goto bad;
+	t->max_stretch = MPTE_DEFAULT_MAX_STRETCH;
+	if (get_stretch(obj, "topology", &t->max_stretch, &e) < 0 ||
+	    get_int(obj, "max_hops", "topology", 1, MPTE_MAX_HOPS, &t->max_hops,
+		    &e) < 0)
 		goto bad;
 	if (get_int(obj, "max_sids", "topology", 1, DMSC_MAX_SEGS,
 		    &t->max_sids, &e) < 0)
@@ -611,6 +661,7 @@ struct mpte_topology *mpte_topology_from_json(struct json_object *obj,
 	free(t->node_hash);
 	t->out_start = t->out_arc = t->node_hash = NULL;
 	mpte_topology_index(t);
+	label_arcs(t);
 	return t;
 bad:
 	mpte_topology_free(t);
@@ -631,6 +682,7 @@ void mpte_topology_free(struct mpte_topology *t)
 		free(t->arcs[i].srlg);
 		free(t->arcs[i].adj_sid);
 		free(t->arcs[i].name);
+		free(t->arcs[i].label);
 	}
 	for (i = 0; i < t->nlinks; i++)
 		free(t->links[i].id);
@@ -707,7 +759,8 @@ static int parse_node_set(const struct mpte_topology *t, struct json_object *o,
 static const char *const demand_keys[] = {
 	"id", "ingress", "egress", "bandwidth", "elastic", "setup_priority",
 	"hold_priority", "include_any", "include_all", "exclude_any",
-	"max_delay", "max_paths", "max_sids", "protection", "existing", NULL
+	"max_delay", "max_paths", "max_sids", "max_stretch", "max_hops",
+	"protection", "existing", NULL
 };
 static const char *const elastic_keys[] = { "min", "max", NULL };
 
@@ -820,6 +873,10 @@ static int parse_demand(const struct mpte_topology *t, struct json_object *o,
 		return -1;
 	if (d->max_sids > t->max_sids)
 		d->max_sids = t->max_sids;	/* the network's limit holds */
+	d->max_stretch = -1;
+	if (get_stretch(o, where, &d->max_stretch, e) < 0 ||
+	    get_int(o, "max_hops", where, 1, MPTE_MAX_HOPS, &d->max_hops, e) < 0)
+		return -1;
 	prot = get_string(o, "protection", where, 0, e);
 	if (e->set)
 		return -1;

@@ -30,6 +30,8 @@
 #define MPTE_PRIORITIES		8	/* setup/hold priority 0 (best) .. 7 */
 #define MPTE_DEFAULT_MAX_PATHS	8	/* a dmsc tunnel holds 8 segment lists */
 #define MPTE_DEFAULT_MAX_SIDS	16	/* and 16 SIDs in a list (DMSC_MAX_SEGS) */
+#define MPTE_DEFAULT_MAX_STRETCH 0	/* no hop bound unless asked: 2 is
+					 * sane but doubles wan1000's CPU */
 
 struct mpte_topology;
 struct mpte_demand_set;
@@ -59,6 +61,8 @@ struct mpte_options {
 	int backups;		/* compute protection backups (default 1) */
 	int max_sids;		/* SIDs in a segment list, 1..DMSC_MAX_SEGS;
 				 * 0: what the topology and demands say */
+	double max_stretch;	/* for demands without their own: >= 1 that,
+				 * < 0 no bound, 0 the topology's */
 };
 
 void mpte_options_default(struct mpte_options *o);

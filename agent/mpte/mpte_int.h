@@ -20,6 +20,8 @@
 #define MPTE_EPS	1e-9
 /* paths a demand may hold while optimising; cut to max_paths at the end */
 #define MPTE_WORK_PATHS	32
+/* the largest max_hops accepted */
+#define MPTE_MAX_HOPS	1024
 
 struct mpte_node {
 	char *name;
@@ -42,6 +44,8 @@ struct mpte_arc {
 	char *adj_sid;		/* End.X SID, for hops IGP routing won't take
 				 * (canonical IPv6 text) */
 	char *name;		/* "from->to" */
+	char *label;		/* for messages: name, or "from->to (id)"
+				 * when parallel links share from and to */
 };
 
 struct mpte_link {
@@ -60,6 +64,8 @@ struct mpte_topology {
 	int *node_hash;			/* open addressing, -1 = empty */
 	unsigned int hash_mask;
 	int max_sids;			/* "max_sids", DMSC_MAX_SEGS if absent */
+	double max_stretch;		/* 0: none; MPTE_DEFAULT_MAX_STRETCH */
+	int max_hops;			/* 0: none */
 };
 
 struct mpte_demand {
@@ -76,6 +82,8 @@ struct mpte_demand {
 	int max_paths;
 	int max_sids;			/* its own and the topology's, the least */
 	int existing;			/* already established: preemptable */
+	double max_stretch;		/* -1: not given; 0: none */
+	int max_hops;			/* 0: not given */
 };
 
 struct mpte_demand_set {
@@ -134,6 +142,7 @@ struct mpte_filter {
 	const unsigned char *arc_off;	/* optional per-arc exclusions */
 	const unsigned char *node_off;	/* optional per-node exclusions */
 	const unsigned char *failed;	/* failed arcs (context-wide) */
+	double per_hop;			/* added to every arc's length */
 };
 
 /* Reusable Dijkstra workspace. */
@@ -184,7 +193,13 @@ struct mpte_ctx {
 	int stamp;
 	struct mpte_sp sp;		/* group sweeps */
 	struct mpte_sp sp2;		/* per-demand searches (delay, backup) */
+	struct mpte_sp sp3;		/* a group's fewest-hop tree (first routes) */
 	struct mpte_sid_cache *sids;	/* IGP trees for SID counts (lazy) */
+
+	/* hop bounds (hops.c), per demand, 0 = not computed yet */
+	int *hop_limit, *fewest_hops;
+	double *unit;			/* length 1 per arc, for fewest hops */
+	int ignore_hops;		/* backups: not bounded */
 };
 
 /* graph.c */
@@ -225,6 +240,20 @@ double mpte_path_delay(const struct mpte_topology *t, const int *arcs,
 		       int len);
 void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale);
 void mpte_drop_paths(struct mpte_ctx *ctx, int di);
+void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
+		     double delta);
+
+/* cheap.c: the cheapest routing (TE metric) within the max utilisation */
+void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which);
+
+/* hops.c */
+double mpte_max_stretch(const struct mpte_ctx *ctx, int di);
+int mpte_hop_limit(struct mpte_ctx *ctx, int di);	/* INT_MAX: none */
+int mpte_fewest_hops(struct mpte_ctx *ctx, int di);	/* -1: no path */
+void mpte_hop_limits_invalidate(struct mpte_ctx *ctx);
+int mpte_hop_bounded_path(struct mpte_ctx *ctx, int di, const double *w,
+			  const struct mpte_filter *f, int limit, int *arcs,
+			  int max, double *dist);
 
 /* admit.c */
 int mpte_admit(struct mpte_ctx *ctx);
@@ -232,6 +261,10 @@ void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted);
 void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mpte_append_id(char **list, const char *id);
+
+/* output.c: "link" (the topology's id), "from", "to" of arc a into o */
+void mpte_json_link(struct json_object *o, const struct mpte_topology *t,
+		    int a);
 
 /* dag.c */
 int mpte_finalise_paths(struct mpte_ctx *ctx, int di);

@@ -48,6 +48,33 @@ static struct json_object *hops_json(const struct mpte_topology *t,
 	return h;
 }
 
+void mpte_json_link(struct json_object *o, const struct mpte_topology *t,
+		    int a)
+{
+	const struct mpte_arc *arc = &t->arcs[a];
+
+	json_object_object_add(o, "link",
+			       json_object_new_string(t->links[arc->link].id));
+	json_object_object_add(o, "from",
+			       json_object_new_string(t->nodes[arc->from].name));
+	json_object_object_add(o, "to",
+			       json_object_new_string(t->nodes[arc->to].name));
+}
+
+/* The links of a path by id, in order: hops alone cannot tell parallel
+ * links apart. */
+static struct json_object *links_of(const struct mpte_topology *t,
+				    const int *arcs, int len)
+{
+	struct json_object *l = json_object_new_array();
+	int i;
+
+	for (i = 0; i < len; i++)
+		json_object_array_add(l, json_object_new_string(
+			t->links[t->arcs[arcs[i]].link].id));
+	return l;
+}
+
 static struct json_object *id_list(const char *csv)
 {
 	struct json_object *a = json_object_new_array();
@@ -228,6 +255,8 @@ static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
 					       json_object_new_double(lists[p].flow));
 			json_object_object_add(po, "hops",
 					       hops_json(t, pp->arcs, pp->len));
+			json_object_object_add(po, "links",
+					       links_of(t, pp->arcs, pp->len));
 			json_object_object_add(po, "segments",
 					       sids_json(lists[p].sids, lists[p].n));
 			if (!lists[p].exact)
@@ -267,6 +296,8 @@ static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
 				   sizeof(why));
 			json_object_object_add(b, "hops",
 				hops_json(t, s->backup.arcs, s->backup.len));
+			json_object_object_add(b, "links",
+				links_of(t, s->backup.arcs, s->backup.len));
 			json_object_object_add(b, "segments", sids_json(sids, n));
 			free(sids);
 			if (!exact)
@@ -332,7 +363,7 @@ static struct json_object *links_json(const struct mpte_ctx *ctx)
 		struct json_object *l = json_object_new_object();
 		const struct mpte_arc *arc = &t->arcs[a];
 
-		json_object_object_add(l, "link", json_object_new_string(arc->name));
+		mpte_json_link(l, t, a);
 		json_object_object_add(l, "capacity",
 				       json_object_new_double(arc->capacity));
 		json_object_object_add(l, "reserved",
@@ -357,8 +388,7 @@ static struct json_object *bg_preempt_json(const struct mpte_ctx *ctx)
 	for (i = 0; i < ctx->nbgp; i++) {
 		struct json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "link", json_object_new_string(
-			ctx->t->arcs[ctx->bgp[i].arc].name));
+		mpte_json_link(o, ctx->t, ctx->bgp[i].arc);
 		json_object_object_add(o, "priority",
 				       json_object_new_int(ctx->bgp[i].priority));
 		json_object_object_add(o, "bandwidth",
@@ -462,6 +492,23 @@ void mpte_result_print(struct mpte_ctx *ctx, FILE *f)
 	fputs("}\n", f);
 }
 
+/* " A B -id-> C": a hop over one of parallel links names it. */
+static void print_hops(FILE *f, const struct mpte_topology *t, const int *arcs,
+		       int len)
+{
+	int i;
+
+	fprintf(f, " %s", t->nodes[t->arcs[arcs[0]].from].name);
+	for (i = 0; i < len; i++) {
+		const struct mpte_arc *a = &t->arcs[arcs[i]];
+
+		if (strcmp(a->label, a->name))
+			fprintf(f, " -%s->", t->links[a->link].id);
+		fprintf(f, " %s", t->nodes[a->to].name);
+	}
+	fputc('\n', f);
+}
+
 void mpte_print_summary(struct mpte_ctx *ctx, FILE *f)
 {
 	const struct mpte_topology *t = ctx->t;
@@ -493,20 +540,15 @@ void mpte_print_summary(struct mpte_ctx *ctx, FILE *f)
 		for (p = 0; p < s->npaths; p++) {
 			const struct mpte_path *pp = &s->paths[p];
 
-			fprintf(f, "  %6.2f%% %10g  %s", 100 * pp->flow / s->admitted,
-				pp->flow, t->nodes[t->arcs[pp->arcs[0]].from].name);
-			for (i = 0; i < pp->len; i++)
-				fprintf(f, " %s", t->nodes[t->arcs[pp->arcs[i]].to].name);
-			fputc('\n', f);
+			fprintf(f, "  %6.2f%% %10g ", 100 * pp->flow / s->admitted,
+				pp->flow);
+			print_hops(f, t, pp->arcs, pp->len);
 		}
 		if (d->protection != MPTE_PROTECT_NONE) {
 			if (s->backup.len) {
-				fprintf(f, "  backup (%s):     %s",
-					prot_name(d->protection),
-					t->nodes[t->arcs[s->backup.arcs[0]].from].name);
-				for (i = 0; i < s->backup.len; i++)
-					fprintf(f, " %s", t->nodes[t->arcs[s->backup.arcs[i]].to].name);
-				fputc('\n', f);
+				fprintf(f, "  backup (%s):    ",
+					prot_name(d->protection));
+				print_hops(f, t, s->backup.arcs, s->backup.len);
 			} else {
 				fprintf(f, "  backup (%s): none: %s\n",
 					prot_name(d->protection),

@@ -169,6 +169,9 @@ static int search(struct mpte_ctx *ctx, int di, const double *w,
 	struct mpte_filter f;
 	int v;
 
+	int limit = mpte_hop_limit(ctx, di), n, tries;
+	double mu;
+
 	mpte_filter_for(ctx, d, &f);
 	f.arc_off = arc_off;
 	f.node_off = node_off;
@@ -179,7 +182,28 @@ static int search(struct mpte_ctx *ctx, int di, const double *w,
 		return -1;
 	if (dist)
 		*dist = ctx->sp2.dist[v];
-	return mpte_sp_extract(ctx->t, &ctx->sp2, v, arcs, max);
+	n = mpte_sp_extract(ctx->t, &ctx->sp2, v, arcs, max);
+	if (n <= limit)
+		return n;
+	/* The shortest path is too long.  A cost per hop usually finds a
+	 * short enough one that is nearly as cheap, in one more Dijkstra; the
+	 * hop-bounded Bellman-Ford (exact, but limit x links) is the fallback. */
+	for (mu = ctx->sp2.dist[v] / n, tries = 0; mu > 0 && tries < 3;
+	     tries++, mu *= 8) {
+		f.per_hop = mu;
+		mpte_dijkstra(ctx->t, &ctx->sp2, d->ingress, d->ningress, w, &f,
+			      d->egress, d->negress);
+		v = nearest_egress(&ctx->sp2, d);
+		n = v < 0 ? -1 : mpte_sp_extract(ctx->t, &ctx->sp2, v, arcs, max);
+		if (n >= 0 && n <= limit) {
+			if (dist)
+				*dist = w ? path_len(w, arcs, n) :
+					    ctx->sp2.dist[v] - mu * n;
+			return n;
+		}
+	}
+	f.per_hop = 0;
+	return mpte_hop_bounded_path(ctx, di, w, &f, limit, arcs, max, dist);
 }
 
 /*
@@ -198,6 +222,7 @@ int mpte_best_path(struct mpte_ctx *ctx, int di, const double *len,
 	double *w, cd, dd, cc, dc;
 	int *pd, n, nd, a, it;
 
+	/* search() keeps to the hop limit */
 	n = search(ctx, di, len, arc_off, node_off, arcs, max, NULL);
 	if (n < 0 || d->max_delay <= 0 ||
 	    mpte_path_delay(t, arcs, n) <= d->max_delay + MPTE_EPS)
@@ -516,6 +541,32 @@ static bool group_shortest_paths(struct mpte_ctx *ctx,
 	return true;
 }
 
+/*
+ * The group's fewest-hop paths, the cheapest under the current lengths
+ * among them, into ctx->sp3: a cost per hop above any path's length makes
+ * hops count first.  A first route over the hop limit comes from here (one
+ * Dijkstra per group, not a bounded search per demand).
+ */
+static void group_fewest_hops(struct mpte_ctx *ctx, const struct mpte_group *gr)
+{
+	struct mpte_filter f;
+	double far = 0;
+	int k;
+
+	for (k = 0; k < gr->ntargets; k++)
+		if (ctx->sp.dist[gr->targets[k]] != HUGE_VAL_D &&
+		    ctx->sp.dist[gr->targets[k]] > far)
+			far = ctx->sp.dist[gr->targets[k]];
+	memset(&f, 0, sizeof(f));
+	f.include_any = gr->include_any;
+	f.include_all = gr->include_all;
+	f.exclude_any = gr->exclude_any;
+	f.failed = ctx->failed;
+	f.per_hop = 2 * far + 1e-300;
+	mpte_dijkstra(ctx->t, &ctx->sp3, gr->ingress, gr->ningress,
+		      ctx->len, &f, gr->targets, gr->ntargets);
+}
+
 /* One Gauss-Seidel sweep over the active demands. */
 static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 {
@@ -523,6 +574,7 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 
 	for (g = 0; g < ctx->ngroups; g++) {
 		const struct mpte_group *gr = &ctx->groups[g];
+		bool hop_tree = false;
 
 		if (!group_shortest_paths(ctx, gr))
 			continue;
@@ -538,9 +590,23 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 			n = mpte_sp_extract(ctx->t, &ctx->sp, v, buf, bufmax);
 			if (n < 0)
 				continue;
-			if (d->max_delay > 0 &&
-			    mpte_path_delay(ctx->t, buf, n) >
-			    d->max_delay + MPTE_EPS) {
+			if (n > mpte_hop_limit(ctx, di) &&
+			    !ctx->st[di].npaths && d->max_delay <= 0) {
+				if (!hop_tree)
+					group_fewest_hops(ctx, gr);
+				hop_tree = true;
+				v = nearest_egress(&ctx->sp3, d);
+				n = v < 0 ? -1 : mpte_sp_extract(ctx->t, &ctx->sp3, v,
+								 buf, bufmax);
+				if (n < 0 || n > mpte_hop_limit(ctx, di))
+					n = mpte_best_path(ctx, di, ctx->len, NULL,
+							   NULL, buf, bufmax);
+				if (n < 0)
+					continue;
+			} else if (n > mpte_hop_limit(ctx, di) ||
+			    (d->max_delay > 0 &&
+			     mpte_path_delay(ctx->t, buf, n) >
+			     d->max_delay + MPTE_EPS)) {
 				n = mpte_best_path(ctx, di, ctx->len, NULL,
 						   NULL, buf, bufmax);
 				if (n < 0)
@@ -796,4 +862,44 @@ int mpte_optimise(struct mpte_ctx *ctx)
 void mpte_polish(struct mpte_ctx *ctx)
 {
 	optimise(ctx, 1);
+}
+
+/*
+ * Move delta of demand di's flow from its path p onto the path q (arcs,
+ * n), which joins its set if new (the caller checked max_paths and the
+ * lists); a path left (almost) empty is removed.
+ */
+void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
+		     double delta)
+{
+	struct mpte_dstate *s = &ctx->st[di];
+	int qi;
+
+	for (qi = 0; qi < s->npaths; qi++)
+		if (same_path(&s->paths[qi], q, n))
+			break;
+	if (qi == s->npaths) {
+		if (s->npaths == s->pcap) {
+			s->pcap = s->pcap ? 2 * s->pcap : 4;
+			s->paths = mpte_xrealloc(s->paths, s->pcap * sizeof(*s->paths));
+		}
+		s->paths[qi].arcs = mpte_xcalloc(n ? n : 1, sizeof(int));
+		memcpy(s->paths[qi].arcs, q, n * sizeof(int));
+		s->paths[qi].len = n;
+		s->paths[qi].flow = 0;
+		s->npaths++;
+	}
+	add_flow(ctx, s->paths[p].arcs, s->paths[p].len, -delta);
+	add_flow(ctx, q, n, delta);
+	s->paths[p].flow -= delta;
+	s->paths[qi].flow += delta;
+	if (s->paths[p].flow <= 1e-12 * s->admitted) {
+		if (s->paths[p].flow > 0) {
+			add_flow(ctx, s->paths[p].arcs, s->paths[p].len,
+				 -s->paths[p].flow);
+			add_flow(ctx, q, n, s->paths[p].flow);
+			s->paths[qi].flow += s->paths[p].flow;
+		}
+		path_remove(s, p);
+	}
 }

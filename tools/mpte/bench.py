@@ -41,9 +41,13 @@ GENERATED = [
     ("wan50-uniform", "wan:50", "uniform:500", 0.1),
     ("wan200-uniform", "wan:200", "uniform:2000", 0.05),
     ("wan1000-uniform", "wan:1000", "uniform:10000", 0.05),
+    # a meshed WAN (6 links per node): where min-max alone took detours
+    ("wan120m-uniform", "wan:120:6", "uniform:800", 0.3),
 ]
 QUICK_SKIP = {"fattree16-uniform", "fattree32-uniform", "wan200-uniform"}
 SCALE = "wan1000-uniform"
+HAVE_CLP = any(os.access(os.path.join(d, "clp"), os.X_OK)
+               for d in os.environ.get("PATH", "").split(os.pathsep))
 
 
 def run(cmd, timeout=None):
@@ -76,6 +80,37 @@ def solve_ours(topo, dem, extra):
     return p.returncode, p.stdout, wall, int(rss)
 
 
+def stretch(topo, result):
+    """Hop stretch of every list (its hops over the fewest between its
+    ends, by BFS over the topology) and the longest segment list."""
+    with open(topo) as f:
+        t = json.load(f)
+    adj = {}
+    for l in t["links"]:
+        adj.setdefault(l["from"], []).append(l["to"])
+        if l.get("bidirectional", True):
+            adj.setdefault(l["to"], []).append(l["from"])
+    fewest, st, sids = {}, [], 0
+    for d in result["demands"]:
+        for p in d.get("paths", []):
+            a, b = p["hops"][0], p["hops"][-1]
+            if a not in fewest:
+                dist, q = {a: 0}, [a]
+                for u in q:
+                    for v in adj.get(u, []):
+                        if v not in dist:
+                            dist[v] = dist[u] + 1
+                            q.append(v)
+                fewest[a] = dist
+            st.append((len(p["hops"]) - 1) / fewest[a][b])
+            sids = max(sids, len(p["segments"]))
+    if not st:
+        return "-"
+    st.sort()
+    q = lambda f: st[min(len(st) - 1, int(f * len(st)))]
+    return "%.2f/%.2f/%.2f %5d" % (q(0.5), q(0.99), st[-1], sids)
+
+
 def glpsol(lp, timeout):
     sol = lp + ".sol"
     rc, out, wall, _ = run(["glpsol", "--lp", lp, "--tmlim", str(int(timeout)),
@@ -85,6 +120,16 @@ def glpsol(lp, timeout):
     with open(sol) as f:
         m = re.search(r"Objective:\s+\S+\s+=\s+(\S+)", f.read())
     return (float(m.group(1)) if m else None), wall
+
+
+def clp(lp, timeout, method):
+    """COIN-OR CLP on the same LP file: (objective or None, wall s)."""
+    rc, out, wall, _ = run(["clp", lp, "-" + method],
+                           timeout=timeout)
+    m = re.search(r"Optimal objective\s+(\S+)", out or "")
+    if rc is None or not m:
+        return None, wall
+    return float(m.group(1)), wall
 
 
 def sizes(topo, dem):
@@ -131,14 +176,16 @@ def main():
     subprocess.run(["make", "-s", "-C", os.path.join(TOP, "agent", "mpte")],
                    check=True)
 
-    head = ("%-20s %6s %6s %6s %9s %12s %12s %12s %8s %8s %9s %9s %7s" %
+    head = ("%-20s %6s %6s %6s %9s %12s %12s %12s %8s %8s %9s %9s %7s %16s %5s" %
             ("instance", "nodes", "links", "dem", "LPcols", "LP optimum",
-             "ours", "ECMP", "ours/LP", "ECMP/LP", "ours s", "glpsol s", "MB"))
+             "ours", "ECMP", "ours/LP", "ECMP/LP", "ours s", "glpsol s", "MB",
+             "stretch 50/99/max", "SIDs"))
     print(head)
     print("-" * len(head))
     print("# load average at start: %s" % open("/proc/loadavg").read().split()[:3])
     worst = 0.0
     largest = None
+    clp_rows = []
     for name, topo, dem in instances(a.quick):
         nodes, arcs, nd, cols = sizes(topo, dem)
         st, out, wall, rss = solve_ours(topo, dem, ["--brief", "--no-admission",
@@ -154,25 +201,53 @@ def main():
             subprocess.run([sys.executable, os.path.join(HERE, "lp.py"), topo,
                             dem, lpf], check=True, stdout=subprocess.DEVNULL)
             lp, gt = glpsol(lpf, a.glpsol_timeout)
+            if HAVE_CLP:
+                # dual simplex and barrier (with crossover), the better
+                # of the two is CLP's time
+                cd, td = clp(lpf, a.glpsol_timeout, "dualsimplex")
+                cb, tb = clp(lpf, a.glpsol_timeout, "barrier")
+                cv = cd if cd is not None else cb
+                ct = min([t for c, t in ((cd, td), (cb, tb)) if c is not None],
+                         default=None)
+                if cv is not None:
+                    clp_rows.append((name, ours / cv, ct / wall, td, tb))
             os.unlink(lpf)
             if os.path.exists(lpf + ".sol"):
                 os.unlink(lpf + ".sol")
         gts = ("%9.2f" % gt) if lp is not None else \
               ("  timeout" if gt is not None else "  skipped")
+        # the lists themselves (untimed): hop stretch and the longest list
+        _, rj, _, _ = solve_ours(topo, dem, ["-j", "--no-admission",
+                                             "--no-backups"])
+        try:
+            sts = stretch(topo, json.loads(rj))
+        except ValueError:
+            sts = "failed"
         ratio = ours / lp if lp else None
         if ratio:
             worst = max(worst, ratio)
             if largest is None or cols > largest[1]:
                 largest = (name, cols, wall, gt)
-        print("%-20s %6d %6d %6d %9d %12s %12.6g %12.6g %8s %8s %9.3f %s %7.1f" %
+        print("%-20s %6d %6d %6d %9d %12s %12.6g %12.6g %8s %8s %9.3f %s %7.1f %22s" %
               (name, nodes, arcs, nd, cols,
                ("%.6g" % lp) if lp else "-", ours, ecmp,
                ("%.4f" % ratio) if ratio else ("lb %.4f" % (ours / lb) if lb else "-"),
                ("%.3f" % (ecmp / lp)) if lp else "-",
-               wall, gts, rss / 1024.0))
+               wall, gts, rss / 1024.0, sts))
         sys.stdout.flush()
 
     print()
+    if clp_rows:
+        print("%-20s %9s %11s %10s %10s" % ("COIN-OR CLP", "ours/CLP",
+                                             "CLP/ours t", "dual s", "barrier s"))
+        for n, q, sp, td, tb in clp_rows:
+            print("%-20s %9.4f %10.1fx %10.2f %10.2f" % (n, q, sp, td, tb))
+        print("worst ours/CLP: %.4f (goal <= 1.005); CLP's best time over ours "
+              "(wall, same run): %.1fx to %.1fx" %
+              (max(r[1] for r in clp_rows), min(r[2] for r in clp_rows),
+               max(r[2] for r in clp_rows)))
+    elif not HAVE_CLP:
+        print("# clp (Debian coinor-clp) not found: CLP baseline skipped")
     print("worst ours/LP where glpsol finished: %.4f (goal <= 1.01)" % worst)
     if largest:
         print("largest instance glpsol finished: %s (%d LP columns): glpsol %.2f s, "
@@ -183,7 +258,8 @@ def main():
     dem = os.path.join(OUT, SCALE + ".demands.json")
     st, out, wall, rss = solve_ours(topo, dem, ["-j"])
     try:
-        s = json.loads(out)["summary"]
+        res = json.loads(out)
+        s = res["summary"]
         print("scale: %s, %d nodes, %d links, %d demands, full run (parse, "
               "admission, backups, JSON out): %.3f s wall, %.3f s CPU, "
               "optimiser %.3f s, %.1f MB peak; admitted %d, max utilisation "
@@ -191,6 +267,8 @@ def main():
               % (SCALE, s["nodes"], s["links"], s["demands"], wall,
                  solve_ours.cpu, s["solve_seconds"], rss / 1024.0,
                  s["admitted"], s["max_utilisation"], s["lower_bound"]))
+        print("scale: hop stretch p50/p99/max, longest list (SIDs): %s"
+              % stretch(topo, res))
     except (ValueError, KeyError):
         print("scale: solver failed (status %d)" % st)
 

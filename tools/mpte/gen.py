@@ -8,8 +8,10 @@ Topologies:
                   demands run between edge switches (ToR-level aggregates)
   aidc:D          D leaf-spine AI data centres (16 leaves, 4 spines, 2 DCI
                   gateways each) joined by 400G DCI links with delay
-  wan:N           a random connected WAN of N nodes (Waxman-like, about
-                  3 links per node), 100G/400G, metric = distance
+  wan:N[:DEG]     a random connected WAN of N nodes (Waxman-like, DEG links
+                  per node on average, default 3), 100G/400G, metric =
+                  distance; a larger DEG (wan:120:8) is a meshed WAN with
+                  many long detours for the optimiser to be tempted by
 
 Demand patterns (over the topology's endpoints: XPUs, edge switches, leaves,
 or all WAN nodes):
@@ -114,7 +116,7 @@ def aidc(d, rng):
     return t
 
 
-def wan(n, rng):
+def wan(n, rng, deg=3.0):
     t = Topo()
     pos = [(rng.random(), rng.random()) for _ in range(n)]
     names = [t.node("w%d" % i) for i in range(n)]
@@ -137,7 +139,7 @@ def wan(n, rng):
         b = min(cand, key=lambda c: math.dist(pos[a], pos[c]))
         add(a, b)
     # then short links more likely than long ones
-    target = int(1.5 * n)
+    target = min(int(deg * n / 2), n * (n - 1) // 2)
     grid = {}
     cell = 1.0 / max(1, int(math.sqrt(n / 4)))
     for i, p in enumerate(pos):
@@ -145,7 +147,8 @@ def wan(n, rng):
     while len(seen) < target:
         a = rng.randrange(n)
         gx, gy = int(pos[a][0] / cell), int(pos[a][1] / cell)
-        near = [j for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+        r = 1 + int(deg / 8)    # a denser mesh reaches further out
+        near = [j for dx in range(-r, r + 1) for dy in range(-r, r + 1)
                 for j in grid.get((gx + dx, gy + dy), [])]
         add(a, rng.choice(near))
     return t
@@ -202,7 +205,8 @@ def main():
     elif kind == "aidc":
         t = aidc(int(arg), rng)
     elif kind == "wan":
-        t = wan(int(arg), rng)
+        n, _, deg = arg.partition(":")
+        t = wan(int(n), rng, float(deg) if deg else 3.0)
     else:
         raise SystemExit("unknown topology " + a.topology)
     d = demands(t, a.pattern, rng, a.load)

@@ -582,6 +582,69 @@ out:
 	return KTAP_FAILED();
 }
 
+/*
+ * --no-admission routes every demand past capacity, and an event keeps to
+ * it: A-B direct (100) or by C (100, 100); 150 fits on both, but after A-B
+ * fails only the 100 by C is left.  Without admission the demand stays
+ * whole at 150% utilisation, nobody is preempted; with admission the same
+ * failure preempts it ("capacity lost").  An elastic demand grown past
+ * capacity stays at its new size likewise.
+ */
+static int no_admission_case(int admission)
+{
+	struct fx f = { 0 };
+	struct mpte_options o;
+	const struct mpte_dstate *s;
+	struct mpte_event *ev;
+
+	mpte_options_default(&o);
+	o.admission = admission;
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'},{'name':'C'},{'name':'D'},{'name':'E'}],"
+		     "'links':[{'from':'A','to':'B','capacity':100},{'from':'A','to':'C','capacity':100},"
+		     "{'from':'C','to':'B','capacity':100},{'from':'D','to':'E','capacity':100}]}",
+		     "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':150},"
+		     "{'id':'e','ingress':'D','egress':'E','elastic':{'min':10,'max':300},'bandwidth':50}]}",
+		     &o))
+		goto out;
+	CHECK(dst(&f, "d")->status == MPTE_ADMITTED, "d not admitted before the failure");
+	CHECK(!mpte_fail_link(f.ctx, "A-B", f.err, sizeof(f.err)), "%s", f.err);
+	ev = &f.ctx->events[0];
+	s = dst(&f, "d");
+	if (admission) {
+		CHECK(s->status == MPTE_PREEMPTED && strstr(s->reason, "capacity lost"),
+		      "with admission: d status %d (%s), want preempted", s->status,
+		      s->reason ? s->reason : "");
+		CHECK(ev->preempted && !strcmp(ev->preempted, "d"), "event preempted \"%s\"",
+		      ev->preempted ? ev->preempted : "");
+		goto out;
+	}
+	CHECK(s->status == MPTE_ADMITTED && fabs(s->admitted - 150) < 1e-9,
+	      "d status %d admitted %g (%s), want 150 admitted", s->status, s->admitted,
+	      s->reason ? s->reason : "");
+	CHECK(!ev->preempted, "event preempted \"%s\"", ev->preempted);
+	CHECK(fabs(arc_load(&f, "A->C") - 150) < 1e-6 && fabs(ev->max_utilisation - 1.5) < 1e-6,
+	      "A->C carries %g, max utilisation %g; want 150, 1.5", arc_load(&f, "A->C"),
+	      ev->max_utilisation);
+	CHECK(!mpte_set_bandwidth(f.ctx, "e", 300, f.err, sizeof(f.err)), "%s", f.err);
+	s = dst(&f, "e");
+	CHECK(s->status == MPTE_ADMITTED && fabs(s->admitted - 300) < 1e-9,
+	      "e grown to 300: status %d admitted %g", s->status, s->admitted);
+	CHECK(fabs(arc_load(&f, "D->E") - 300) < 1e-6, "D->E carries %g", arc_load(&f, "D->E"));
+	CHECK(!f.ctx->events[1].preempted, "growth preempted \"%s\"", f.ctx->events[1].preempted);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+static int t_events_no_admission(void)
+{
+	if (no_admission_case(1) || no_admission_case(0))
+		goto out;
+out:
+	return KTAP_FAILED();
+}
+
 static int t_rejected_with_reason(void)
 {
 	struct fx f = { 0 };
@@ -973,7 +1036,7 @@ static int t_max_sids(void)
 	CHECK(dst(&f, "d")->reason && strstr(dst(&f, "d")->reason, "max_sids is 1"),
 	      "reason: %s", dst(&f, "d")->reason ? dst(&f, "d")->reason : "");
 	CHECK(f.ctx->max_util <= 1e-9, "rejected flow left load: %g", f.ctx->max_util);
-	CHECK(!parse_error_is("{'max_sids':17,'nodes':[],'links':[]}", NULL,
+	CHECK(parse_error_is("{'max_sids':17,'nodes':[],'links':[]}", NULL,
 			      "topology.max_sids: 17 is out of range 1..16"), "%s", "");
 out:
 	fx_free(&f);
@@ -1028,6 +1091,221 @@ static int t_merge_identical_lists(void)
 	if (merge_case("", 1) || merge_case(",'adj_sid':'fc00::b:e001'", 2))
 		goto out;
 out:
+	return KTAP_FAILED();
+}
+
+/* The entry of array arr (a key "link" list) whose link, from match. */
+static struct json_object *link_entry(struct json_object *arr, const char *link,
+				      const char *from)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(jstr(e, "link"), link) && (!from || !strcmp(jstr(e, "from"), from)))
+			return e;
+	}
+	return NULL;
+}
+
+static double jnum(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : -1;
+}
+
+/*
+ * Two parallel A-B links, "fast" (100, metric 1) and "slow" (50, metric
+ * 5), each with its End.X SID: 120 from A to B splits 80/40 (both at 0.8).
+ * Paths, DAG and link loads name each link by its id; "A->B" no longer
+ * names one link for --fail-link; a reason and the text output say which.
+ */
+static int t_parallel_links_named(void)
+{
+	struct fx f = { 0 };
+	struct json_object *r = NULL, *d, *paths, *e, *dag, *nh;
+	char *text = NULL;
+	size_t tlen = 0, i;
+	FILE *mf;
+	int seen_fast = 0, seen_slow = 0;
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A','sid':'fc00::a'},{'name':'B','sid':'fc00::b'}],"
+		     "'links':[{'id':'fast','from':'A','to':'B','capacity':100,'te_metric':1,"
+		     "'adj_sid':'fc00::a:e001','reverse_adj_sid':'fc00::b:e001'},"
+		     "{'id':'slow','from':'A','to':'B','capacity':50,'te_metric':5,'igp_metric':5,"
+		     "'adj_sid':'fc00::a:e002','reverse_adj_sid':'fc00::b:e002'}]}",
+		     "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':120}]}", NULL))
+		goto out;
+	d = result_demand(&f, "d", &r);
+	paths = json_object_object_get(d, "paths");
+	CHECK(json_object_array_length(paths) == 2, "%zu lists: %s",
+	      json_object_array_length(paths), json_object_to_json_string(paths));
+	for (i = 0; i < 2; i++) {
+		struct json_object *p = json_object_array_get_idx(paths, i);
+		const char *l = jstr(p, "links");
+		double bw = jnum(p, "bandwidth");
+
+		/* within the solver's tolerance (0.2 %) of 80/40 */
+		if (!strcmp(l, "[\"fast\"]") && fabs(bw - 80) < 0.5)
+			seen_fast = 1;
+		else if (!strcmp(l, "[\"slow\"]") && fabs(bw - 40) < 0.5)
+			seen_slow = 1;
+	}
+	CHECK(seen_fast && seen_slow, "paths do not say fast 80, slow 40: %s",
+	      json_object_to_json_string(paths));
+	dag = json_object_object_get(d, "dag");
+	nh = json_object_object_get(json_object_array_get_idx(json_object_object_get(dag, "junctions"), 0),
+				    "next_hops");
+	CHECK(fabs(jnum(link_entry(nh, "\"fast\"", NULL), "bandwidth") - 80) < 0.5 &&
+	      fabs(jnum(link_entry(nh, "\"slow\"", NULL), "weight") - 1.0 / 3) < 0.005,
+	      "DAG next hops: %s", json_object_to_json_string(nh));
+	e = link_entry(json_object_object_get(dag, "links"), "\"slow\"", "\"A\"");
+	CHECK(e && !strcmp(jstr(e, "to"), "\"B\"") && fabs(jnum(e, "bandwidth") - 40) < 0.5,
+	      "dag.links: %s", jstr(dag, "links"));
+	e = json_object_object_get(r, "links");
+	CHECK(fabs(jnum(link_entry(e, "\"fast\"", "\"A\""), "load") - 80) < 0.5 &&
+	      fabs(jnum(link_entry(e, "\"slow\"", "\"A\""), "load") - 40) < 0.5 &&
+	      jnum(link_entry(e, "\"slow\"", "\"B\""), "load") == 0,
+	      "link loads: %s", json_object_to_json_string(e));
+	/* the text output names the link where the nodes do not */
+	mf = open_memstream(&text, &tlen);
+	mpte_print_summary(f.ctx, mf);
+	fclose(mf);
+	CHECK(strstr(text, "A -fast-> B") && strstr(text, "A -slow-> B"), "summary:\n%s", text);
+	CHECK(mpte_fail_link(f.ctx, "A->B", f.err, sizeof(f.err)) &&
+	      strstr(f.err, "ambiguous"), "\"A->B\" accepted: %s", f.err);
+	CHECK(!mpte_fail_link(f.ctx, "slow", f.err, sizeof(f.err)), "%s", f.err);
+	CHECK(dst(&f, "d")->status == MPTE_PREEMPTED &&
+	      strstr(dst(&f, "d")->reason, "link A->B (fast)"),
+	      "after slow failed: status %d, reason %s", dst(&f, "d")->status,
+	      dst(&f, "d")->reason ? dst(&f, "d")->reason : "");
+out:
+	free(text);
+	if (r)
+		json_object_put(r);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * A to B: a thin direct link (10), a 3-hop way by D, E (100) and a 9-hop
+ * chain by C1..C8 (1000).  Min-max alone puts nearly everything on the
+ * chain, as it does by default (no bound) or with max_stretch 0; a
+ * stretch of 2 (fewest 1 hop: at most max(2 x 1, 1 + 6) = 7 hops, from
+ * --max-stretch or the topology) forbids it, as does max_hops 3.
+ */
+static const char DETOUR[] =
+	"{%s'nodes':[{'name':'A'},{'name':'B'},{'name':'D'},{'name':'E'},{'name':'C1'},{'name':'C2'},"
+	"{'name':'C3'},{'name':'C4'},{'name':'C5'},{'name':'C6'},{'name':'C7'},{'name':'C8'}],"
+	"'links':[{'from':'A','to':'B','capacity':10},"
+	"{'from':'A','to':'D','capacity':100},{'from':'D','to':'E','capacity':100},{'from':'E','to':'B','capacity':100},"
+	"{'from':'A','to':'C1','capacity':1000},{'from':'C1','to':'C2','capacity':1000},"
+	"{'from':'C2','to':'C3','capacity':1000},{'from':'C3','to':'C4','capacity':1000},"
+	"{'from':'C4','to':'C5','capacity':1000},{'from':'C5','to':'C6','capacity':1000},"
+	"{'from':'C6','to':'C7','capacity':1000},{'from':'C7','to':'C8','capacity':1000},"
+	"{'from':'C8','to':'B','capacity':1000}]}";
+
+static int detour_case(const char *topo_extra, const char *dem_extra, double opt_stretch,
+		       int want_longest, double want_util)
+{
+	struct fx f = { 0 };
+	struct mpte_options o;
+	char topo[2048], dem[512];
+	const struct mpte_dstate *s;
+	int p, longest = 0;
+
+	snprintf(topo, sizeof(topo), DETOUR, topo_extra);
+	snprintf(dem, sizeof(dem),
+		 "{'demands':[{'id':'d','ingress':'A','egress':'B','bandwidth':100%s}]}", dem_extra);
+	mpte_options_default(&o);
+	o.admission = 0;
+	o.max_stretch = opt_stretch;
+	if (fx_solve(&f, topo, dem, &o))
+		goto out;
+	s = dst(&f, "d");
+	CHECK(s->status == MPTE_ADMITTED, "d status %d", s->status);
+	for (p = 0; p < s->npaths; p++)
+		if (s->paths[p].len > longest)
+			longest = s->paths[p].len;
+	CHECK(longest == want_longest, "[%s|%s|%g] longest path %d hops, want %d",
+	      topo_extra, dem_extra, opt_stretch, longest, want_longest);
+	CHECK(fabs(f.ctx->max_util - want_util) <= want_util * 0.005,
+	      "[%s|%s|%g] max utilisation %g, want %g", topo_extra, dem_extra, opt_stretch,
+	      f.ctx->max_util, want_util);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+static int t_stretch_bounded(void)
+{
+	struct fx f = { 0 };
+
+	if (detour_case("", "", 0, 9, 100.0 / 1110) ||
+	    detour_case("", "", 2, 3, 100.0 / 110) ||
+	    detour_case("", ",'max_hops':3", 0, 3, 100.0 / 110) ||
+	    detour_case("'max_hops':3,", "", 0, 3, 100.0 / 110) ||
+	    detour_case("'max_stretch':3,", "", 0, 3, 100.0 / 110) ||
+	    /* a demand's own bound beats the topology's */
+	    detour_case("'max_stretch':3,", ",'max_stretch':9", 0, 9, 100.0 / 1110) ||
+	    detour_case("", "", -1, 9, 100.0 / 1110) ||
+	    detour_case("", ",'max_stretch':0", 0, 9, 100.0 / 1110))
+		goto out;
+	/* fewer hops than any path has: rejected, and why */
+	{
+		char topo[2048];
+
+		snprintf(topo, sizeof(topo), DETOUR, "");
+		if (fx_solve(&f, topo, "{'demands':[{'id':'c','ingress':'C1','egress':'B','bandwidth':1,'max_hops':1}]}",
+			     NULL))
+			goto out;
+	}
+	CHECK(dst(&f, "c")->status == MPTE_REJECTED && dst(&f, "c")->reason &&
+	      strstr(dst(&f, "c")->reason, "within max_hops 1 (the fewest hops is 2)"),
+	      "c: status %d reason %s", dst(&f, "c")->status,
+	      dst(&f, "c")->reason ? dst(&f, "c")->reason : "");
+	CHECK(parse_error_is("{'nodes':[{'name':'A'},{'name':'B'}],'links':[]}",
+			      "{'demands':[{'ingress':'A','egress':'B','bandwidth':1,'max_stretch':0.5}]}",
+			      "demands[0].max_stretch: 0.5 is neither 0 (no bound) nor a ratio 1..1024"),
+	      "%s", "");
+	CHECK(parse_error_is("{'max_hops':0,'nodes':[],'links':[]}", NULL,
+			      "topology.max_hops: 0 is out of range 1..1024"), "%s", "");
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * The cheapest of equally good routings: D->E (90 of 100) sets the max
+ * utilisation at 0.9; A->B (50) may go direct (te_metric 1) or by C
+ * (10 + 10), both 100.  Min-max alone splits it 25/25 (0.25 everywhere);
+ * under 0.9 the direct link takes all 50 and the max stays 0.9.
+ */
+static int t_prefer_cheapest(void)
+{
+	struct fx f = { 0 };
+	const struct mpte_dstate *s;
+
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'A'},{'name':'B'},{'name':'C'},{'name':'D'},{'name':'E'}],"
+		     "'links':[{'from':'A','to':'B','capacity':100,'te_metric':1},"
+		     "{'from':'A','to':'C','capacity':100,'te_metric':10},"
+		     "{'from':'C','to':'B','capacity':100,'te_metric':10},"
+		     "{'from':'D','to':'E','capacity':100}]}",
+		     "{'demands':[{'id':'ab','ingress':'A','egress':'B','bandwidth':50},"
+		     "{'id':'de','ingress':'D','egress':'E','bandwidth':90}]}", NULL))
+		goto out;
+	s = dst(&f, "ab");
+	CHECK(s->npaths == 1 && s->paths[0].len == 1, "ab: %d paths, the first %d hops; want the direct link alone",
+	      s->npaths, s->paths[0].len);
+	CHECK(fabs(arc_load(&f, "A->B") - 50) < 1e-6 && arc_load(&f, "A->C") < 1e-6,
+	      "A->B carries %g, A->C %g", arc_load(&f, "A->B"), arc_load(&f, "A->C"));
+	CHECK(fabs(f.ctx->max_util - 0.9) < 1e-9, "max utilisation %g, want 0.9", f.ctx->max_util);
+out:
+	fx_free(&f);
 	return KTAP_FAILED();
 }
 
@@ -1316,6 +1594,7 @@ static const struct tcase cases[] = {
 	{ "preempt_background_reservation", t_preempt_reservation },
 	{ "elastic_grow_and_shrink", t_elastic_grow_shrink },
 	{ "link_failure_touches_only_users", t_link_failure_incremental },
+	{ "events_honour_no_admission", t_events_no_admission },
 	{ "rejected_with_reason", t_rejected_with_reason },
 	{ "max_delay_constraint", t_max_delay },
 	{ "multi_ingress_egress", t_multi_ingress_egress },
@@ -1327,6 +1606,9 @@ static const struct tcase cases[] = {
 	{ "missing_sid_not_installable", t_missing_sid_not_installable },
 	{ "max_sids_drops_long_lists", t_max_sids },
 	{ "identical_lists_merged", t_merge_identical_lists },
+	{ "parallel_links_named_by_id", t_parallel_links_named },
+	{ "stretch_and_max_hops_bound_paths", t_stretch_bounded },
+	{ "prefer_cheapest_within_max_utilisation", t_prefer_cheapest },
 	{ "cli_solve", t_cli },
 	{ "cli_exact_fails_loudly", t_cli_exact },
 	{ "batch_lines_are_the_result", t_batch },

@@ -339,13 +339,23 @@ static int dag_acyclic(const struct mpte_ctx *ctx)
 		from = mpte_xcalloc(n + 1, sizeof(int));
 		to = mpte_xcalloc(n + 1, sizeof(int));
 		for (k = 0; k < n; k++) {
-			const char *nm = json_object_get_string(json_object_object_get(
-				json_object_array_get_idx(links, k), "link"));
+			struct json_object *lk = json_object_array_get_idx(links, k);
+			const char *nm = json_object_get_string(json_object_object_get(lk, "link"));
+			const char *fr = json_object_get_string(json_object_object_get(lk, "from"));
 			int a;
 
+			/* a link is named by its id (parallel links happen
+			 * here), its direction by from */
 			for (a = 0; a < ctx->t->narcs; a++)
-				if (!strcmp(ctx->t->arcs[a].name, nm))
+				if (nm && fr && !strcmp(ctx->t->links[ctx->t->arcs[a].link].id, nm) &&
+				    !strcmp(ctx->t->nodes[ctx->t->arcs[a].from].name, fr))
 					break;
+			if (a == ctx->t->narcs) {
+				bad = ktap_fail("demand %zu: dag.links[%d] names no link: %s",
+						i, k, json_object_to_json_string(lk));
+				n = k;	/* the rest is not checked */
+				break;
+			}
 			from[k] = ctx->t->arcs[a].from;
 			to[k] = ctx->t->arcs[a].to;
 			indeg[to[k]]++;
@@ -362,7 +372,7 @@ static int dag_acyclic(const struct mpte_ctx *ctx)
 					changed = 1;
 				}
 		} while (changed);
-		if (left)
+		if (left && !bad)
 			bad = ktap_fail("demand %zu: DAG has a cycle", i);
 		free(indeg);
 		free(from);
