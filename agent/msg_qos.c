@@ -301,7 +301,7 @@ static int qos_decode(struct json_object *root, void *body, char *err,
 	char path[32];
 
 	if (msg_get_u64(root, "", "time_ms", UINT64_MAX, &r->time_ms, err, errlen) ||
-	    msg_get_u64(root, "", "interval_us", 3600000000ull, &r->interval_us,
+	    msg_get_u64(root, "", "interval_us", UINT64_MAX, &r->interval_us,
 			err, errlen) ||
 	    msg_get_u64(root, "", "qps_omitted", UINT64_MAX, &r->qps_omitted,
 			err, errlen) ||

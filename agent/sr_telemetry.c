@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -42,6 +43,26 @@ struct sr_telemetry {
 	uint64_t seq;
 	struct telemetry_snap prev;
 };
+
+/*
+ * A snapshot of every attachment in the namespace, with its time even
+ * when there is none (telemetry_snapshot() then leaves the times 0): the
+ * report after a time with nothing attached has an interval too.
+ */
+static int snapshot(struct telemetry_snap *s)
+{
+	struct timespec ts;
+
+	if (telemetry_snapshot(s, 0))
+		return -1;
+	if (!s->mono_ns) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s->mono_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->real_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return 0;
+}
 
 /* Attached already (by dmsc telemetry, or an agent that was killed)? */
 static bool attached(int ifindex, int dir)
@@ -127,7 +148,7 @@ struct sr_telemetry *sr_telemetry_start(const struct telemetry_config *cfg,
 
 		its.it_interval = its.it_value;
 		/* The first report's counters change from here. */
-		if (telemetry_snapshot(&t->prev, 0))
+		if (snapshot(&t->prev))
 			goto fail;
 		t->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (t->timer < 0 || timerfd_settime(t->timer, 0, &its, NULL)) {
@@ -208,7 +229,7 @@ void sr_telemetry_tick(struct sr_telemetry *t)
 
 	if (read(t->timer, &expirations, sizeof(expirations)) < 0)
 		return;		/* EAGAIN: nothing due */
-	if (telemetry_snapshot(&cur, 0)) {
+	if (snapshot(&cur)) {
 		agent_log("telemetry: cannot read the counters (above): no report");
 		return;
 	}
