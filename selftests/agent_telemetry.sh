@@ -35,8 +35,7 @@ h1x() { ip netns exec "$h1" "$@"; }
 h2x() { ip netns exec "$h2" "$@"; }
 
 wait_for() {	# wait_for COND REASON [TENTHS]: up to 10 s by default
-	local i
-	for i in $(seq "${3:-100}"); do
+	for _ in $(seq "${3:-100}"); do
 		eval "$1" && return 0
 		sleep 0.1
 	done
@@ -151,11 +150,11 @@ nreports() { grep -c '"type": 5' "$T/reports" || true; }
 
 # Nothing of ours on h2's e0 and no pins or programs anywhere.
 nothing_left() {
-	local out i
+	local out
 	out=$(h2x tc qdisc show dev e0; h2x tc filter show dev e0 ingress)
 	[[ "$out" != *clsact* && "$out" != *rt_ingress* ]] || fail "left on e0: $out"
 	[ ! -e /sys/fs/bpf/dmsc ] || fail "pins left: $(find /sys/fs/bpf/dmsc)"
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		bpftool prog show 2>/dev/null | grep -qE 'name rt_(in|e)gress' || return 0
 		sleep 0.2
 	done
