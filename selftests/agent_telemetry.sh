@@ -13,7 +13,8 @@
 #
 # The agent runs in h2's network namespace through nsenter --net, not ip
 # netns exec: that one mounts a /sys without the BPF file system the pins
-# live in. Capabilities: CAP_NET_ADMIN and CAP_BPF only. KTAP.
+# live in. Capabilities: CAP_NET_ADMIN, CAP_BPF and CAP_PERFMON only (6.1's
+# verifier refuses the program without CAP_PERFMON). KTAP.
 source "$(dirname "$0")/lib.sh"
 AGENT=${AGENT:-$top/agent/dmsc-agent}
 RG=$top/tools/roce-gen/roce-gen
@@ -22,6 +23,7 @@ PORT=9791
 T="" AG="" SMO="" NP="" h1="" h2=""	# mkns sets h1, h2
 case_cleanup() {
 	[ -z "$AG" ] || kill -TERM "$AG" 2>/dev/null || true
+	[ -z "$AG" ] || kill -CONT "$AG" 2>/dev/null || true	# if it failed stopped
 	[ -z "$AG" ] || wait "$AG" 2>/dev/null || true
 	[ -z "$SMO" ] || kill "$SMO" 2>/dev/null || true
 	[ -z "$NP" ] || kill "$NP" 2>/dev/null || true
@@ -126,12 +128,13 @@ with open(sys.argv[2], "a") as f:
 	wait_for "[ -S '$T/notify' ]" "no notify socket"
 }
 
-# start_agent CONFIG-JSON: in h2, as the unit would, plus CAP_BPF.
+# start_agent CONFIG-JSON: in h2, as the unit would, plus CAP_BPF and
+# CAP_PERFMON.
 start_agent() {
 	echo "$1" >"$T/agent.json"
 	: >"$T/notified"
 	NOTIFY_SOCKET=$T/notify nsenter --net="/run/netns/$h2" \
-		setpriv --bounding-set=-all,+net_admin,+bpf --inh-caps=-all -- \
+		setpriv --bounding-set=-all,+net_admin,+bpf,+perfmon --inh-caps=-all -- \
 		"$AGENT" -c "$T/agent.json" >"$T/log" 2>&1 &
 	AG=$!
 }
