@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* dmsc-agent configuration: read and check every field, name what is wrong. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,8 +98,217 @@ static int get_roles(struct json_object *root, unsigned int *roles, char *err,
 	return 0;
 }
 
+/* Every key of @obj is one of @keys (NULL-terminated), or it is named. */
+static int only_keys(struct json_object *obj, const char *path,
+		     const char *const *keys, char *err, int errlen)
+{
+	json_object_object_foreach(obj, key, val) {
+		const char *const *k;
+
+		(void)val;
+		for (k = keys; *k && strcmp(*k, key); k++)
+			;
+		if (!*k) {
+			snprintf(err, errlen, "%s%s%s: unknown field", path,
+				 *path ? "." : "", key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* An integer @lo..@hi at @path; json-c reads 1.5 and "7" as numbers too. */
+static int get_uint(struct json_object *v, const char *path, long long lo,
+		    long long hi, unsigned int *dst, char *err, int errlen)
+{
+	long long x;
+
+	if (!json_object_is_type(v, json_type_int)) {
+		snprintf(err, errlen, "%s: expected an integer", path);
+		return -1;
+	}
+	errno = 0;
+	x = (long long)json_object_get_int64(v);
+	if (errno || x < lo || x > hi) {
+		snprintf(err, errlen, "%s: must be %lld..%lld", path, lo, hi);
+		return -1;
+	}
+	*dst = (unsigned int)x;
+	return 0;
+}
+
+/* A string of 1..@size-1 bytes at @path. */
+static int get_str(struct json_object *v, const char *path, char *dst,
+		   size_t size, char *err, int errlen)
+{
+	const char *s;
+
+	if (!json_object_is_type(v, json_type_string)) {
+		snprintf(err, errlen, "%s: expected a string", path);
+		return -1;
+	}
+	s = json_object_get_string(v);
+	if (!*s || strlen(s) >= size) {
+		snprintf(err, errlen, "%s: must be 1..%zu characters", path,
+			 size - 1);
+		return -1;
+	}
+	strcpy(dst, s);
+	return 0;
+}
+
+static int get_tm_devices(struct json_object *arr, struct telemetry_config *tc,
+			  char *err, int errlen)
+{
+	static const char *const keys[] = { "dev", "direction", NULL };
+	size_t n;
+
+	if (!json_object_is_type(arr, json_type_array)) {
+		snprintf(err, errlen, "telemetry.devices: expected an array");
+		return -1;
+	}
+	n = json_object_array_length(arr);
+	if (n > CONFIG_TM_MAX_DEVS) {
+		snprintf(err, errlen, "telemetry.devices: more than %d",
+			 CONFIG_TM_MAX_DEVS);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *d = json_object_array_get_idx(arr, i), *v;
+		char path[64], *dev = tc->devs[i].dev;
+
+		snprintf(path, sizeof(path), "telemetry.devices[%zu]", i);
+		if (!json_object_is_type(d, json_type_object)) {
+			snprintf(err, errlen, "%s: expected an object", path);
+			return -1;
+		}
+		if (only_keys(d, path, keys, err, errlen))
+			return -1;
+		snprintf(path, sizeof(path), "telemetry.devices[%zu].dev", i);
+		if (!json_object_object_get_ex(d, "dev", &v)) {
+			snprintf(err, errlen, "%s: required", path);
+			return -1;
+		}
+		if (get_str(v, path, dev, sizeof(tc->devs[i].dev), err, errlen))
+			return -1;
+		/* dev_valid_name()'s rules, as dmsc telemetry's. */
+		if (!strcmp(dev, ".") || !strcmp(dev, "..") ||
+		    strpbrk(dev, "/: \t\n")) {
+			snprintf(err, errlen, "%s: \"%s\" is not a valid device name",
+				 path, dev);
+			return -1;
+		}
+		tc->devs[i].dir = 0;
+		if (json_object_object_get_ex(d, "direction", &v)) {
+			const char *s = json_object_get_string(v);
+
+			snprintf(path, sizeof(path), "telemetry.devices[%zu].direction", i);
+			if (!json_object_is_type(v, json_type_string) ||
+			    (strcmp(s, "ingress") && strcmp(s, "egress"))) {
+				snprintf(err, errlen, "%s: expected \"ingress\" or \"egress\"",
+					 path);
+				return -1;
+			}
+			tc->devs[i].dir = !strcmp(s, "egress");
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(tc->devs[j].dev, dev) &&
+			    tc->devs[j].dir == tc->devs[i].dir) {
+				snprintf(err, errlen, "telemetry.devices[%zu]: %s %s given twice",
+					 i, dev, tc->devs[i].dir ? "egress" : "ingress");
+				return -1;
+			}
+		tc->ndevs = i + 1;
+	}
+	return 0;
+}
+
+static int get_tm_prometheus(struct json_object *v, struct telemetry_config *tc,
+			     char *err, int errlen)
+{
+	static const char *const keys[] = { "address", "port", NULL };
+	unsigned char buf[16];
+	struct json_object *x;
+
+	if (json_object_is_type(v, json_type_boolean)) {
+		tc->prometheus = json_object_get_boolean(v);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_object)) {
+		snprintf(err, errlen, "telemetry.prometheus: expected an object or false");
+		return -1;
+	}
+	if (only_keys(v, "telemetry.prometheus", keys, err, errlen))
+		return -1;
+	if (json_object_object_get_ex(v, "address", &x)) {
+		if (get_str(x, "telemetry.prometheus.address", tc->address,
+			    sizeof(tc->address), err, errlen))
+			return -1;
+		if (inet_pton(AF_INET, tc->address, buf) != 1 &&
+		    inet_pton(AF_INET6, tc->address, buf) != 1) {
+			snprintf(err, errlen, "telemetry.prometheus.address: \"%s\" is not an IPv4 or IPv6 address",
+				 tc->address);
+			return -1;
+		}
+	}
+	if (json_object_object_get_ex(v, "port", &x) &&
+	    get_uint(x, "telemetry.prometheus.port", 1, 65535, &tc->port, err,
+		     errlen))
+		return -1;
+	return 0;
+}
+
+static int get_telemetry(struct json_object *root, struct agent_config *cfg,
+			 char *err, int errlen)
+{
+	static const char *const keys[] = {
+		"devices", "prometheus", "report_interval_ms", "report_to", NULL,
+	};
+	struct telemetry_config *tc = &cfg->telemetry;
+	struct json_object *t, *v;
+
+	if (!json_object_object_get_ex(root, "telemetry", &t))
+		return 0;
+	if (!json_object_is_type(t, json_type_object)) {
+		snprintf(err, errlen, "telemetry: expected an object");
+		return -1;
+	}
+	if (!(cfg->roles & ROLE_SR)) {
+		snprintf(err, errlen, "telemetry: only the sr role has telemetry (roles has no \"sr\")");
+		return -1;
+	}
+	tc->enabled = true;
+	tc->prometheus = true;
+	strcpy(tc->address, "127.0.0.1");
+	tc->port = CONFIG_TM_PORT;
+	tc->report_interval_ms = CONFIG_TM_INTERVAL_MS;
+	if (only_keys(t, "telemetry", keys, err, errlen))
+		return -1;
+	if (json_object_object_get_ex(t, "devices", &v) &&
+	    get_tm_devices(v, tc, err, errlen))
+		return -1;
+	if (json_object_object_get_ex(t, "prometheus", &v) &&
+	    get_tm_prometheus(v, tc, err, errlen))
+		return -1;
+	if (json_object_object_get_ex(t, "report_interval_ms", &v) &&
+	    get_uint(v, "telemetry.report_interval_ms", 100, 3600000,
+		     &tc->report_interval_ms, err, errlen))
+		return -1;
+	if (json_object_object_get_ex(t, "report_to", &v)) {
+		if (get_str(v, "telemetry.report_to", tc->report_to,
+			    sizeof(tc->report_to), err, errlen))
+			return -1;
+		if (tc->report_to[0] != '/') {
+			snprintf(err, errlen, "telemetry.report_to: \"%s\" is not an absolute path",
+				 tc->report_to);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static const char *const known_keys[] = {
-	"node", "roles", "controller", "listen",
+	"node", "roles", "controller", "listen", "telemetry",
 };
 
 int config_parse(const char *text, struct agent_config *cfg, char *err,
@@ -143,7 +353,8 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 	    get_string(root, "controller", cfg->controller,
 		       sizeof(cfg->controller), false, err, errlen) ||
 	    get_string(root, "listen", cfg->listen, sizeof(cfg->listen), false,
-		       err, errlen))
+		       err, errlen) ||
+	    get_telemetry(root, cfg, err, errlen))
 		goto out;
 	ret = 0;
 out:

@@ -222,16 +222,9 @@ void dmsc_nl_perror(const struct dmsc_nl *nl, const char *what, int err)
 		fprintf(stderr, "dmsc: %s: %s\n", what, strerror(-err));
 }
 
-struct listen_state {
-	int cmd_filter;
-	dmsc_nl_parse_fn parse;
-	void *arg;
-	int err;
-};
-
 static int on_event(struct nl_msg *msg, void *arg)
 {
-	struct listen_state *ls = arg;
+	struct dmsc_nl_listener *ls = arg;
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[DMSC_A_MAX + 1];
 	int err;
@@ -260,21 +253,36 @@ int dmsc_nl_join_events(struct dmsc_nl *nl)
 	return 0;
 }
 
-int dmsc_nl_listen(struct dmsc_nl *nl, int cmd_filter,
-		   dmsc_nl_parse_fn parse, void *arg)
+int dmsc_nl_listen_start(struct dmsc_nl *nl, struct dmsc_nl_listener *ls)
 {
-	struct listen_state ls = { cmd_filter, parse, arg, 0 };
 	int err;
 
+	ls->err = 0;
 	err = dmsc_nl_join_events(nl);
 	if (err)
 		return err;
 	nl_socket_disable_seq_check(nl->sk);
-	nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, &ls);
-	while (!ls.err) {
-		err = nl_recvmsgs_default(nl->sk);
-		if (err < 0 && !ls.err)
-			return -EIO;
-	}
-	return ls.err > 0 ? 0 : ls.err;
+	nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, ls);
+	return 0;
+}
+
+int dmsc_nl_listen_recv(struct dmsc_nl *nl, struct dmsc_nl_listener *ls)
+{
+	int err = nl_recvmsgs_default(nl->sk);
+
+	if (err < 0 && !ls->err)
+		return -EIO;
+	return ls->err;
+}
+
+int dmsc_nl_listen(struct dmsc_nl *nl, int cmd_filter,
+		   dmsc_nl_parse_fn parse, void *arg)
+{
+	struct dmsc_nl_listener ls = { cmd_filter, parse, arg, 0 };
+	int err;
+
+	err = dmsc_nl_listen_start(nl, &ls);
+	while (!err)
+		err = dmsc_nl_listen_recv(nl, &ls);
+	return err > 0 ? 0 : err;
 }

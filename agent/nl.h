@@ -50,4 +50,19 @@ int dmsc_nl_join_events(struct dmsc_nl *nl);
 int dmsc_nl_listen(struct dmsc_nl *nl, int cmd_filter,
 		   dmsc_nl_parse_fn parse, void *arg);
 
+/*
+ * The same for an event loop: dmsc_nl_listen_start() joins and sets the
+ * callback, then dmsc_nl_listen_recv() reads what came once the socket
+ * (nl_socket_get_fd(nl->sk)) is readable: 0 to go on, > 0 when @parse
+ * asked to stop, or a negative errno.
+ */
+struct dmsc_nl_listener {
+	int cmd_filter;
+	dmsc_nl_parse_fn parse;
+	void *arg;
+	int err;
+};
+int dmsc_nl_listen_start(struct dmsc_nl *nl, struct dmsc_nl_listener *ls);
+int dmsc_nl_listen_recv(struct dmsc_nl *nl, struct dmsc_nl_listener *ls);
+
 #endif /* DMSC_NL_H */

@@ -709,6 +709,8 @@ int telemetry_snapshot(struct telemetry_snap *s, int ifindex)
 	if (!err && prune_gone(&t))
 		err = -ENOENT;
 	if (err) {
+		if (err == -ENOENT)	/* tm_dir() made it; removed if empty */
+			rmdir(TELEMETRY_PIN_ROOT);
 		tm_close(&t);
 		return err == -ENOENT ? 0 : -1;	/* none: nothing attached */
 	}

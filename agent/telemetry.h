@@ -75,6 +75,14 @@ int telemetry_snapshot(struct telemetry_snap *s, int ifindex);
 void telemetry_snap_free(struct telemetry_snap *s);
 /* telemetry_prom.c: the snapshot in Prometheus' text format. */
 void telemetry_prom(FILE *f, const struct telemetry_snap *s);
+/*
+ * GET /metrics on ADDRESS:PORT from a thread of libmicrohttpd's, until
+ * telemetry_http_stop(): for dmsc telemetry serve and dmsc-agent. NULL
+ * after printing the error.
+ */
+struct MHD_Daemon;
+struct MHD_Daemon *telemetry_http_start(const char *address, uint16_t port);
+void telemetry_http_stop(struct MHD_Daemon *d);
 int telemetry_serve(const struct telemetry_req *req);
 
 #endif /* DMSC_TELEMETRY_H */

@@ -227,40 +227,56 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 	return ret;
 }
 
-int telemetry_serve(const struct telemetry_req *req)
+struct MHD_Daemon *telemetry_http_start(const char *address, uint16_t port)
 {
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET6, address, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		ss.ss_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		inet_pton(AF_INET, address, &((struct sockaddr_in *)&ss)->sin_addr);
+		ss.ss_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	}
+	d = MHD_start_daemon(flags, port, NULL, NULL, answer, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_END);
+	if (!d) {
+		errorf("cannot listen on %s port %u: %m", address, port);
+		return NULL;
+	}
+	fprintf(stderr, "dmsc: telemetry: serving http://%s%s%s:%u/metrics\n",
+		ss.ss_family == AF_INET6 ? "[" : "", address,
+		ss.ss_family == AF_INET6 ? "]" : "", port);
+	return d;
+}
+
+void telemetry_http_stop(struct MHD_Daemon *d)
+{
+	if (d)
+		MHD_stop_daemon(d);
+}
+
+int telemetry_serve(const struct telemetry_req *req)
+{
+	struct MHD_Daemon *d;
 	sigset_t set;
 	int sig;
 
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET6, req->address, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
-		ss.ss_family = AF_INET6;
-		((struct sockaddr_in6 *)&ss)->sin6_port = htons(req->port);
-		flags |= MHD_USE_IPv6;
-	} else {
-		inet_pton(AF_INET, req->address, &((struct sockaddr_in *)&ss)->sin_addr);
-		ss.ss_family = AF_INET;
-		((struct sockaddr_in *)&ss)->sin_port = htons(req->port);
-	}
 	/* Stop on SIGINT/SIGTERM: blocked here, so the server's thread too. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	d = MHD_start_daemon(flags, req->port, NULL, NULL, answer, NULL,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-			     MHD_OPTION_END);
-	if (!d) {
-		errorf("cannot listen on %s port %u: %m", req->address, req->port);
+	d = telemetry_http_start(req->address, req->port);
+	if (!d)
 		return EXIT_FAIL;
-	}
-	fprintf(stderr, "dmsc: telemetry: serving http://%s%s%s:%u/metrics\n",
-		ss.ss_family == AF_INET6 ? "[" : "", req->address,
-		ss.ss_family == AF_INET6 ? "]" : "", req->port);
 	sigwait(&set, &sig);
-	MHD_stop_daemon(d);
+	telemetry_http_stop(d);
 	return EXIT_OK;
 }

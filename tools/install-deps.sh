@@ -10,7 +10,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 pkgs=(
-	build-essential pkg-config make gcc clang llvm
+	build-essential pkg-config make gcc clang llvm libclang-rt-dev
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libjson-c-dev libsystemd-dev
 	libbpf-dev bpftool libglpk-dev glpk-utils coinor-clp libmnl-dev libelf-dev zlib1g-dev
 	libmicrohttpd-dev curl

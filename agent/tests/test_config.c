@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(10);
+	ktap_plan(24);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -39,5 +39,51 @@ int main(void)
 	ktap_check(parse("{\"node\":\"a\",") && strstr(err, "not valid JSON"),
 		   "truncated JSON");
 	ktap_check(parse("[1]") && strstr(err, "object"), "not an object");
+	/* The telemetry section. */
+	ktap_check(!parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{}}") &&
+		   cfg.telemetry.enabled && cfg.telemetry.prometheus &&
+		   !strcmp(cfg.telemetry.address, "127.0.0.1") &&
+		   cfg.telemetry.port == 9791 &&
+		   cfg.telemetry.report_interval_ms == 1000 &&
+		   !cfg.telemetry.ndevs && !cfg.telemetry.report_to[0],
+		   "telemetry: defaults 127.0.0.1:9791, 1000 ms, no reports");
+	ktap_check(!parse("{\"node\":\"a\",\"roles\":[\"sr\"]}") &&
+		   !cfg.telemetry.enabled, "no telemetry section: none");
+	ktap_check(!parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{"
+			  "\"devices\":[{\"dev\":\"e0\"},{\"dev\":\"e0\",\"direction\":\"egress\"}],"
+			  "\"prometheus\":{\"address\":\"::1\",\"port\":9100},"
+			  "\"report_interval_ms\":250,\"report_to\":\"/run/dmsc/smo.sock\"}}") &&
+		   cfg.telemetry.ndevs == 2 && !strcmp(cfg.telemetry.devs[1].dev, "e0") &&
+		   cfg.telemetry.devs[0].dir == 0 && cfg.telemetry.devs[1].dir == 1 &&
+		   !strcmp(cfg.telemetry.address, "::1") && cfg.telemetry.port == 9100 &&
+		   cfg.telemetry.report_interval_ms == 250 &&
+		   !strcmp(cfg.telemetry.report_to, "/run/dmsc/smo.sock"),
+		   "telemetry: every field");
+	ktap_check(!parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"prometheus\":false}}") &&
+		   !cfg.telemetry.prometheus, "telemetry: prometheus false");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"smo\"],\"telemetry\":{}}") &&
+		   !strncmp(err, "telemetry: only the sr role", 27), "telemetry needs sr");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"device\":[]}}") &&
+		   !strcmp(err, "telemetry.device: unknown field"), "telemetry: unknown field named");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"devices\":[{\"dev\":\"e0\",\"dir\":1}]}}") &&
+		   !strcmp(err, "telemetry.devices[0].dir: unknown field"), "telemetry: unknown device field");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"devices\":[{\"dev\":\"e0\"},{\"dev\":\"e0\",\"direction\":\"ingress\"}]}}") &&
+		   !strcmp(err, "telemetry.devices[1]: e0 ingress given twice"), "telemetry: device twice");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"devices\":[{\"dev\":\"e0\",\"direction\":\"up\"}]}}") &&
+		   !strcmp(err, "telemetry.devices[0].direction: expected \"ingress\" or \"egress\""),
+		   "telemetry: bad direction");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"devices\":[{\"dev\":\"a/b\"}]}}") &&
+		   !strcmp(err, "telemetry.devices[0].dev: \"a/b\" is not a valid device name"),
+		   "telemetry: bad device name");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"prometheus\":{\"port\":0}}}") &&
+		   !strcmp(err, "telemetry.prometheus.port: must be 1..65535"), "telemetry: port range");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"prometheus\":{\"address\":\"localhost\"}}}") &&
+		   !strcmp(err, "telemetry.prometheus.address: \"localhost\" is not an IPv4 or IPv6 address"),
+		   "telemetry: address literal");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"report_interval_ms\":99.5}}") &&
+		   !strcmp(err, "telemetry.report_interval_ms: expected an integer"), "telemetry: interval type");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"report_to\":\"smo.sock\"}}") &&
+		   !strcmp(err, "telemetry.report_to: \"smo.sock\" is not an absolute path"),
+		   "telemetry: report_to absolute");
 	return ktap_finish();
 }

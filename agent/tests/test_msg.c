@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the messages between agents: framing, the strict JSON
+ * reader and type 5 (msg.c, msg_json.c, msg_qos.c). Each refused input
+ * is a valid report with one thing changed, and the error must name the
+ * field.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "msg_json.h"
+#include "msg_qos.h"
+#include "tests/ktap.h"
+
+static char err[256];
+
+static void sample(struct qos_report *r, struct qos_dev *d, struct qos_qp *q)
+{
+	memset(r, 0, sizeof(*r));
+	memset(d, 0, sizeof(*d));
+	memset(q, 0, 2 * sizeof(*q));
+	r->time_ms = 1764000000123ull;
+	r->interval_us = 1000000;
+	strcpy(q[0].dev, "e0");
+	strcpy(q[0].src, "10.0.1.1");
+	strcpy(q[0].dst, "10.0.2.1");
+	q[0].sport = 57331;
+	q[0].qpn = 0xabcdef;
+	q[0].total = (struct qos_counts){ 400, 108800, 4, 7, 4 };
+	q[0].iv.d = (struct qos_counts){ 96, 26112, 4, 1, 0 };
+	qos_interval_rates(&q[0].iv, r->interval_us);
+	strcpy(q[1].dev, "e0");
+	q[1].dir = QOS_EGRESS;
+	strcpy(q[1].src, "2001:db8:1::1");
+	strcpy(q[1].dst, "2001:db8:2::1");
+	q[1].sport = 1;
+	q[1].qpn = 2;
+	q[1].total = (struct qos_counts){ UINT64_MAX, UINT64_MAX, 0, 0, 0 };
+	q[1].iv.d = (struct qos_counts){ UINT64_MAX / 2, UINT64_MAX / 2, 0, 0, 0 };
+	qos_interval_rates(&q[1].iv, r->interval_us);
+	strcpy(d->dev, "e0");
+	d->packets = 401;
+	d->malformed = 1;
+	d->total = q[0].total;
+	d->iv = q[0].iv;
+	r->devs = d;
+	r->ndevs = 1;
+	r->qps = q;
+	r->nqps = 2;
+}
+
+/* The sample's JSON, without the frame header, in a static buffer. */
+static const char *sample_json(void)
+{
+	static char text[4096];
+	struct qos_report r;
+	struct qos_dev d;
+	struct qos_qp q[2];
+	struct msg m = { .type = &msg_qos_type, .node = "h2", .seq = 7, .body = &r };
+	char *frame;
+	size_t len;
+
+	sample(&r, &d, q);
+	if (msg_encode(&m, &frame, &len, err, sizeof(err)) ||
+	    len - MSG_HDR_LEN >= sizeof(text))
+		abort();
+	memcpy(text, frame + MSG_HDR_LEN, len - MSG_HDR_LEN);
+	text[len - MSG_HDR_LEN] = '\0';
+	free(frame);
+	return text;
+}
+
+/* Decode the sample with its first @from replaced by @to: the error. */
+static const char *mutated(const char *from, const char *to)
+{
+	static char text[8192];
+	const char *s = sample_json(), *at = strstr(s, from);
+	struct msg m;
+
+	if (!at) {
+		snprintf(err, sizeof(err), "(\"%s\" not in the sample)", from);
+		return err;
+	}
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - s), s, to,
+		 at + strlen(from));
+	err[0] = '\0';
+	if (!msg_decode(text, strlen(text), &m, err, sizeof(err))) {
+		msg_free(&m);
+		return "(accepted)";
+	}
+	return err;
+}
+
+static const char *decode_text(const char *text)
+{
+	struct msg m;
+
+	err[0] = '\0';
+	if (!msg_decode(text, strlen(text), &m, err, sizeof(err))) {
+		msg_free(&m);
+		return "(accepted)";
+	}
+	return err;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	if (strncmp(s, prefix, strlen(prefix))) {
+		printf("# got: %s\n# want: %s...\n", s, prefix);
+		return 0;
+	}
+	return 1;
+}
+
+static int roundtrip(void)
+{
+	struct qos_report r, *o;
+	struct qos_dev d;
+	struct qos_qp q[2];
+	struct msg m = { .type = &msg_qos_type, .node = "h2", .seq = 7, .body = &r };
+	struct msg back;
+	char *frame;
+	size_t len, plen;
+	int ok;
+
+	sample(&r, &d, q);
+	if (msg_encode(&m, &frame, &len, err, sizeof(err)))
+		return 0;
+	ok = !msg_frame_len((unsigned char *)frame, &plen, err, sizeof(err)) &&
+	     plen == len - MSG_HDR_LEN &&
+	     !msg_decode(frame + MSG_HDR_LEN, plen, &back, err, sizeof(err));
+	free(frame);
+	if (!ok) {
+		printf("# %s\n", err);
+		return 0;
+	}
+	o = back.body;
+	ok = back.type->type == 5 && !strcmp(back.node, "h2") && back.seq == 7 &&
+	     o->time_ms == r.time_ms && o->interval_us == r.interval_us &&
+	     o->ndevs == 1 && o->nqps == 2 &&
+	     !memcmp(&o->devs[0], &d, sizeof(d)) &&
+	     !memcmp(&o->qps[0], &q[0], sizeof(q[0])) &&
+	     !memcmp(&o->qps[1], &q[1], sizeof(q[1])) &&
+	     o->qps[1].total.bytes == UINT64_MAX;
+	msg_free(&back);
+	return ok;
+}
+
+int main(void)
+{
+	unsigned char hdr[4];
+	size_t len;
+	char deep[64], *big;
+	struct qos_report r;
+	struct qos_dev d;
+	struct qos_qp q[2];
+
+	ktap_plan(33);
+	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
+	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
+		   "the sample is accepted as it is");
+	sample(&r, &d, q);
+	ktap_check(q[0].iv.throughput_bps == 208896 &&
+		   q[0].iv.loss_rate == 4.0 / 100,
+		   "throughput = bytes * 8 / interval, loss = lost / (packets + lost)");
+	memcpy(hdr, "\x00\x00\x01\x02", 4);
+	ktap_check(!msg_frame_len(hdr, &len, err, sizeof(err)) && len == 258,
+		   "frame length is 4 bytes big-endian");
+	memcpy(hdr, "\x00\x40\x00\x01", 4);
+	ktap_check(msg_frame_len(hdr, &len, err, sizeof(err)) &&
+		   starts(err, "frame length 4194305 is outside 1..4194304"),
+		   "frame above the size cap refused before it is read");
+	memcpy(hdr, "\x00\x00\x00\x00", 4);
+	ktap_check(msg_frame_len(hdr, &len, err, sizeof(err)), "empty frame refused");
+	big = malloc(MSG_MAX_LEN + 2);
+	memset(big, ' ', MSG_MAX_LEN + 1);
+	big[MSG_MAX_LEN + 1] = '\0';
+	ktap_check(starts(decode_text(big), "4194305 bytes, more than 4194304"),
+		   "payload above the size cap refused");
+	free(big);
+	ktap_check(starts(mutated("\"seq\":7", "\"seq\":7,\"bogus\":1"),
+			  "bogus: unknown field"), "unknown key at the top named");
+	ktap_check(starts(mutated("\"duplicates\":4}", "\"duplicates\":4,\"jitter\":1}"),
+			  "devices[0].total.jitter: unknown field"),
+		   "unknown key in a device's total named with its path");
+	ktap_check(starts(mutated("\"seq\":7", "\"seq\":7,\"seq\":8"),
+			  "seq: given twice"), "duplicate key at the top");
+	ktap_check(starts(mutated("\"packets\":400,", "\"packets\":400,\"packets\":400,"),
+			  "devices[0].total.packets: given twice"),
+		   "duplicate key deep down, named with its path");
+	ktap_check(starts(mutated("\"packets\":400,", "\"packets\":-400,"),
+			  "devices[0].total.packets: negative"), "negative counter");
+	ktap_check(starts(mutated("\"loss_rate\":0.04", "\"loss_rate\":NaN"),
+			  "devices[0].interval.loss_rate: not a JSON value"), "NaN");
+	ktap_check(starts(mutated("\"loss_rate\":0.04", "\"loss_rate\":1e999"),
+			  "devices[0].interval.loss_rate: number out of range"),
+		   "a number that is not finite");
+	ktap_check(starts(mutated("\"packets\":400,", "\"packets\":18446744073709551616,"),
+			  "devices[0].total.packets: integer out of range"),
+		   "an integer above 2^64-1");
+	ktap_check(starts(mutated("\"packets\":400,", "\"packets\":400.0,"),
+			  "devices[0].total.packets: expected an unsigned integer"),
+		   "a counter with a fraction");
+	ktap_check(starts(mutated("\"packets\":400,", "\"packets\":0400,"),
+			  "devices[0].total.packets: leading zero"), "leading zero");
+	ktap_check(starts(mutated("\"version\":1", "\"version\":2"),
+			  "version: 2, this agent speaks 1"), "unknown version");
+	ktap_check(starts(mutated("\"type\":5", "\"type\":3"),
+			  "type: 3 is not a message type"), "a type no one reads yet");
+	ktap_check(starts(mutated("\"seq\":7,", ""), "seq: required"), "missing header key");
+	ktap_check(starts(mutated("\"sport\":57331", "\"sport\":65536"),
+			  "qps[0].sport: 65536 is above 65535"), "port out of range");
+	ktap_check(starts(mutated("\"10.0.2.1\"", "\"10.0.2.x\""),
+			  "qps[0].dst: \"10.0.2.x\" is not an IPv4 or IPv6 address"),
+		   "bad address");
+	ktap_check(starts(mutated("\"direction\":\"ingress\"", "\"direction\":\"sideways\""),
+			  "devices[0].direction: \"sideways\""), "bad direction");
+	ktap_check(starts(mutated("\"interval\":{\"packets\":96", "\"interval\":{\"packets\":401"),
+			  "devices[0].interval.packets: 401 is above the total 400"),
+		   "an interval's change above its total");
+	ktap_check(starts(mutated("\"throughput_bps\":208896", "\"throughput_bps\":208897"),
+			  "devices[0].interval.throughput_bps: 208897, the bytes over interval_us make 208896"),
+		   "a throughput that is not the interval's bytes");
+	ktap_check(starts(mutated("\"node\":\"h2\"", "\"node\":\"h\\u0000\""),
+			  "node: NUL in a string"), "NUL in a string");
+	ktap_check(starts(mutated("\"node\":\"h2\"", "\"node\":\"h\xc3\x28\""),
+			  "node: invalid UTF-8"), "invalid UTF-8");
+	ktap_check(starts(mutated("\"node\":\"h2\"", "\"node\":\"\\ud800x\""),
+			  "node: lone high surrogate"), "lone surrogate");
+	ktap_check(starts(mutated("\"node\":\"h2\"", "\"node\":null"),
+			  "node: null is not a value"), "null");
+	ktap_check(starts(mutated("\"qps_omitted\":0}", "\"qps_omitted\":0} x"),
+			  "trailing characters"), "trailing characters");
+	memset(deep, '[', 17);
+	memset(deep + 17, ']', 17);
+	deep[34] = '\0';
+	ktap_check(starts(decode_text(deep), "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 16"),
+		   "nesting capped");
+	ktap_check(starts(decode_text("{\"version\":1,\"type\":5,\"node\":\"a\",\"seq\":1,\"time_ms\":1,"
+				      "\"interval_us\":1,\"qps_omitted\":0,\"devices\":[],\"qps\":[7]}"),
+			  "qps[0]: expected an object"), "a QP that is not an object");
+	r.nqps = QOS_MAX_QPS + 1;
+	{
+		struct msg m = { .type = &msg_qos_type, .node = "h2", .body = &r };
+		char *frame;
+
+		ktap_check(msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+			   starts(err, "more than"), "encoder refuses more QPs than a report carries");
+	}
+	return ktap_finish();
+}

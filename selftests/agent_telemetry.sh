@@ -1,0 +1,404 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# dmsc-agent's telemetry (the sr role's "telemetry" section): it attaches
+# the RoCEv2 program where its configuration says, serves /metrics, sends
+# type-5 QoS reports to a Unix socket, and on SIGTERM detaches what it
+# attached and nothing else. The numbers it exports are checked against
+# dmsc -j telemetry show and roce-gen's sink for the same traffic, with
+# loss, reordering and duplicates from roce-gen and netem.
+#
+#  +------+  e0 --netem-->  e0  +------+
+#  |  h1  |---------------------|  h2  |  dmsc-agent (sr), telemetry on
+#  +------+ 10.0.9.1   10.0.9.2 +------+  e0 ingress; SMO = a Python listener
+#
+# The agent runs in h2's network namespace through nsenter --net, not ip
+# netns exec: that one mounts a /sys without the BPF file system the pins
+# live in. Capabilities: CAP_NET_ADMIN, CAP_BPF and CAP_PERFMON only (6.1's
+# verifier refuses the program without CAP_PERFMON). KTAP.
+source "$(dirname "$0")/lib.sh"
+AGENT=${AGENT:-$top/agent/dmsc-agent}
+RG=$top/tools/roce-gen/roce-gen
+PORT=9791
+
+T="" AG="" SMO="" NP="" h1="" h2=""	# mkns sets h1, h2
+case_cleanup() {
+	[ -z "$AG" ] || kill -TERM "$AG" 2>/dev/null || true
+	[ -z "$AG" ] || kill -CONT "$AG" 2>/dev/null || true	# if it failed stopped
+	[ -z "$AG" ] || wait "$AG" 2>/dev/null || true
+	[ -z "$SMO" ] || kill "$SMO" 2>/dev/null || true
+	[ -z "$NP" ] || kill "$NP" 2>/dev/null || true
+	[ -z "$h2" ] || tm telemetry detach dev e0 >/dev/null 2>&1 || true
+	cleanup_ns
+	[ -z "$T" ] || rm -rf "$T"
+}
+
+tm() { "$DMSC" -n "$h2" "$@"; }
+h1x() { ip netns exec "$h1" "$@"; }
+h2x() { ip netns exec "$h2" "$@"; }
+
+wait_for() {	# wait_for COND REASON [TENTHS]: up to 10 s by default
+	for _ in $(seq "${3:-100}"); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	sed 's/^/agent: /' "$T/log" >&2 || true
+	fail "$2"
+}
+
+setup() {
+	T=$(mktemp -d)
+	load_module	# the sr role opens the dmsc family
+	mkns h1 h2
+	ip -n "$h1" link add e0 type veth peer name e0 netns "$h2"
+	ip -n "$h1" addr add 10.0.9.1/24 dev e0
+	ip -n "$h2" addr add 10.0.9.2/24 dev e0
+	ip -n "$h1" link set e0 up
+	ip -n "$h2" link set e0 up
+	# Fixed neighbours: nothing waits for ARP between netem and the sink.
+	ip -n "$h1" neigh replace 10.0.9.2 dev e0 nud permanent \
+		lladdr "$(h2x cat /sys/class/net/e0/address)"
+	ip -n "$h2" neigh replace 10.0.9.1 dev e0 nud permanent \
+		lladdr "$(h1x cat /sys/class/net/e0/address)"
+}
+
+# The SMO's side: accept connections on $T/smo.sock, read frames (4-byte
+# big-endian length, JSON), one decoded report a line in $T/reports.
+# Refuses what the agent must never send: a length of 0 or above 4 MiB,
+# a repeated key, NaN.
+smo_listen() {
+	python3 -c '
+import json, socket, struct, sys
+def pairs(kv):
+    keys = [k for k, _ in kv]
+    if len(keys) != len(set(keys)):
+        raise ValueError("repeated key in %s" % keys)
+    return dict(kv)
+def nonfinite(x):
+    raise ValueError("non-finite number " + x)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+s.listen(4)
+out = open(sys.argv[2], "a")
+def read(c, n):
+    b = b""
+    while len(b) < n:
+        x = c.recv(n - len(b))
+        if not x:
+            return None
+        b += x
+    return b
+while True:
+    c, _ = s.accept()
+    while True:
+        h = read(c, 4)
+        if h is None:
+            break
+        n = struct.unpack("!I", h)[0]
+        if not 0 < n <= 4 << 20:
+            out.write("BAD frame length %d\n" % n)
+            break
+        body = read(c, n)
+        if body is None:
+            out.write("BAD truncated frame\n")
+            break
+        try:
+            m = json.loads(body, object_pairs_hook=pairs, parse_constant=nonfinite)
+            out.write(json.dumps(m, sort_keys=True) + "\n")
+        except ValueError as e:
+            out.write("BAD %s\n" % e)
+        out.flush()
+    c.close()
+' "$T/smo.sock" "$T/reports" &
+	SMO=$!
+	touch "$T/reports"
+	wait_for "[ -S '$T/smo.sock' ]" "no SMO socket"
+}
+
+notify_listen() {
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as f:
+    while True:
+        f.write(s.recv(4096).decode().replace("\n", " ").strip() + "\n")
+        f.flush()
+' "$T/notify" "$T/notified" &
+	NP=$!
+	wait_for "[ -S '$T/notify' ]" "no notify socket"
+}
+
+# start_agent CONFIG-JSON: in h2, as the unit would, plus CAP_BPF and
+# CAP_PERFMON.
+start_agent() {
+	echo "$1" >"$T/agent.json"
+	: >"$T/notified"
+	NOTIFY_SOCKET=$T/notify nsenter --net="/run/netns/$h2" \
+		setpriv --bounding-set=-all,+net_admin,+bpf,+perfmon --inh-caps=-all -- \
+		"$AGENT" -c "$T/agent.json" >"$T/log" 2>&1 &
+	AG=$!
+}
+
+# stop_agent: SIGTERM, the exit status of a clean stop, its log shown.
+stop_agent() {
+	local rc=0
+	kill -TERM "$AG"
+	wait "$AG" || rc=$?
+	AG=""
+	sed 's/^/agent: /' "$T/log"
+	check "(( rc == 143 ))" "exit status $rc after SIGTERM"
+}
+
+nreports() { grep -c '"type": 5' "$T/reports" || true; }
+
+# Nothing of ours on h2's e0 and no pins or programs anywhere.
+nothing_left() {
+	local out
+	out=$(h2x tc qdisc show dev e0; h2x tc filter show dev e0 ingress)
+	[[ "$out" != *clsact* && "$out" != *rt_ingress* ]] || fail "left on e0: $out"
+	[ ! -e /sys/fs/bpf/dmsc ] || fail "pins left: $(find /sys/fs/bpf/dmsc)"
+	for _ in $(seq 50); do
+		bpftool prog show 2>/dev/null | grep -qE 'name rt_(in|e)gress' || return 0
+		sleep 0.2
+	done
+	fail "programs still loaded: $(bpftool prog show | grep -E 'rt_(in|e)gress')"
+}
+
+# traffic TAG COUNT: 8 QPs from h1 to h2's sink, with roce-gen's skips,
+# duplicates and swaps and netem's loss, reordering and duplicates on
+# h1's e0 (before the program at h2's ingress: it sees what the sink sees).
+traffic() {
+	echo "at ${SECONDS}s: traffic $1"
+	rm -f "$T/ready"
+	h1x tc qdisc replace dev e0 root netem delay 1ms reorder 25% 50% \
+		loss 2% duplicate 1% limit 100000
+	# idle counts from the start until a packet comes: the sender may be
+	# slow to start in a busy TCG VM.
+	h2x "$RG" sink idle 5 json "$T/sink-$1.json" ready-file "$T/ready" \
+		2>"$T/sink.err" &
+	local sink=$!
+	for _ in $(seq 100); do
+		[ -e "$T/ready" ] && break
+		sleep 0.1
+	done
+	h1x taskset -c 0 "$RG" send dst 10.0.9.2 qps 8 count "$2" rate 2000 \
+		size 200 skip-every 37 dup-every 43 swap-every 41 \
+		json "$T/send-$1.json" 2>"$T/send.err" ||
+		fail "roce-gen send: $(cat "$T/send.err")"
+	wait "$sink" || fail "sink: $(cat "$T/sink.err")"
+	h1x tc qdisc del dev e0 root
+	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["totals"]; print("sink:", t); sys.exit(t["packets"] == 0)' \
+		"$T/sink-$1.json" || fail "the sink got nothing"
+}
+
+# Reports until COUNT more than now have come.
+more_reports() {
+	local want=$(( $(nreports) + $1 ))
+	wait_for "(( \$(nreports) >= $want ))" "fewer than $want reports" 50
+}
+
+test_export() {
+	trap case_cleanup EXIT
+	setup
+	smo_listen
+	notify_listen
+	start_agent '{ "node": "h2", "roles": ["sr"], "telemetry": {
+		"devices": [ { "dev": "e0", "direction": "ingress" } ],
+		"prometheus": { "address": "127.0.0.1", "port": '$PORT' },
+		"report_interval_ms": 200, "report_to": "'"$T/smo.sock"'" } }'
+	wait_for "grep -q '^READY=1' '$T/notified'" "no READY=1"
+	check "grep -qx 'READY=1 STATUS=sr: logging the events of the dmsc module, telemetry attached' '$T/notified'" \
+		"notified: $(cat "$T/notified")"
+	check "[ \"\$(tm -j telemetry show | json_get '[(x[\"dev\"], x[\"direction\"]) for x in d]')\" = \"[('e0', 'ingress')]\" ]" \
+		"not attached: $(tm telemetry show)"
+
+	# Phase 1: counters from 0 at the agent's attach.
+	traffic one 300
+	more_reports 3
+	tm -j telemetry show >"$T/show-one.json"
+	h2x curl -sf -D "$T/headers" -o "$T/metrics" "http://127.0.0.1:$PORT/metrics" ||
+		fail "no /metrics"
+	grep -qi '^content-type: text/plain; version=0.0.4' "$T/headers" ||
+		fail "content type: $(cat "$T/headers")"
+	cp "$T/reports" "$T/reports-one"
+
+	# Phase 2: the attachment made again under the agent: its counters
+	# restart from 0. More packets than before, on the same QPs, so
+	# that counters that merely went on growing could not tell; the
+	# agent stopped meanwhile, so that no report sees the time with
+	# nothing attached, and one report spans the restart.
+	kill -STOP "$AG"
+	tm telemetry detach dev e0
+	tm telemetry attach dev e0
+	traffic two 600
+	kill -CONT "$AG"
+	more_reports 3
+	tm -j telemetry show >"$T/show-two.json"
+	python3 - "$T" <<'EOF' || fail "the exported numbers differ (above)"
+import json, re, sys
+T = sys.argv[1]
+bad = 0
+def err(*a):
+    global bad
+    bad += 1
+    print(*a)
+lines = open(T + "/reports").read().splitlines()
+for l in lines:
+    if l.startswith("BAD"):
+        err("the SMO listener refused a frame:", l)
+reps = [json.loads(l) for l in lines if not l.startswith("BAD")]
+n1 = len(open(T + "/reports-one").read().splitlines())
+KEYS = ("packets", "bytes", "lost", "out_of_order", "duplicates")
+SINK = {"packets": "packets", "bytes": "bytes", "lost": "psn_gaps",
+        "out_of_order": "out_of_order", "duplicates": "duplicates"}
+
+# Every report: header, sequence, and rates that are the interval's.
+for i, r in enumerate(reps):
+    if (r["version"], r["type"], r["node"], r["seq"]) != (1, 5, "h2", i + 1):
+        err("report %d header:" % i, {k: r[k] for k in ("version", "type", "node", "seq")})
+    # The timer's 200 ms, give or take how late each snapshot was taken;
+    # the agent was stopped for a minute at most.
+    if not 0 < r["interval_us"] <= 60000000:
+        err("report %d: interval %d us for 200 ms" % (i, r["interval_us"]))
+    if r["time_ms"] < 1e12:
+        err("report %d: time %d ms" % (i, r["time_ms"]))
+    for e in r["devices"] + r["qps"]:
+        iv, tot = e["interval"], e["total"]
+        for k in KEYS:
+            if not 0 <= iv[k] <= tot[k]:
+                err("report %d %s: interval %s %d, total %d" % (i, e["dev"], k, iv[k], tot[k]))
+        bps = (iv["bytes"] * 8000000 + r["interval_us"] // 2) // r["interval_us"] if r["interval_us"] else 0
+        seen = iv["packets"] + iv["lost"]
+        if iv["throughput_bps"] != bps or abs(iv["loss_rate"] - (iv["lost"] / seen if seen else 0)) > 1e-9:
+            err("report %d: throughput %d (want %d), loss %g" % (i, iv["throughput_bps"], bps, iv["loss_rate"]))
+    for d in r["devices"]:
+        qs = [q for q in r["qps"] if (q["dev"], q["direction"]) == (d["dev"], d["direction"])]
+        for k in KEYS:
+            if d["interval"][k] != sum(q["interval"][k] for q in qs) or \
+               d["total"][k] != sum(q["total"][k] for q in qs):
+                err("report %d device %s: %s not the sum of its QPs" % (i, d["dev"], k))
+
+def qkey(q, qpn="qpn"):
+    return (q["src"], q["sport"], q[qpn])
+
+def check_phase(name, show, part, sink):
+    """The last report of the part equals show and the sink; its QPs'
+    interval changes over the part add up to their totals."""
+    last = part[-1]
+    show = json.load(open(show))
+    sink = json.load(open(sink))
+    sq = {qkey(q, "dest_qp"): q for q in sink["qps"]}
+    pq = {qkey(q): q for q in show[0]["qps"]}
+    rq = {qkey(q): q for q in last["qps"]}
+    if not (set(sq) == set(pq) == set(rq)) or len(rq) != 8:
+        err(name, "QPs differ: sink", sorted(sq)[:2], "show", sorted(pq)[:2],
+            "report", sorted(rq)[:2], "sink totals", sink["totals"])
+        return
+    if sink["totals"]["socket_drops"] or not all(sink["totals"][k] for k in ("psn_gaps", "out_of_order", "duplicates")):
+        err(name, "the sink lost packets or saw no loss, reordering, duplicates:", sink["totals"])
+    sums = {}
+    for k in sorted(rq):
+        for c in KEYS:
+            tot = rq[k]["total"][c]
+            if tot != pq[k][c] or tot != sq[k][SINK[c]]:
+                err(name, "QP", k, c, "report", tot, "show", pq[k][c], "sink", sq[k][SINK[c]])
+            d = sum(q["interval"][c] for r in part for q in r["qps"] if qkey(q) == k)
+            # Late packets lower lost: its changes add up to at least it.
+            if (d != tot) if c != "lost" else (d < tot):
+                err(name, "QP", k, c, "changes add up to", d, "total", tot)
+            sums[c] = sums.get(c, 0) + tot
+    peak = max(r["devices"][0]["interval"]["throughput_bps"] for r in part if r["devices"])
+    lossy = max(r["devices"][0]["interval"]["loss_rate"] for r in part if r["devices"])
+    print("%s: %d reports, totals %s, peak %d bit/s, highest loss rate %.4f" % (
+        name, len(part), sums, peak, lossy))
+    if not peak or not lossy:
+        err(name, "no throughput or no loss in any report")
+    return rq
+
+check_phase("phase 1", T + "/show-one.json", reps[:n1], T + "/sink-one.json")
+check_phase("phase 2 (attached again)", T + "/show-two.json", reps[n1:], T + "/sink-two.json")
+
+# /metrics (phase 1): the QP series equal show's and the report's.
+line = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\} ([0-9.e+-]+)$')
+series = {}
+for l in open(T + "/metrics"):
+    if l.startswith("#"):
+        continue
+    m = line.match(l.rstrip("\n"))
+    if not m:
+        err("not exposition format:", l)
+        continue
+    labels = dict(re.findall(r'([a-z_]+)="([^"]*)"', m.group(2)))
+    series.setdefault(m.group(1), {})[(labels.get("src"), int(labels.get("sport", 0)), int(labels.get("qpn", 0)))] = float(m.group(3))
+show = {qkey(q): q for q in json.load(open(T + "/show-one.json"))[0]["qps"]}
+for name, c in (("dmsc_roce_qp_packets_total", "packets"), ("dmsc_roce_qp_bytes_total", "bytes"),
+                ("dmsc_roce_qp_lost_psns", "lost"),
+                ("dmsc_roce_qp_out_of_order_packets_total", "out_of_order"),
+                ("dmsc_roce_qp_duplicate_packets_total", "duplicates")):
+    got = series.get(name, {})
+    if got != {k: q[c] for k, q in show.items()}:
+        err(name, "differs from show:", sorted(got.items())[:2], "show:", sorted((k, q[c]) for k, q in show.items())[:2])
+print("metrics: %d QP series checked" % (5 * len(show)))
+sys.exit(1 if bad else 0)
+EOF
+	stop_agent
+	nothing_left
+	grep -q 'telemetry: detached e0 ingress' "$T/log" || fail "no detach logged"
+	h2x curl -s -o /dev/null "http://127.0.0.1:$PORT/metrics" && fail "/metrics still served"
+	dmesg_clean || fail "kernel log has warnings"
+}
+
+# An attachment the agent did not make is read and left in place.
+test_not_its_own() {
+	trap case_cleanup EXIT
+	setup
+	notify_listen
+	tm telemetry attach dev e0
+	start_agent '{ "node": "h2", "roles": ["sr"], "telemetry": {
+		"devices": [ { "dev": "e0" } ], "prometheus": { "port": '$PORT' } } }'
+	wait_for "grep -q '^READY=1' '$T/notified'" "no READY=1"
+	h2x curl -sf -o "$T/metrics" "http://127.0.0.1:$PORT/metrics" || fail "no /metrics"
+	grep -q '^dmsc_roce_dev_packets_total{dev="e0",direction="ingress"} ' "$T/metrics" ||
+		fail "e0 not in /metrics: $(head "$T/metrics")"
+	stop_agent
+	grep -q 'e0 ingress is attached already' "$T/log" || fail "no note of the attachment"
+	check "[ \"\$(tm -j telemetry show | json_get 'len(d)')\" = 1 ]" \
+		"the agent removed an attachment it did not make"
+	tm telemetry detach dev e0
+	nothing_left
+}
+
+# A device that cannot be attached: exit 1, the ones before detached.
+test_attach_fails() {
+	trap case_cleanup EXIT
+	setup
+	notify_listen
+	start_agent '{ "node": "h2", "roles": ["sr"], "telemetry": {
+		"devices": [ { "dev": "e0" }, { "dev": "nosuch0" } ] } }'
+	local rc=0
+	wait "$AG" || rc=$?
+	AG=""
+	sed 's/^/agent: /' "$T/log"
+	check "(( rc == 1 ))" "exit status $rc"
+	grep -q 'dev "nosuch0": no such device' "$T/log" || fail "no error naming the device"
+	grep -q 'telemetry: detached e0 ingress' "$T/log" || fail "e0 not detached"
+	check "[ ! -s '$T/notified' ]" "READY=1 although it failed: $(cat "$T/notified")"
+	nothing_left
+	# And a configuration error names the field.
+	echo '{ "node": "h2", "roles": ["sr"], "telemetry": { "devices": [ { "dev": "e0", "direction": "in" } ] } }' >"$T/bad.json"
+	local out
+	out=$("$AGENT" -c "$T/bad.json" --check 2>&1) && fail "--check passed a bad direction"
+	[[ "$out" == *'telemetry.devices[0].direction: expected "ingress" or "egress"'* ]] ||
+		fail "error: $out"
+}
+
+for tool in "$AGENT" "$DMSC" "$RG" bpftool python3 curl nsenter setpriv; do
+	command -v "$tool" >/dev/null || { echo "1..0 # SKIP no $tool"; exit 4; }
+done
+dmesg_mark
+backlog=$(sysctl -n net.core.netdev_max_backlog)
+sysctl -qw net.core.netdev_max_backlog=100000
+trap 'cleanup_ns; sysctl -qw net.core.netdev_max_backlog=$backlog' EXIT
+ktap_run test_export "agent: /metrics and type-5 reports equal show and the sink, through a re-attach; SIGTERM leaves nothing" \
+	test_not_its_own "agent: an attachment it did not make is read and left in place" \
+	test_attach_fails "agent: a device that cannot be attached: exit 1, the others detached, no READY=1"
