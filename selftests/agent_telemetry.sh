@@ -227,7 +227,9 @@ test_export() {
 	# that counters that merely went on growing could not tell; the
 	# agent stopped meanwhile, so that no report sees the time with
 	# nothing attached, and one report spans the restart.
-	kill -STOP "$AG"
+	# Stopped while not holding the telemetry lock (a snapshot holds it):
+	# flock(1) takes it first, or the detach below would wait for ever.
+	flock /sys/fs/bpf/dmsc kill -STOP "$AG"
 	tm telemetry detach dev e0
 	tm telemetry attach dev e0
 	traffic two 600
