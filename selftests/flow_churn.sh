@@ -550,14 +550,7 @@ CASES=(
 	test_rmmod_under_traffic "rmmod with flows and traffic on, reload starts empty"
 )
 # DMSC_CHURN_CASES="test_a test_b": run only those.
-if [ -n "${DMSC_CHURN_CASES:-}" ]; then
-	sel=()
-	for ((i = 0; i < ${#CASES[@]}; i += 2)); do
-		[[ " $DMSC_CHURN_CASES " != *" ${CASES[i]} "* ]] ||
-			sel+=("${CASES[i]}" "${CASES[i + 1]}")
-	done
-	CASES=(${sel[@]+"${sel[@]}"})
-fi
+cases_only CASES "${DMSC_CHURN_CASES:-}"
 
 backlog=$(sysctl -n net.core.netdev_max_backlog)
 pktgen_loaded=0

@@ -163,6 +163,20 @@ dmesg_clean() {
 }
 
 # ktap_run FN DESCRIPTION [FN DESCRIPTION...]: run each case, print KTAP.
+# cases_only ARRAY SELECTION: keep in ARRAY (function, description pairs)
+# only the cases whose function SELECTION names, for DMSC_*_CASES while
+# debugging one case; an empty SELECTION keeps them all.
+cases_only() {
+	local -n cases_ref=$1
+	local only=$2 sel=() i
+	[ -n "$only" ] || return 0
+	for ((i = 0; i < ${#cases_ref[@]}; i += 2)); do
+		[[ " $only " != *" ${cases_ref[i]} "* ]] ||
+			sel+=("${cases_ref[i]}" "${cases_ref[i + 1]}")
+	done
+	cases_ref=(${sel[@]+"${sel[@]}"})
+}
+
 ktap_run() {
 	local n=$(($# / 2)) i=0 fn desc rc log reason
 	echo "TAP version 13"

@@ -390,12 +390,5 @@ cases=(
 	test_dmesg "unload at the end, kernel log clean"
 )
 # DMSC_RULES_CASES="test_a test_b": run only those (while debugging).
-if [ -n "${DMSC_RULES_CASES:-}" ]; then
-	sel=()
-	for ((i = 0; i < ${#cases[@]}; i += 2)); do
-		[[ " $DMSC_RULES_CASES " == *" ${cases[i]} "* ]] &&
-			sel+=("${cases[i]}" "${cases[i + 1]}")
-	done
-	cases=("${sel[@]}")
-fi
+cases_only cases "${DMSC_RULES_CASES:-}"
 ktap_run "${cases[@]}"

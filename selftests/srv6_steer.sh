@@ -992,12 +992,5 @@ cases=(
 	test_dmesg "unload at the end, kernel log clean"
 )
 # DMSC_SRV6_CASES="test_a test_b": run only those (while debugging).
-if [ -n "${DMSC_SRV6_CASES:-}" ]; then
-	sel=()
-	for ((i = 0; i < ${#cases[@]}; i += 2)); do
-		[[ " $DMSC_SRV6_CASES " == *" ${cases[i]} "* ]] &&
-			sel+=("${cases[i]}" "${cases[i + 1]}")
-	done
-	cases=("${sel[@]}")
-fi
+cases_only cases "${DMSC_SRV6_CASES:-}"
 ktap_run "${cases[@]}"

@@ -522,12 +522,5 @@ cases=(
 	test_prometheus "telemetry serve: Prometheus text equal to show"
 )
 # DMSC_TELEMETRY_CASES="test_a test_b": run only those (while debugging).
-if [ -n "${DMSC_TELEMETRY_CASES:-}" ]; then
-	sel=()
-	for ((i = 0; i < ${#cases[@]}; i += 2)); do
-		[[ " $DMSC_TELEMETRY_CASES " == *" ${cases[i]} "* ]] &&
-			sel+=("${cases[i]}" "${cases[i + 1]}")
-	done
-	cases=("${sel[@]}")
-fi
+cases_only cases "${DMSC_TELEMETRY_CASES:-}"
 ktap_run "${cases[@]}"
