@@ -10,28 +10,12 @@ source "$(dirname "$0")/lib.sh"
 AGENT=${AGENT:-$top/agent/dmsc-agent}
 CAP_NET_ADMIN_MASK=0000000000001000	# 1 << CAP_NET_ADMIN (12)
 
-T="" PY="" AG=""
+T="" AG=""
 case_cleanup() {
 	[ -z "$AG" ] || kill "$AG" 2>/dev/null || true
-	[ -z "$PY" ] || kill "$PY" 2>/dev/null || true
+	[ -z "$NOTIFY_PID" ] || kill "$NOTIFY_PID" 2>/dev/null || true
 	cleanup_ns
 	[ -z "$T" ] || rm -rf "$T"
-}
-
-# notify_listen: receive sd_notify datagrams on $T/notify into $T/notified,
-# one per line, as systemd's notify socket would.
-notify_listen() {
-	python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-with open(sys.argv[2], "a") as f:
-    while True:
-        f.write(s.recv(4096).decode().replace("\n", " ").strip() + "\n")
-        f.flush()
-' "$T/notify" "$T/notified" &
-	PY=$!
-	wait_for "[ -S '$T/notify' ]" "no notify socket"
 }
 
 wait_for() {	# wait_for COND REASON: up to 5 s; then shows the agent's log

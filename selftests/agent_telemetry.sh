@@ -20,13 +20,13 @@ AGENT=${AGENT:-$top/agent/dmsc-agent}
 RG=$top/tools/roce-gen/roce-gen
 PORT=9791
 
-T="" AG="" SMO="" NP="" h1="" h2=""	# mkns sets h1, h2
+T="" AG="" SMO="" h1="" h2=""	# mkns sets h1, h2
 case_cleanup() {
 	[ -z "$AG" ] || kill -TERM "$AG" 2>/dev/null || true
 	[ -z "$AG" ] || kill -CONT "$AG" 2>/dev/null || true	# if it failed stopped
 	[ -z "$AG" ] || wait "$AG" 2>/dev/null || true
 	[ -z "$SMO" ] || kill "$SMO" 2>/dev/null || true
-	[ -z "$NP" ] || kill "$NP" 2>/dev/null || true
+	[ -z "$NOTIFY_PID" ] || kill "$NOTIFY_PID" 2>/dev/null || true
 	[ -z "$h2" ] || tm telemetry detach dev e0 >/dev/null 2>&1 || true
 	cleanup_ns
 	[ -z "$T" ] || rm -rf "$T"
@@ -112,20 +112,6 @@ while True:
 	SMO=$!
 	touch "$T/reports"
 	wait_for "[ -S '$T/smo.sock' ]" "no SMO socket"
-}
-
-notify_listen() {
-	python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-with open(sys.argv[2], "a") as f:
-    while True:
-        f.write(s.recv(4096).decode().replace("\n", " ").strip() + "\n")
-        f.flush()
-' "$T/notify" "$T/notified" &
-	NP=$!
-	wait_for "[ -S '$T/notify' ]" "no notify socket"
 }
 
 # start_agent CONFIG-JSON: in h2, as the unit would, plus CAP_BPF and

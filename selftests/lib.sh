@@ -162,7 +162,25 @@ dmesg_clean() {
 	fi
 }
 
-# ktap_run FN DESCRIPTION [FN DESCRIPTION...]: run each case, print KTAP.
+NOTIFY_PID=
+# notify_listen: receive sd_notify datagrams on $T/notify into $T/notified,
+# one per line, as systemd's notify socket would (agent_service.sh,
+# agent_telemetry.sh; each defines wait_for). The listener's pid is
+# NOTIFY_PID, for the cleanup.
+notify_listen() {
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as f:
+    while True:
+        f.write(s.recv(4096).decode().replace("\n", " ").strip() + "\n")
+        f.flush()
+' "$T/notify" "$T/notified" &
+	NOTIFY_PID=$!
+	wait_for "[ -S '$T/notify' ]" "no notify socket"
+}
+
 # cases_only ARRAY SELECTION: keep in ARRAY (function, description pairs)
 # only the cases whose function SELECTION names, for DMSC_*_CASES while
 # debugging one case; an empty SELECTION keeps them all.
@@ -177,6 +195,7 @@ cases_only() {
 	cases_ref=(${sel[@]+"${sel[@]}"})
 }
 
+# ktap_run FN DESCRIPTION [FN DESCRIPTION...]: run each case, print KTAP.
 ktap_run() {
 	local n=$(($# / 2)) i=0 fn desc rc log reason
 	echo "TAP version 13"
