@@ -39,8 +39,11 @@ for t in "$@"; do
 	# is hundreds of lines, the ring buffer wraps, and a count no longer
 	# points at where the test began (or at anything, once it is full).
 	dmesg_start=$(kmsg | awk 'END { printf "%.6f", substr($0, 2, index($0, "]") - 2) }')
+	started=$SECONDS
 	timeout -k 10 "$limit" "$prog" 2>&1 | tee "$out"
 	trc=${PIPESTATUS[0]}
+	# Where the minutes of make check go: its budget is 45 on 2 cores.
+	echo "# selftest: $t took $((SECONDS - started)) s"
 	plan=$(grep -m1 -E '^1\.\.[0-9]+' "$out" | cut -c4-)
 	problems=$("$ktap_count" -p "$out")
 	if [[ $plan =~ ^0\ *#\ *SKIP ]] && [ -z "$problems" ] &&
