@@ -50,6 +50,7 @@ step harness tools/check-selftest.sh
 step unit-agent make -s -C agent check
 step unit-ebpf make -s -C ebpf check
 [ -f tools/roce-gen/Makefile ] && step unit-roce-gen make -s -C tools/roce-gen check
+step pki tools/pki/test.sh
 step checkpatch checkpatch
 step ynl python3 tools/ynl-check.py
 step dkms tools/dkms-check.sh

@@ -16,7 +16,7 @@ ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 expected() {
 	local f
 	{
-		printf '%s\n' usr/sbin/dmsc usr/sbin/dmsc-agent \
+		printf '%s\n' usr/sbin/dmsc usr/sbin/dmsc-agent usr/sbin/dmsc-pki \
 			usr/share/man/man8/dmsc.8 usr/share/man/man8/dmsc-agent.8 \
 			lib/systemd/system/dmsc-agent.service
 		# The module source: what git tracks of it (the tree itself
