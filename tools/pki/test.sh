@@ -27,7 +27,7 @@ ktap_plan 12
 # the alert, if any; the reply is the test, not the exit code (the client
 # is ended by timeout once it has its answer).
 handshake() {
-	local port i
+	local port
 
 	: >"$tmp/s.out"
 	openssl s_server -rev -accept 127.0.0.1:0 -naccept 1 -tls1_3 \
@@ -35,7 +35,7 @@ handshake() {
 		-Verify 1 -verify_return_error -CRL "$d/crl.pem" -crl_check \
 		>"$tmp/s.out" 2>&1 &
 	srv_pid=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		port=$(sed -n 's/^ACCEPT 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/s.out")
 		[ -n "$port" ] && break
 		sleep 0.05
