@@ -13,7 +13,7 @@ pkgs=(
 	build-essential pkg-config make gcc clang llvm libclang-rt-dev
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libjson-c-dev libsystemd-dev
 	libbpf-dev bpftool libglpk-dev glpk-utils coinor-clp libmnl-dev libelf-dev zlib1g-dev
-	libmicrohttpd-dev curl openssl
+	libmicrohttpd-dev curl openssl libssl-dev python3-jwt python3-cryptography
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
 	iproute2 nftables tshark tcpdump util-linux procps dkms
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
