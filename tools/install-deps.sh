@@ -14,6 +14,7 @@ pkgs=(
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libjson-c-dev libsystemd-dev
 	libbpf-dev bpftool libglpk-dev glpk-utils coinor-clp libmnl-dev libelf-dev zlib1g-dev
 	libmicrohttpd-dev curl openssl libssl-dev python3-jwt python3-cryptography
+	libsqlite3-dev libevent-dev libcurl4-openssl-dev etcd-server etcd-client
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
 	iproute2 nftables tshark tcpdump util-linux procps dkms
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12

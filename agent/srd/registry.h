@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The service registry of the SRD role (draft-yang-dmsc-distributed-model-04,
+ * signalling types 1 and 2): microservice instances (MIs) with leases, and a
+ * revision number that every change raises, so that an SR applies each
+ * change once and notices a gap.
+ *
+ * The registry sits on a store. Two will implement struct srd_store_ops:
+ * SQLite (store_sqlite.c, the embedded default, no server) and etcd (to
+ * come, for several controllers sharing one registry). They keep the same
+ * contract, which tests/test_registry.c checks:
+ *
+ *  - put() registers or replaces an instance and grants it a lease of
+ *    @ttl_ms; renew() extends the lease; an instance whose lease ran out
+ *    is removed by expire(), as a change like any other;
+ *  - every put, delete and expiry is one revision, durable when the call
+ *    returns (SQLite: WAL with synchronous=FULL, one transaction);
+ *  - changes(since) gives every change after revision @since in order, or
+ *    SRD_GAP if the log no longer reaches back that far: the SR must then
+ *    take a full list() (anti-entropy), which carries its revision;
+ *  - renewals are not durable, as in etcd: after a restart of the SRD each
+ *    instance gets a full new lease from the time of the restart, so a
+ *    restart never expires a live instance and a dead one is expired one
+ *    lease later.
+ */
+#ifndef DMSC_SRD_REGISTRY_H
+#define DMSC_SRD_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SRD_ID_MAX	64	/* instance id, with the NUL */
+#define SRD_NODE_MAX	64	/* node name, with the NUL */
+#define SRD_ADDR_MAX	48	/* IPv6 text, with the NUL */
+#define SRD_PREFIX_MAX	52	/* IPv6 prefix "addr/len", with the NUL */
+#define SRD_RTYPE_MAX	32	/* resource type, with the NUL */
+#define SRD_TTL_MIN_MS	100
+#define SRD_TTL_MAX_MS	3600000
+
+/* Returned by changes() when @since is older than the log keeps. */
+#define SRD_GAP		1
+
+enum srd_state {
+	SRD_PENDING,	/* registered, not yet serving */
+	SRD_ACTIVE,	/* serving: its routes are advertised */
+	SRD_FAULTED,	/* reported faulty: routes withdrawn, kept registered */
+};
+
+struct srd_instance {
+	char id[SRD_ID_MAX];		/* unique, chosen by the MI */
+	char node[SRD_NODE_MAX];	/* the node it runs on */
+	char sid[SRD_ADDR_MAX];		/* its SRv6 SID */
+	char prefix[SRD_PREFIX_MAX];	/* the service prefix it serves */
+	char rtype[SRD_RTYPE_MAX];	/* resource type: "gpu", "cpu", ... */
+	uint32_t capability;		/* compute capability, e.g. TFLOPS */
+	enum srd_state state;
+	uint32_t ttl_ms;		/* lease length */
+	/* kept by the store: */
+	int64_t expires_ms;		/* when the lease runs out */
+	uint64_t mod_rev;		/* revision of the last put */
+};
+
+enum srd_op { SRD_OP_PUT, SRD_OP_DEL, SRD_OP_EXPIRE };
+
+struct srd_change {
+	uint64_t rev;
+	enum srd_op op;
+	struct srd_instance inst;	/* for DEL and EXPIRE: id and node only */
+};
+
+typedef int (*srd_change_fn)(const struct srd_change *c, void *arg);
+typedef int (*srd_inst_fn)(const struct srd_instance *i, void *arg);
+
+struct srd_store;
+
+struct srd_store_ops {
+	const char *name;
+	/* All return 0, or -1 with the reason in @err. */
+	int (*put)(struct srd_store *s, const struct srd_instance *i,
+		   int64_t now_ms, uint64_t *rev, char *err, size_t errlen);
+	/* -1 "no instance ID" if it is not registered (expired, deleted) */
+	int (*renew)(struct srd_store *s, const char *id, int64_t now_ms,
+		     char *err, size_t errlen);
+	int (*del)(struct srd_store *s, const char *id, uint64_t *rev,
+		   char *err, size_t errlen);
+	/* Remove what expired by @now_ms, calling @fn for each change. */
+	int (*expire)(struct srd_store *s, int64_t now_ms, srd_change_fn fn,
+		      void *arg, char *err, size_t errlen);
+	/* Every instance, and the revision the list is as of. */
+	int (*list)(struct srd_store *s, srd_inst_fn fn, void *arg,
+		    uint64_t *rev, char *err, size_t errlen);
+	/* Changes after @since, in order; SRD_GAP if the log does not reach. */
+	int (*changes)(struct srd_store *s, uint64_t since, srd_change_fn fn,
+		       void *arg, char *err, size_t errlen);
+	uint64_t (*revision)(struct srd_store *s);
+	void (*close)(struct srd_store *s);
+};
+
+struct srd_store {
+	const struct srd_store_ops *ops;
+};
+
+/*
+ * Open (creating if needed) the SQLite store at @path, keeping the last
+ * @log_keep changes for changes(). Leases of what it holds restart at
+ * @now_ms. NULL with the reason in @err; a store another SRD has open is
+ * refused ("in use by another process"), since two SRDs would each keep
+ * their own leases.
+ */
+struct srd_store *srd_store_sqlite_open(const char *path, uint64_t log_keep,
+					int64_t now_ms, char *err,
+					size_t errlen);
+
+/* Check an instance before it is stored: the field is named in @err. */
+int srd_instance_check(const struct srd_instance *i, char *err,
+		       size_t errlen);
+
+const char *srd_state_name(enum srd_state s);
+/* -1 if @name is none of "pending", "active", "faulted" */
+int srd_state_parse(const char *name);
+
+#endif /* DMSC_SRD_REGISTRY_H */
