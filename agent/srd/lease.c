@@ -54,9 +54,11 @@ static int grow(struct lease_table *t)
 	if (!n.slot)
 		return -1;
 	for (i = 0; i < t->cap; i++)
-		if (t->slot[i].state == LEASE_USED)
+		if (t->slot[i].state == LEASE_USED) {
 			lease_put(&n, t->slot[i].id, t->slot[i].expires_ms,
 				  t->slot[i].ttl_ms);
+			lease_set_handle(&n, t->slot[i].id, t->slot[i].handle);
+		}
 	free(t->slot);
 	*t = n;
 	return 0;
@@ -78,6 +80,7 @@ int lease_put(struct lease_table *t, const char *id, int64_t expires_ms,
 		if (l->state == LEASE_FREE)
 			t->filled++;
 		l->state = LEASE_USED;
+		l->handle = 0;
 		strncpy(l->id, id, sizeof(l->id) - 1);
 		l->id[sizeof(l->id) - 1] = '\0';
 		t->used++;
@@ -94,6 +97,16 @@ int lease_renew(struct lease_table *t, const char *id, int64_t now_ms)
 	if (!l)
 		return -1;
 	l->expires_ms = now_ms + l->ttl_ms;
+	return 0;
+}
+
+int lease_set_handle(struct lease_table *t, const char *id, int64_t handle)
+{
+	struct lease *l = find(t, id);
+
+	if (!l)
+		return -1;
+	l->handle = handle;
 	return 0;
 }
 

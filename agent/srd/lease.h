@@ -17,6 +17,7 @@ struct lease {
 	int64_t expires_ms;
 	uint32_t ttl_ms;
 	uint8_t state;		/* LEASE_FREE, LEASE_USED, LEASE_GONE */
+	int64_t handle;		/* the store's id of it (etcd's lease ID) */
 };
 
 struct lease_table {
@@ -32,6 +33,8 @@ int lease_put(struct lease_table *t, const char *id, int64_t expires_ms,
 /* Extend @id's lease to @now_ms + its ttl. -1 if @id has no lease. */
 int lease_renew(struct lease_table *t, const char *id, int64_t now_ms);
 void lease_del(struct lease_table *t, const char *id);
+/* Note the store's own id of @id's lease. -1 if @id has no lease. */
+int lease_set_handle(struct lease_table *t, const char *id, int64_t handle);
 /* The lease of @id, or NULL. */
 const struct lease *lease_get(const struct lease_table *t, const char *id);
 /*

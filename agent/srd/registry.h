@@ -5,10 +5,12 @@
  * revision number that every change raises, so that an SR applies each
  * change once and notices a gap.
  *
- * The registry sits on a store. Two will implement struct srd_store_ops:
- * SQLite (store_sqlite.c, the embedded default, no server) and etcd (to
- * come, for several controllers sharing one registry). They keep the same
- * contract, which tests/test_registry.c checks:
+ * The registry sits on a store. Two implement struct srd_store_ops: SQLite
+ * (store_sqlite.c, the embedded default, no server) and etcd
+ * (store_etcd.c, for several controllers sharing one registry). They keep
+ * the same contract, which tests/test_registry.c checks on SQLite and
+ * tests/test_etcd.c on a three-member etcd cluster (store_etcd.c says
+ * where etcd's nature makes it differ):
  *
  *  - put() registers or replaces an instance and grants it a lease of
  *    @ttl_ms; renew() extends the lease; an instance whose lease ran out
@@ -110,6 +112,14 @@ struct srd_store {
 struct srd_store *srd_store_sqlite_open(const char *path, uint64_t log_keep,
 					int64_t now_ms, char *err,
 					size_t errlen);
+
+/*
+ * Open the registry kept in an etcd cluster at @endpoints (comma-separated
+ * URLs of its members) under key @prefix (NULL: "/dmsc/srd/"). Several
+ * SRDs may share it. NULL with the reason in @err if no member answers.
+ */
+struct srd_store *srd_store_etcd_open(const char *endpoints, const char *prefix,
+				      int64_t now_ms, char *err, size_t errlen);
 
 /* Check an instance before it is stored: the field is named in @err. */
 int srd_instance_check(const struct srd_instance *i, char *err,

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The etcd v3 JSON-gateway client of etcd.h, on one libcurl easy handle
+ * (connections to the member in use are kept alive between calls).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+
+#include "etcd.h"
+
+/* Answers above this are refused: a registry listing of 100,000 instances
+ * is about 40 MB.
+ */
+#define ETCD_MAX_ANSWER	(64u << 20)
+
+struct etcd {
+	CURL *h;
+	char *ep[ETCD_MAX_ENDPOINTS];
+	int n, cur;
+};
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int too_big;
+};
+
+static size_t collect(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct buf *b = arg;
+	size_t n = size * nmemb;
+
+	if (b->len + n + 1 > ETCD_MAX_ANSWER) {
+		b->too_big = 1;
+		return 0;
+	}
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *p = realloc(b->p, cap);
+
+		if (!p)
+			return 0;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return n;
+}
+
+struct etcd *etcd_open(const char *endpoints, char *err, size_t errlen)
+{
+	struct etcd *e;
+	char *copy, *tok, *save = NULL;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	e = calloc(1, sizeof(*e));
+	copy = strdup(endpoints);
+	if (!e || !copy) {
+		free(e);
+		free(copy);
+		snprintf(err, errlen, "etcd: out of memory");
+		return NULL;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (e->n == ETCD_MAX_ENDPOINTS) {
+			snprintf(err, errlen, "etcd: endpoints: more than %d",
+				 ETCD_MAX_ENDPOINTS);
+			goto fail;
+		}
+		if (strncmp(tok, "http://", 7) && strncmp(tok, "https://", 8)) {
+			snprintf(err, errlen, "etcd: endpoints: \"%s\" is not an http:// or https:// URL",
+				 tok);
+			goto fail;
+		}
+		e->ep[e->n++] = strdup(tok);
+	}
+	free(copy);
+	copy = NULL;
+	if (!e->n) {
+		snprintf(err, errlen, "etcd: endpoints: none given");
+		goto fail;
+	}
+	e->h = curl_easy_init();
+	if (!e->h) {
+		snprintf(err, errlen, "etcd: curl_easy_init failed");
+		goto fail;
+	}
+	return e;
+fail:
+	free(copy);
+	etcd_close(e);
+	return NULL;
+}
+
+void etcd_close(struct etcd *e)
+{
+	int i;
+
+	if (!e)
+		return;
+	if (e->h)
+		curl_easy_cleanup(e->h);
+	for (i = 0; i < e->n; i++)
+		free(e->ep[i]);
+	free(e);
+}
+
+const char *etcd_endpoint(const struct etcd *e)
+{
+	return e->ep[e->cur];
+}
+
+/* One POST to the current member; on a transport failure, the next. */
+static int post(struct etcd *e, const char *path, const char *body,
+		long timeout_ms, curl_write_callback wr, void *wrarg,
+		long *http, CURLcode *cc, char *err, size_t errlen)
+{
+	struct curl_slist *hdr = curl_slist_append(NULL,
+					"Content-Type: application/json");
+	char url[512];
+	int tries;
+
+	for (tries = 0; tries < e->n; tries++) {
+		snprintf(url, sizeof(url), "%s%s", e->ep[e->cur], path);
+		curl_easy_reset(e->h);
+		curl_easy_setopt(e->h, CURLOPT_URL, url);
+		curl_easy_setopt(e->h, CURLOPT_HTTPHEADER, hdr);
+		curl_easy_setopt(e->h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(e->h, CURLOPT_WRITEFUNCTION, wr);
+		curl_easy_setopt(e->h, CURLOPT_WRITEDATA, wrarg);
+		curl_easy_setopt(e->h, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
+		curl_easy_setopt(e->h, CURLOPT_TIMEOUT_MS, timeout_ms);
+		curl_easy_setopt(e->h, CURLOPT_NOSIGNAL, 1L);
+		*cc = curl_easy_perform(e->h);
+		*http = 0;
+		curl_easy_getinfo(e->h, CURLINFO_RESPONSE_CODE, http);
+		/* reached a member that answered (or our callback stopped it) */
+		if (*cc == CURLE_OK || *cc == CURLE_WRITE_ERROR ||
+		    (*cc == CURLE_OPERATION_TIMEDOUT && *http))
+			break;
+		/* a member that is down or cut off: the next one */
+		e->cur = (e->cur + 1) % e->n;
+	}
+	curl_slist_free_all(hdr);
+	if (tries == e->n) {
+		snprintf(err, errlen, "etcd: no member reachable (last %s: %s)",
+			 url, curl_easy_strerror(*cc));
+		return -1;
+	}
+	return 0;
+}
+
+int etcd_call(struct etcd *e, const char *path, struct json_object *req,
+	      struct json_object **resp, char *err, size_t errlen)
+{
+	const char *body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	struct buf b = { 0 };
+	struct json_object *o;
+	CURLcode cc;
+	long http;
+
+	*resp = NULL;
+	if (post(e, path, body, 5000, collect, &b, &http, &cc, err, errlen))
+		goto fail;
+	if (cc != CURLE_OK) {
+		snprintf(err, errlen, "etcd %s: %s", path,
+			 b.too_big ? "answer too large" : curl_easy_strerror(cc));
+		goto fail;
+	}
+	o = b.p ? json_tokener_parse(b.p) : NULL;
+	if (http != 200) {
+		struct json_object *m;
+
+		/* the gateway's error: {"error": "...", "message": "...", "code": N} */
+		snprintf(err, errlen, "etcd %s: HTTP %ld: %s", path, http,
+			 o && json_object_object_get_ex(o, "message", &m) ?
+			 json_object_get_string(m) : "no message");
+		json_object_put(o);
+		goto fail;
+	}
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "etcd %s: answer is not a JSON object", path);
+		json_object_put(o);
+		goto fail;
+	}
+	free(b.p);
+	*resp = o;
+	return 0;
+fail:
+	free(b.p);
+	return -1;
+}
+
+struct watch {
+	struct buf b;
+	etcd_line_fn fn;
+	void *arg;
+	int verdict;	/* what fn said: 0 going on, 1 done, -1 error */
+};
+
+/* Lines of a streamed answer, each {"result": {...}}, to the caller. */
+static size_t watch_data(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct watch *w = arg;
+	size_t n = size * nmemb;
+	char *nl;
+
+	if (collect(data, size, nmemb, &w->b) != n)
+		return 0;
+	while ((nl = memchr(w->b.p, '\n', w->b.len))) {
+		struct json_object *o, *r;
+
+		*nl = '\0';
+		o = json_tokener_parse(w->b.p);
+		memmove(w->b.p, nl + 1, w->b.len - (nl + 1 - w->b.p));
+		w->b.len -= nl + 1 - w->b.p;
+		w->b.p[w->b.len] = '\0';
+		if (!o || !json_object_object_get_ex(o, "result", &r)) {
+			json_object_put(o);
+			w->verdict = -1;
+			return 0;
+		}
+		w->verdict = w->fn(r, w->arg);
+		json_object_put(o);
+		if (w->verdict)
+			return 0;	/* ends the transfer */
+	}
+	return n;
+}
+
+int etcd_watch(struct etcd *e, struct json_object *req, etcd_line_fn fn,
+	       void *arg, long timeout_ms, char *err, size_t errlen)
+{
+	const char *body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	struct watch w = { .fn = fn, .arg = arg };
+	CURLcode cc;
+	long http;
+
+	if (post(e, "/v3/watch", body, timeout_ms, watch_data, &w, &http, &cc,
+		 err, errlen)) {
+		free(w.b.p);
+		return -1;
+	}
+	free(w.b.p);
+	if (w.verdict == 1)
+		return 0;
+	if (w.verdict == -1) {
+		if (!err[0])
+			snprintf(err, errlen, "etcd watch: bad answer");
+		return -1;
+	}
+	snprintf(err, errlen, "etcd watch: %s", cc == CURLE_OPERATION_TIMEDOUT ?
+		 "timed out" : curl_easy_strerror(cc));
+	return -1;
+}
+
+struct json_object *etcd_b64(const void *s, size_t n)
+{
+	char *out = malloc(4 * ((n + 2) / 3) + 1);
+	struct json_object *o;
+
+	if (!out)
+		return NULL;
+	EVP_EncodeBlock((unsigned char *)out, s, n);
+	o = json_object_new_string(out);
+	free(out);
+	return o;
+}
+
+int etcd_unb64(const char *in, char *out, size_t size)
+{
+	size_t n = strlen(in), pad = 0;
+	unsigned char *tmp;
+	int len;
+
+	if (n % 4)
+		return -1;
+	if (n && in[n - 1] == '=')
+		pad++;
+	if (n > 1 && in[n - 2] == '=')
+		pad++;
+	tmp = malloc(n / 4 * 3 + 1);
+	if (!tmp)
+		return -1;
+	len = EVP_DecodeBlock(tmp, (const unsigned char *)in, n);
+	if (len < 0 || (size_t)len - pad >= size) {
+		free(tmp);
+		return -1;
+	}
+	memcpy(out, tmp, len - pad);
+	out[len - pad] = '\0';
+	free(tmp);
+	return 0;
+}
+
+int64_t etcd_int(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return 0;	/* proto3 leaves zeros out */
+	return json_object_get_int64(v);
+}

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The registry store on a real etcd: three members on loopback (Debian's
+ * etcd-server), two SRD stores sharing them, leases that etcd expires in
+ * real time, the change log through etcd's watch, compaction, and one
+ * member killed with the registry still working. The same contract as
+ * test_registry.c, where etcd's nature allows (store_etcd.c).
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "etcd.h"
+#include "registry.h"
+#include "../../tests/ktap.h"
+
+static char dir[] = "/tmp/dmsc-etcd.XXXXXX", err[256], endpoints[256];
+static pid_t member[3];
+static int base;
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1000ll + t.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&t, NULL);
+}
+
+static void start_member(int k)
+{
+	char name[16], data[128], client[64], peer[64], cluster[256], logf[128];
+
+	snprintf(name, sizeof(name), "m%d", k);
+	snprintf(data, sizeof(data), "%s/%s", dir, name);
+	snprintf(logf, sizeof(logf), "%s/%s.log", dir, name);
+	snprintf(client, sizeof(client), "http://127.0.0.1:%d", base + k);
+	snprintf(peer, sizeof(peer), "http://127.0.0.1:%d", base + 10 + k);
+	snprintf(cluster, sizeof(cluster),
+		 "m0=http://127.0.0.1:%d,m1=http://127.0.0.1:%d,m2=http://127.0.0.1:%d",
+		 base + 10, base + 11, base + 12);
+	fflush(stdout);	/* or the child's freopen() writes our buffer */
+	member[k] = fork();
+	if (member[k] == 0) {
+		if (!freopen(logf, "w", stderr) || !freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execlp("etcd", "etcd", "--name", name, "--data-dir", data,
+		       "--listen-client-urls", client, "--advertise-client-urls", client,
+		       "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+		       "--initial-cluster", cluster, "--initial-cluster-state", "new",
+		       "--initial-cluster-token", dir, "--log-level", "warn",
+		       (char *)NULL);
+		_exit(127);
+	}
+}
+
+static void stop_all(void)
+{
+	int k;
+
+	for (k = 0; k < 3; k++)
+		if (member[k] > 0) {
+			kill(member[k], SIGKILL);
+			waitpid(member[k], NULL, 0);
+			member[k] = 0;
+		}
+}
+
+/* Three members answering a write, on ports that were free. */
+static int cluster_up(void)
+{
+	struct etcd *e;
+	struct json_object *req, *resp;
+	int tries, k, t;
+
+	for (tries = 0; tries < 5; tries++) {
+		base = 20000 + (getpid() * 37 + tries * 1009) % 30000;
+		snprintf(endpoints, sizeof(endpoints),
+			 "http://127.0.0.1:%d,http://127.0.0.1:%d,http://127.0.0.1:%d",
+			 base, base + 1, base + 2);
+		for (k = 0; k < 3; k++)
+			start_member(k);
+		e = etcd_open(endpoints, err, sizeof(err));
+		for (t = 0; e && t < 100; t++) {
+			req = json_object_new_object();
+			json_object_object_add(req, "key", etcd_b64("/up", 3));
+			json_object_object_add(req, "value", etcd_b64("1", 1));
+			k = etcd_call(e, "/v3/kv/put", req, &resp, err, sizeof(err));
+			json_object_put(req);
+			if (!k) {
+				json_object_put(resp);
+				etcd_close(e);
+				return 0;
+			}
+			sleep_ms(200);
+		}
+		etcd_close(e);
+		stop_all();
+	}
+	return -1;
+}
+
+static void mi(struct srd_instance *i, const char *id, const char *node, int n)
+{
+	memset(i, 0, sizeof(*i));
+	snprintf(i->id, sizeof(i->id), "%s", id);
+	snprintf(i->node, sizeof(i->node), "%s", node);
+	snprintf(i->sid, sizeof(i->sid), "fc00:%x::100", n);
+	snprintf(i->prefix, sizeof(i->prefix), "2001:db8:%x::/48", n);
+	strcpy(i->rtype, "gpu");
+	i->capability = 312 + n;
+	i->state = SRD_ACTIVE;
+	i->ttl_ms = 3000;
+}
+
+struct seen {
+	int n, has_c;
+	char ids[64][SRD_ID_MAX];
+	uint64_t revs[64];
+	int ops[64];
+	char nodes[64][SRD_NODE_MAX];
+};
+
+static int see_inst(const struct srd_instance *i, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 64)
+		snprintf(s->ids[s->n], SRD_ID_MAX, "%s", i->id);
+	if (!strcmp(i->id, "mi-c"))
+		s->has_c = 1;
+	s->n++;
+	return 0;
+}
+
+static int see_change(const struct srd_change *c, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 64) {
+		snprintf(s->ids[s->n], SRD_ID_MAX, "%s", c->inst.id);
+		snprintf(s->nodes[s->n], SRD_NODE_MAX, "%s", c->inst.node);
+		s->revs[s->n] = c->rev;
+		s->ops[s->n] = c->op;
+	}
+	s->n++;
+	return 0;
+}
+
+static int put(struct srd_store *s, const char *id, const char *node, int n,
+	       uint64_t *rev)
+{
+	struct srd_instance i;
+
+	mi(&i, id, node, n);
+	return s->ops->put(s, &i, now_ms(), rev, err, sizeof(err));
+}
+
+int main(void)
+{
+	struct srd_store *s, *s2;
+	struct srd_instance i;
+	struct seen sn;
+	uint64_t r0, r1, r2, r3, rev;
+	int64_t t_c, t, gone = -1;
+	int ok;
+
+	if (!mkdtemp(dir))
+		return 1;
+	ktap_plan(13);
+
+	ok = cluster_up() == 0;
+	ktap_check(ok, "a three-member etcd cluster on loopback answers");
+	if (!ok) {
+		printf("# %s\n", err);
+		return ktap_finish();
+	}
+	s = srd_store_etcd_open(endpoints, "/t/srd/", now_ms(), err, sizeof(err));
+	if (!s) {
+		printf("# %s\n", err);
+		stop_all();
+		return ktap_finish();
+	}
+	r0 = s->ops->revision(s);
+
+	ok = !put(s, "mi-a", "pe1", 1, &r1) && !put(s, "mi-b", "pe1", 2, &r2);
+	t_c = now_ms();
+	ok = ok && !put(s, "mi-c", "pe2", 3, &r3) && r0 < r1 && r1 < r2 && r2 < r3;
+	memset(&sn, 0, sizeof(sn));
+	ok = ok && !s->ops->list(s, see_inst, &sn, &rev, err, sizeof(err)) && sn.n == 3 &&
+	     rev >= r3 && !strcmp(sn.ids[0], "mi-a") && !strcmp(sn.ids[2], "mi-c");
+	ktap_check(ok, "three registrations at increasing revisions, listed");
+	if (!ok)
+		printf("# %s\n", err);
+
+	mi(&i, "mi-a", "pe7", 1);
+	ok = s->ops->put(s, &i, now_ms(), NULL, err, sizeof(err)) &&
+	     strstr(err, "id: mi-a is registered on node pe1");
+	mi(&i, "mi-x", "pe1", 1);
+	i.ttl_ms = 1000;
+	ok = ok && s->ops->put(s, &i, now_ms(), NULL, err, sizeof(err)) &&
+	     strstr(err, "ttl_ms: etcd's shortest lease");
+	mi(&i, "mi-x", "pe1", 1);
+	strcpy(i.sid, "10.0.0.1");
+	ok = ok && s->ops->put(s, &i, now_ms(), NULL, err, sizeof(err)) && strstr(err, "sid:");
+	ktap_check(ok, "another node's id, a lease under 2 s and a bad sid are refused, by name");
+
+	memset(&sn, 0, sizeof(sn));
+	ok = s->ops->changes(s, r0, see_change, &sn, err, sizeof(err)) == 0 && sn.n == 3 &&
+	     sn.revs[0] == r1 && sn.revs[2] == r3 && sn.ops[1] == SRD_OP_PUT &&
+	     !strcmp(sn.ids[2], "mi-c");
+	memset(&sn, 0, sizeof(sn));
+	ok = ok && s->ops->changes(s, s->ops->revision(s), see_change, &sn, err, sizeof(err)) == 0 &&
+	     sn.n == 0;
+	ok = ok && s->ops->changes(s, s->ops->revision(s) + 1000, see_change, &sn, err,
+				   sizeof(err)) == -1 && strstr(err, "ahead");
+	ktap_check(ok, "changes through etcd's watch: in order, none after the last, a future revision refused");
+
+	/* a second SRD on the same cluster sees them and renews the first's */
+	s2 = srd_store_etcd_open(endpoints, "/t/srd/", now_ms(), err, sizeof(err));
+	memset(&sn, 0, sizeof(sn));
+	ok = s2 && !s2->ops->list(s2, see_inst, &sn, &rev, err, sizeof(err)) && sn.n == 3 &&
+	     !s2->ops->renew(s2, "mi-a", now_ms(), err, sizeof(err));
+	ktap_check(ok, "a second SRD sharing the cluster lists them and renews another's lease");
+
+	/*
+	 * Heartbeats every 1 s, lease 3 s: a and b beat, c is silent since
+	 * its registration. etcd must remove c after 3 s, not before, and
+	 * not much after (it checks leases every 500 ms).
+	 */
+	ok = 1;
+	for (t = now_ms(); now_ms() - t_c < 6000 && gone < 0;) {
+		if (now_ms() - t >= 1000) {
+			t = now_ms();
+			ok &= !s->ops->renew(s, "mi-a", t, err, sizeof(err));
+			ok &= !s2->ops->renew(s2, "mi-b", t, err, sizeof(err));
+		}
+		memset(&sn, 0, sizeof(sn));
+		if (s->ops->list(s, see_inst, &sn, &rev, err, sizeof(err)))
+			ok = 0;
+		else if (!sn.has_c)
+			gone = now_ms() - t_c;
+		sleep_ms(50);
+	}
+	printf("# mi-c removed by etcd %" PRId64 " ms after its last heartbeat (lease 3000 ms)\n",
+	       gone);
+	ok = ok && gone >= 2900 && gone <= 4500 && sn.n == 2;
+	ktap_check(ok, "a silent instance is expired by etcd after its 3 s lease, the renewed ones stay");
+
+	memset(&sn, 0, sizeof(sn));
+	ok = s->ops->changes(s, r3, see_change, &sn, err, sizeof(err)) == 0 && sn.n == 1 &&
+	     sn.ops[0] == SRD_OP_DEL && !strcmp(sn.ids[0], "mi-c") &&
+	     !strcmp(sn.nodes[0], "pe2");
+	ktap_check(ok, "the expiry comes out of changes() as a deletion, with the node");
+
+	ok = !s->ops->del(s, "mi-b", &rev, err, sizeof(err)) &&
+	     s->ops->renew(s, "mi-b", now_ms(), err, sizeof(err)) &&
+	     strstr(err, "no instance mi-b") &&
+	     s->ops->del(s, "mi-b", NULL, err, sizeof(err)) && strstr(err, "no instance");
+	ktap_check(ok, "delete: gone for renewals, a second delete says so");
+
+	ok = s->ops->renew(s, "mi-c", now_ms(), err, sizeof(err)) &&
+	     strstr(err, "no instance mi-c");
+	ktap_check(ok, "renewing an expired instance fails: it must register again");
+
+	/* one member dies: the registry keeps working on the other two */
+	kill(member[0], SIGKILL);
+	waitpid(member[0], NULL, 0);
+	member[0] = 0;
+	t = now_ms();
+	while ((ok = !put(s, "mi-d", "pe3", 4, &rev)) == 0 && now_ms() - t < 10000)
+		sleep_ms(200);
+	printf("# member 0 killed: the next registration took %" PRId64 " ms (%s)\n",
+	       now_ms() - t, ok ? "done" : err);
+	memset(&sn, 0, sizeof(sn));
+	ok = ok && !s->ops->list(s, see_inst, &sn, &rev, err, sizeof(err)) && sn.n == 2 &&
+	     !s2->ops->renew(s2, "mi-d", now_ms(), err, sizeof(err));
+	ktap_check(ok, "with one member killed, registrations, lists and renewals go on");
+
+	/* an SRD restart: leases are found again from the keys */
+	s->ops->close(s);
+	s = srd_store_etcd_open(endpoints, "/t/srd/", now_ms(), err, sizeof(err));
+	ok = s && !s->ops->renew(s, "mi-d", now_ms(), err, sizeof(err)) &&
+	     !s->ops->renew(s, "mi-a", now_ms(), err, sizeof(err));
+	ktap_check(ok, "a restarted SRD renews what was registered before");
+	if (!s) {
+		stop_all();
+		return ktap_finish();
+	}
+
+	/* compaction: a revision etcd no longer keeps is SRD_GAP */
+	{
+		struct etcd *e = etcd_open(endpoints, err, sizeof(err));
+		struct json_object *req = json_object_new_object(), *resp;
+
+		json_object_object_add(req, "revision", json_object_new_int64(s->ops->revision(s)));
+		ok = e && !etcd_call(e, "/v3/kv/compaction", req, &resp, err, sizeof(err));
+		if (ok)
+			json_object_put(resp);
+		json_object_put(req);
+		etcd_close(e);
+		ok = ok && s->ops->changes(s, r0, see_change, &sn, err, sizeof(err)) == SRD_GAP;
+	}
+	ktap_check(ok, "after a compaction, an old revision is SRD_GAP: take a full list");
+
+	ok = !s->ops->del(s, "mi-a", NULL, err, sizeof(err)) &&
+	     !s->ops->del(s, "mi-d", NULL, err, sizeof(err));
+	memset(&sn, 0, sizeof(sn));
+	ok = ok && !s->ops->list(s, see_inst, &sn, &rev, err, sizeof(err)) && sn.n == 0;
+	ktap_check(ok, "deleting the rest leaves the registry empty");
+
+	if (s2)
+		s2->ops->close(s2);
+	s->ops->close(s);
+	stop_all();
+	snprintf(err, sizeof(err), "rm -rf %s", dir);
+	if (system(err))
+		return 1;
+	return ktap_finish();
+}
