@@ -17,99 +17,10 @@
 
 #include "etcd.h"
 #include "registry.h"
+#include "etcd_cluster.h"
 #include "../../tests/ktap.h"
 
-static char dir[] = "/tmp/dmsc-etcd.XXXXXX", err[256], endpoints[256];
-static pid_t member[3];
-static int base;
-
-static int64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return t.tv_sec * 1000ll + t.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&t, NULL);
-}
-
-static void start_member(int k)
-{
-	char name[16], data[128], client[64], peer[64], cluster[256], logf[128];
-
-	snprintf(name, sizeof(name), "m%d", k);
-	snprintf(data, sizeof(data), "%s/%s", dir, name);
-	snprintf(logf, sizeof(logf), "%s/%s.log", dir, name);
-	snprintf(client, sizeof(client), "http://127.0.0.1:%d", base + k);
-	snprintf(peer, sizeof(peer), "http://127.0.0.1:%d", base + 10 + k);
-	snprintf(cluster, sizeof(cluster),
-		 "m0=http://127.0.0.1:%d,m1=http://127.0.0.1:%d,m2=http://127.0.0.1:%d",
-		 base + 10, base + 11, base + 12);
-	fflush(stdout);	/* or the child's freopen() writes our buffer */
-	member[k] = fork();
-	if (member[k] == 0) {
-		if (!freopen(logf, "w", stderr) || !freopen("/dev/null", "w", stdout))
-			_exit(127);
-		execlp("etcd", "etcd", "--name", name, "--data-dir", data,
-		       "--listen-client-urls", client, "--advertise-client-urls", client,
-		       "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-		       "--initial-cluster", cluster, "--initial-cluster-state", "new",
-		       "--initial-cluster-token", dir, "--log-level", "warn",
-		       (char *)NULL);
-		_exit(127);
-	}
-}
-
-static void stop_all(void)
-{
-	int k;
-
-	for (k = 0; k < 3; k++)
-		if (member[k] > 0) {
-			kill(member[k], SIGKILL);
-			waitpid(member[k], NULL, 0);
-			member[k] = 0;
-		}
-}
-
-/* Three members answering a write, on ports that were free. */
-static int cluster_up(void)
-{
-	struct etcd *e;
-	struct json_object *req, *resp;
-	int tries, k, t;
-
-	for (tries = 0; tries < 5; tries++) {
-		base = 20000 + (getpid() * 37 + tries * 1009) % 30000;
-		snprintf(endpoints, sizeof(endpoints),
-			 "http://127.0.0.1:%d,http://127.0.0.1:%d,http://127.0.0.1:%d",
-			 base, base + 1, base + 2);
-		for (k = 0; k < 3; k++)
-			start_member(k);
-		e = etcd_open(endpoints, err, sizeof(err));
-		for (t = 0; e && t < 100; t++) {
-			req = json_object_new_object();
-			json_object_object_add(req, "key", etcd_b64("/up", 3));
-			json_object_object_add(req, "value", etcd_b64("1", 1));
-			k = etcd_call(e, "/v3/kv/put", req, &resp, err, sizeof(err));
-			json_object_put(req);
-			if (!k) {
-				json_object_put(resp);
-				etcd_close(e);
-				return 0;
-			}
-			sleep_ms(200);
-		}
-		etcd_close(e);
-		stop_all();
-	}
-	return -1;
-}
+static char err[256];
 
 static void mi(struct srd_instance *i, const char *id, const char *node, int n)
 {
@@ -176,20 +87,18 @@ int main(void)
 	int64_t t_c, t, gone = -1;
 	int ok;
 
-	if (!mkdtemp(dir))
-		return 1;
 	ktap_plan(13);
 
-	ok = cluster_up() == 0;
+	ok = cluster_up(err, sizeof(err)) == 0;
 	ktap_check(ok, "a three-member etcd cluster on loopback answers");
 	if (!ok) {
 		printf("# %s\n", err);
 		return ktap_finish();
 	}
-	s = srd_store_etcd_open(endpoints, "/t/srd/", now_ms(), err, sizeof(err));
+	s = srd_store_etcd_open(cluster_endpoints, "/t/srd/", now_ms(), err, sizeof(err));
 	if (!s) {
 		printf("# %s\n", err);
-		stop_all();
+		cluster_down();
 		return ktap_finish();
 	}
 	r0 = s->ops->revision(s);
@@ -228,7 +137,7 @@ int main(void)
 	ktap_check(ok, "changes through etcd's watch: in order, none after the last, a future revision refused");
 
 	/* a second SRD on the same cluster sees them and renews the first's */
-	s2 = srd_store_etcd_open(endpoints, "/t/srd/", now_ms(), err, sizeof(err));
+	s2 = srd_store_etcd_open(cluster_endpoints, "/t/srd/", now_ms(), err, sizeof(err));
 	memset(&sn, 0, sizeof(sn));
 	ok = s2 && !s2->ops->list(s2, see_inst, &sn, &rev, err, sizeof(err)) && sn.n == 3 &&
 	     !s2->ops->renew(s2, "mi-a", now_ms(), err, sizeof(err));
@@ -275,9 +184,7 @@ int main(void)
 	ktap_check(ok, "renewing an expired instance fails: it must register again");
 
 	/* one member dies: the registry keeps working on the other two */
-	kill(member[0], SIGKILL);
-	waitpid(member[0], NULL, 0);
-	member[0] = 0;
+	cluster_kill(0);
 	t = now_ms();
 	while ((ok = !put(s, "mi-d", "pe3", 4, &rev)) == 0 && now_ms() - t < 10000)
 		sleep_ms(200);
@@ -290,18 +197,18 @@ int main(void)
 
 	/* an SRD restart: leases are found again from the keys */
 	s->ops->close(s);
-	s = srd_store_etcd_open(endpoints, "/t/srd/", now_ms(), err, sizeof(err));
+	s = srd_store_etcd_open(cluster_endpoints, "/t/srd/", now_ms(), err, sizeof(err));
 	ok = s && !s->ops->renew(s, "mi-d", now_ms(), err, sizeof(err)) &&
 	     !s->ops->renew(s, "mi-a", now_ms(), err, sizeof(err));
 	ktap_check(ok, "a restarted SRD renews what was registered before");
 	if (!s) {
-		stop_all();
+		cluster_down();
 		return ktap_finish();
 	}
 
 	/* compaction: a revision etcd no longer keeps is SRD_GAP */
 	{
-		struct etcd *e = etcd_open(endpoints, err, sizeof(err));
+		struct etcd *e = etcd_open(cluster_endpoints, err, sizeof(err));
 		struct json_object *req = json_object_new_object(), *resp;
 
 		json_object_object_add(req, "revision", json_object_new_int64(s->ops->revision(s)));
@@ -323,9 +230,6 @@ int main(void)
 	if (s2)
 		s2->ops->close(s2);
 	s->ops->close(s);
-	stop_all();
-	snprintf(err, sizeof(err), "rm -rf %s", dir);
-	if (system(err))
-		return 1;
+	cluster_down();
 	return ktap_finish();
 }

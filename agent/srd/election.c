@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The leader election of election.h on etcd's v3 JSON gateway.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "election.h"
+#include "etcd.h"
+
+#define NODE_MAX	64
+
+struct election {
+	struct etcd *e;
+	char key[256], node[NODE_MAX];
+	int ttl_s;
+	int64_t lease;		/* ours while we lead or campaign, or 0 */
+};
+
+struct election *election_open(const char *endpoints, const char *key,
+			       const char *node, int ttl_s, char *err,
+			       size_t errlen)
+{
+	struct election *el;
+
+	if (ttl_s < 2 || ttl_s > 3600) {
+		snprintf(err, errlen, "election: ttl %d s: 2 to 3600", ttl_s);
+		return NULL;
+	}
+	if (!*key || strlen(key) >= sizeof(el->key) || !*node ||
+	    strlen(node) >= NODE_MAX) {
+		snprintf(err, errlen, "election: key or node name empty or too long");
+		return NULL;
+	}
+	el = calloc(1, sizeof(*el));
+	if (!el) {
+		snprintf(err, errlen, "election: out of memory");
+		return NULL;
+	}
+	el->e = etcd_open(endpoints, err, errlen);
+	if (!el->e) {
+		free(el);
+		return NULL;
+	}
+	strcpy(el->key, key);
+	strcpy(el->node, node);
+	el->ttl_s = ttl_s;
+	return el;
+}
+
+/* The holder of K: 1 and its name and lease, 0 if K is absent, -1. */
+static int holder(struct election *el, char *name, size_t size,
+		  int64_t *lease, char *err, size_t errlen)
+{
+	struct json_object *req = json_object_new_object(), *resp, *kvs, *kv, *v;
+	int rc;
+
+	json_object_object_add(req, "key", etcd_b64(el->key, strlen(el->key)));
+	rc = etcd_call(el->e, "/v3/kv/range", req, &resp, err, errlen);
+	json_object_put(req);
+	if (rc)
+		return -1;
+	rc = 0;
+	if (json_object_object_get_ex(resp, "kvs", &kvs) &&
+	    (kv = json_object_array_get_idx(kvs, 0)) &&
+	    json_object_object_get_ex(kv, "value", &v)) {
+		if (etcd_unb64(json_object_get_string(v), name, size))
+			snprintf(name, size, "?");
+		*lease = etcd_int(kv, "lease");
+		rc = 1;
+	}
+	json_object_put(resp);
+	return rc;
+}
+
+static int64_t call_lease(struct election *el, const char *path, int64_t id,
+			  int ttl, char *err, size_t errlen)
+{
+	struct json_object *req = json_object_new_object(), *resp, *r;
+	int64_t out = 0;
+
+	if (id)
+		json_object_object_add(req, "ID", json_object_new_int64(id));
+	if (ttl)
+		json_object_object_add(req, "TTL", json_object_new_int64(ttl));
+	if (etcd_call(el->e, path, req, &resp, err, errlen)) {
+		json_object_put(req);
+		return -1;
+	}
+	json_object_put(req);
+	if (!strcmp(path, "/v3/lease/grant"))
+		out = etcd_int(resp, "ID");
+	else if (json_object_object_get_ex(resp, "result", &r))
+		out = etcd_int(r, "TTL");	/* keepalive: 0 if gone */
+	json_object_put(resp);
+	return out;
+}
+
+/* Write K with our lease if it is absent: 1 if we won. */
+static int campaign(struct election *el, char *err, size_t errlen)
+{
+	struct json_object *txn = json_object_new_object(), *c, *a, *op, *p, *resp, *v;
+	int won;
+
+	el->lease = call_lease(el, "/v3/lease/grant", 0, el->ttl_s, err, errlen);
+	if (el->lease <= 0) {
+		el->lease = 0;
+		return -1;
+	}
+	c = json_object_new_object();
+	json_object_object_add(c, "key", etcd_b64(el->key, strlen(el->key)));
+	json_object_object_add(c, "target", json_object_new_string("VERSION"));
+	json_object_object_add(c, "result", json_object_new_string("EQUAL"));
+	json_object_object_add(c, "version", json_object_new_int64(0));
+	a = json_object_new_array();
+	json_object_array_add(a, c);
+	json_object_object_add(txn, "compare", a);
+	p = json_object_new_object();
+	json_object_object_add(p, "key", etcd_b64(el->key, strlen(el->key)));
+	json_object_object_add(p, "value", etcd_b64(el->node, strlen(el->node)));
+	json_object_object_add(p, "lease", json_object_new_int64(el->lease));
+	op = json_object_new_object();
+	json_object_object_add(op, "request_put", p);
+	a = json_object_new_array();
+	json_object_array_add(a, op);
+	json_object_object_add(txn, "success", a);
+	if (etcd_call(el->e, "/v3/kv/txn", txn, &resp, err, errlen)) {
+		json_object_put(txn);
+		return -1;
+	}
+	json_object_put(txn);
+	won = json_object_object_get_ex(resp, "succeeded", &v) &&
+	      json_object_get_boolean(v);
+	json_object_put(resp);
+	if (!won) {
+		/* someone was quicker: our lease holds nothing */
+		call_lease(el, "/v3/lease/revoke", el->lease, 0, err, errlen);
+		el->lease = 0;
+	}
+	return won;
+}
+
+int election_step(struct election *el, char *leader, size_t size, char *err,
+		  size_t errlen)
+{
+	char name[NODE_MAX];
+	int64_t lease = 0, ttl;
+	int rc;
+
+	leader[0] = '\0';
+	if (el->lease) {
+		ttl = call_lease(el, "/v3/lease/keepalive", el->lease, 0, err, errlen);
+		if (ttl < 0)
+			return -1;	/* cannot tell: stop acting */
+		if (ttl == 0)
+			el->lease = 0;	/* it expired: we lost the seat */
+	}
+	rc = holder(el, name, sizeof(name), &lease, err, errlen);
+	if (rc < 0)
+		return -1;
+	if (el->lease && !(rc == 1 && lease == el->lease)) {
+		/* K went without our lease (deleted by hand?): start over */
+		call_lease(el, "/v3/lease/revoke", el->lease, 0, err, errlen);
+		el->lease = 0;
+	}
+	if (rc == 1 && el->lease) {
+		snprintf(leader, size, "%s", el->node);
+		return 1;
+	}
+	if (rc == 1) {
+		snprintf(leader, size, "%s", name);
+		return 0;
+	}
+	rc = campaign(el, err, errlen);
+	if (rc == 1)
+		snprintf(leader, size, "%s", el->node);
+	return rc;
+}
+
+void election_resign(struct election *el)
+{
+	char err[128];
+
+	/* revoking the lease deletes K with it, in one revision */
+	if (el->lease)
+		call_lease(el, "/v3/lease/revoke", el->lease, 0, err, sizeof(err));
+	el->lease = 0;
+}
+
+void election_close(struct election *el)
+{
+	if (!el)
+		return;
+	etcd_close(el->e);
+	free(el);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Leader election through an etcd lease, for the SMO role: where several
+ * SMOs share one etcd, exactly one acts, and another takes over within
+ * two lease lengths when it dies.
+ *
+ * The leader is whoever holds key K (value: its node name), written only
+ * if K is absent and attached to the writer's lease. The leader keeps the
+ * lease alive; when it dies, etcd expires the lease and deletes K, and
+ * the next candidate to look writes it. Everyone calls election_step()
+ * every third of the lease: a leader learns in time that it lost the
+ * lease (and must stop acting), a follower notices the vacancy within a
+ * third of a lease after etcd's expiry, so a takeover takes at most
+ * about 1 1/3 leases plus etcd's 0.5 s expiry check.
+ */
+#ifndef DMSC_SRD_ELECTION_H
+#define DMSC_SRD_ELECTION_H
+
+#include <stddef.h>
+
+struct election;
+
+/* @ttl_s: the lease, at least 2 (etcd's minimum). NULL with @err. */
+struct election *election_open(const char *endpoints, const char *key,
+			       const char *node, int ttl_s, char *err,
+			       size_t errlen);
+/*
+ * Hold or campaign. 1: we lead. 0: someone else does, named in @leader
+ * ("" if the seat is empty and our campaign lost a race). -1: etcd could
+ * not be asked, with @err; a leader must then stop acting.
+ */
+int election_step(struct election *el, char *leader, size_t size, char *err,
+		  size_t errlen);
+/* Step down now (delete K if it is ours, revoke our lease). */
+void election_resign(struct election *el);
+void election_close(struct election *el);
+
+#endif /* DMSC_SRD_ELECTION_H */

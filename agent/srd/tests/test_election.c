@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The SMO leader election (election.c) on a three-member etcd: one leader
+ * at a time, a takeover within two lease lengths after the leader's
+ * process is killed, resignation, and a leader that keeps its seat while
+ * an etcd member dies.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "election.h"
+#include "etcd_cluster.h"
+#include "../../tests/ktap.h"
+
+#define TTL_S	2
+#define KEY	"/t/smo/leader"
+
+static char err[256], who[64];
+
+/* A candidate in its own process: leads, then says so on @fd, forever. */
+static void candidate(int fd)
+{
+	struct election *el = election_open(cluster_endpoints, KEY, "smo-a", TTL_S,
+					    err, sizeof(err));
+	int told = 0;
+
+	if (!el)
+		_exit(1);
+	for (;;) {
+		if (election_step(el, who, sizeof(who), err, sizeof(err)) == 1 && !told) {
+			told = write(fd, "L", 1) == 1;
+		}
+		sleep_ms(TTL_S * 1000 / 3);
+	}
+}
+
+int main(void)
+{
+	struct election *b, *c;
+	int p[2], ok, rc, k;
+	int64_t t, took;
+	pid_t a;
+	char ch;
+
+	ktap_plan(7);
+	ok = cluster_up(err, sizeof(err)) == 0;
+	ktap_check(ok, "a three-member etcd cluster on loopback answers");
+	if (!ok) {
+		printf("# %s\n", err);
+		return ktap_finish();
+	}
+
+	if (pipe(p))
+		return 1;
+	fflush(stdout);
+	a = fork();
+	if (a == 0) {
+		close(p[0]);
+		candidate(p[1]);
+	}
+	close(p[1]);
+	ok = read(p[0], &ch, 1) == 1 && ch == 'L';
+	ktap_check(ok, "the first candidate, alone, leads");
+
+	/* B campaigns every third of a lease for two leases: never leads */
+	b = election_open(cluster_endpoints, KEY, "smo-b", TTL_S, err, sizeof(err));
+	for (k = 0, ok = b != NULL; ok && k < 6; k++) {
+		rc = election_step(b, who, sizeof(who), err, sizeof(err));
+		ok = rc == 0 && !strcmp(who, "smo-a");
+		sleep_ms(TTL_S * 1000 / 3);
+	}
+	ktap_check(ok, "a second candidate follows the live leader, smo-a, for two lease lengths");
+
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0);
+	t = now_ms();
+	while ((rc = election_step(b, who, sizeof(who), err, sizeof(err))) != 1 &&
+	       now_ms() - t < 4 * TTL_S * 1000)
+		sleep_ms(TTL_S * 1000 / 3);
+	took = now_ms() - t;
+	printf("# leader smo-a killed: smo-b took over after %" PRId64 " ms (lease %d s)\n",
+	       took, TTL_S);
+	ktap_check(rc == 1 && took <= 2 * TTL_S * 1000,
+		   "after the leader is killed, the follower takes over within two lease lengths");
+
+	c = election_open(cluster_endpoints, KEY, "smo-c", TTL_S, err, sizeof(err));
+	ok = c && election_step(c, who, sizeof(who), err, sizeof(err)) == 0 &&
+	     !strcmp(who, "smo-b");
+	cluster_kill(0);
+	for (k = 0; ok && k < 6; k++) {
+		sleep_ms(TTL_S * 1000 / 3);
+		ok = election_step(b, who, sizeof(who), err, sizeof(err)) == 1 &&
+		     election_step(c, who, sizeof(who), err, sizeof(err)) == 0;
+	}
+	ktap_check(ok, "with an etcd member killed, the leader keeps its seat and the other follows");
+
+	election_resign(b);
+	ok = election_step(c, who, sizeof(who), err, sizeof(err)) == 1 &&
+	     !strcmp(who, "smo-c") &&
+	     election_step(b, who, sizeof(who), err, sizeof(err)) == 0 &&
+	     !strcmp(who, "smo-c");
+	ktap_check(ok, "a leader that resigns hands over at once");
+
+	ok = !election_open(cluster_endpoints, KEY, "smo-d", 1, err, sizeof(err)) &&
+	     strstr(err, "ttl 1 s");
+	ktap_check(ok, "a lease under etcd's 2 s is refused");
+
+	election_close(b);
+	election_close(c);
+	close(p[0]);
+	cluster_down();
+	return ktap_finish();
+}
