@@ -47,7 +47,7 @@ int main(void)
 	pid_t a;
 	char ch;
 
-	ktap_plan(7);
+	ktap_plan(8);
 	ok = cluster_up(err, sizeof(err)) == 0;
 	ktap_check(ok, "a three-member etcd cluster on loopback answers");
 	if (!ok) {
@@ -109,6 +109,52 @@ int main(void)
 	ok = !election_open(cluster_endpoints, KEY, "smo-d", 1, err, sizeof(err)) &&
 	     strstr(err, "ttl 1 s");
 	ktap_check(ok, "a lease under etcd's 2 s is refused");
+
+	/*
+	 * A race for an empty seat: six candidates released at once, each
+	 * steps once. Exactly one may win; the seat's transaction decides.
+	 */
+	election_resign(c);
+	{
+		int go[2], res[2], won = 0, n = 0;
+		char node[24], r;
+		pid_t kids[6];
+
+		if (pipe(go) || pipe(res))
+			return 1;
+		fflush(stdout);
+		for (k = 0; k < 6; k++) {
+			kids[k] = fork();
+			if (kids[k] == 0) {
+				struct election *x;
+
+				snprintf(node, sizeof(node), "smo-r%d", k);
+				x = election_open(cluster_endpoints, KEY, node, TTL_S,
+						  err, sizeof(err));
+				close(go[1]);
+				if (!x || read(go[0], &r, 1) != 0)
+					_exit(1);
+				r = '0' + election_step(x, who, sizeof(who), err, sizeof(err));
+				if (write(res[1], &r, 1) != 1)
+					_exit(1);
+				sleep_ms(3000);	/* hold the seat while the others look */
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(res[1]);
+		sleep_ms(300);
+		close(go[1]);	/* EOF: all go */
+		while (read(res[0], &r, 1) == 1) {
+			n++;
+			won += r == '1';
+		}
+		for (k = 0; k < 6; k++)
+			waitpid(kids[k], NULL, 0);
+		close(res[0]);
+		printf("# race for an empty seat: %d of %d candidates won\n", won, n);
+		ktap_check(n == 6 && won == 1, "six candidates racing for an empty seat: exactly one wins");
+	}
 
 	election_close(b);
 	election_close(c);
