@@ -15,16 +15,19 @@ struct rule {
 };
 
 static const struct rule rules[] = {
-	/* an SR registers the MIs of its own node, and renews them */
+	/*
+	 * MIs register at startup (§4); here through the agent of their
+	 * node, which holds the node's certificate, and only for that node
+	 */
 	[1] = { "instance-registration", ROLE_SR, 1 },
 	/* the registry tells the SRs what is reachable */
 	[2] = { "route-advertisement", ROLE_SRD, 0 },
 	/* the AAM issues tokens; the gateway and SRs ask for them */
 	[3] = { "access-authentication", ROLE_AAM | ROLE_MG | ROLE_SR, 0 },
-	/* an SR reports the state of its own node */
+	/* an SR reports load, hardware and latency of its own node's MIs */
 	[4] = { "node-state-report", ROLE_SR, 1 },
-	/* an SR reports QoS telemetry of its own node */
-	[5] = { "qos-report", ROLE_SR, 1 },
+	/* SRs and gateways report QoS telemetry of their own node (§4) */
+	[5] = { "qos-report", ROLE_SR | ROLE_MG, 1 },
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

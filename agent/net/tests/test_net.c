@@ -309,7 +309,7 @@ int main(int argc, char **argv)
 		     policy_check(&sr, 5, "pe2", why, sizeof(why)) &&
 		     strstr(why, "only for its own node") &&
 		     policy_check(&smo, 5, "ctl", why, sizeof(why)) &&
-		     strstr(why, "only sr may send it") &&
+		     strstr(why, "only sr,mg may send it") &&
 		     !policy_check(&smo, 2, NULL, why, sizeof(why)) &&
 		     policy_check(&sr, 2, NULL, why, sizeof(why)) &&
 		     !policy_check(&sr, 1, "pe1", why, sizeof(why)) &&
