@@ -17,6 +17,7 @@
 
 struct conn {
 	struct bufferevent *bev;
+	struct event *deadline;	/* of the handshake */
 	const struct conn_ops *ops;
 	void *arg;
 	struct peer_id peer;
@@ -84,7 +85,7 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 			return;
 		}
 		c->up = 1;
-		bufferevent_set_timeouts(bev, NULL, NULL);
+		event_del(c->deadline);
 		if (c->ops->up(c, c->arg))
 			return;	/* closed by the callee */
 		/* frames that came with the handshake's last flight */
@@ -110,21 +111,42 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 	}
 	if (!why[0])
 		snprintf(why, sizeof(why), "%s%s",
-			 what & BEV_EVENT_TIMEOUT ? "handshake timed out" :
 			 what & BEV_EVENT_EOF ? "closed by peer" : "socket error",
 			 c->up ? "" : " (before the handshake finished)");
 	end(c, why);
 }
 
+/*
+ * The handshake's deadline, absolute: a bufferevent timeout would restart
+ * at every byte, and a peer sending one a second would hold a connection,
+ * unauthenticated, for ever.
+ */
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (!c->up)
+		end(c, "handshake not finished in time");
+}
+
 struct conn *conn_new(struct event_base *base, SSL_CTX *ctx, int server,
 		      int fd, const struct sockaddr *addr, int addrlen,
-		      const char *expect_node, const struct conn_ops *ops,
-		      void *arg)
+		      const char *expect_node, long handshake_ms,
+		      const struct conn_ops *ops, void *arg)
 {
-	struct conn *c = calloc(1, sizeof(*c));
-	struct timeval hs = { CONN_HANDSHAKE_S, 0 };
+	struct conn *c;
+	struct timeval hs;
 	SSL *ssl;
 
+	if (!server && (!expect_node || !*expect_node))
+		return NULL;	/* a client must know whom it talks to */
+	if (handshake_ms <= 0)
+		handshake_ms = CONN_HANDSHAKE_MS;
+	hs.tv_sec = handshake_ms / 1000;
+	hs.tv_usec = handshake_ms % 1000 * 1000;
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	ssl = SSL_new(ctx);
@@ -140,12 +162,18 @@ struct conn *conn_new(struct event_base *base, SSL_CTX *ctx, int server,
 			server ? BUFFEREVENT_SSL_ACCEPTING : BUFFEREVENT_SSL_CONNECTING,
 			BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev) {
-		SSL_free(ssl);
+		/* libevent has freed the SSL on this path already */
 		free(c);
 		return NULL;
 	}
+	c->deadline = evtimer_new(base, on_deadline, c);
+	if (!c->deadline) {
+		bufferevent_free(c->bev);
+		free(c);
+		return NULL;
+	}
+	evtimer_add(c->deadline, &hs);
 	bufferevent_setcb(c->bev, on_read, NULL, on_event, c);
-	bufferevent_set_timeouts(c->bev, &hs, &hs);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	if (!server && bufferevent_socket_connect(c->bev, addr, addrlen)) {
 		conn_close(c);
@@ -186,5 +214,7 @@ void conn_close(struct conn *c)
 		SSL_shutdown(bufferevent_openssl_get_ssl(c->bev));
 	/* frees the SSL too (BEV_OPT_CLOSE_ON_FREE closes the socket) */
 	bufferevent_free(c->bev);
+	if (c->deadline)
+		event_free(c->deadline);
 	free(c);
 }

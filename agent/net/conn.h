@@ -20,7 +20,7 @@
 
 #define CONN_HDR_LEN	4
 #define CONN_MAX_FRAME	(4u << 20)
-#define CONN_HANDSHAKE_S	10	/* a peer that does not finish in time goes */
+#define CONN_HANDSHAKE_MS	10000	/* a peer that does not finish in time goes */
 
 struct conn;
 
@@ -39,13 +39,15 @@ struct conn_ops {
 
 /*
  * A connection on accepted socket @fd (@server 1), or one to @addr
- * (@server 0, @fd -1). A client gives @expect_node, the node the server's
- * certificate must name, as HTTPS checks a host name. NULL on error.
+ * (@server 0, @fd -1). A client must give @expect_node, the node the
+ * server's certificate must name, as HTTPS checks a host name. The
+ * handshake must end within @handshake_ms (0: CONN_HANDSHAKE_MS) from
+ * now, however the peer trickles its bytes. NULL on error.
  */
 struct conn *conn_new(struct event_base *base, SSL_CTX *ctx, int server,
 		      int fd, const struct sockaddr *addr, int addrlen,
-		      const char *expect_node, const struct conn_ops *ops,
-		      void *arg);
+		      const char *expect_node, long handshake_ms,
+		      const struct conn_ops *ops, void *arg);
 /* Queue one frame of @len bytes. -1 if too long or the peer is not up. */
 int conn_send(struct conn *c, const void *payload, size_t len);
 /* The peer's identity (valid once up() was called). */

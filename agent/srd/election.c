@@ -2,9 +2,11 @@
 /*
  * The leader election of election.h on etcd's v3 JSON gateway.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "election.h"
 #include "etcd.h"
@@ -16,7 +18,27 @@ struct election {
 	char key[256], node[NODE_MAX];
 	int ttl_s;
 	int64_t lease;		/* ours while we lead or campaign, or 0 */
+	int64_t lead_until;	/* monotonic ms: act until then */
 };
+
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ll + t.tv_nsec / 1000000;
+}
+
+/* @sent: when the request that (re)granted @ttl seconds left us. */
+static void hold_until(struct election *el, int64_t sent, int64_t ttl)
+{
+	el->lead_until = sent + ttl * 1000 - ttl * 100;
+}
+
+int election_leading(const struct election *el)
+{
+	return el->lease && mono_ms() < el->lead_until;
+}
 
 struct election *election_open(const char *endpoints, const char *key,
 			       const char *node, int ttl_s, char *err,
@@ -46,6 +68,8 @@ struct election *election_open(const char *endpoints, const char *key,
 	strcpy(el->key, key);
 	strcpy(el->node, node);
 	el->ttl_s = ttl_s;
+	/* a step must end well before the lease it keeps alive */
+	etcd_set_timeouts(el->e, ttl_s * 250, ttl_s * 250 < 500 ? ttl_s * 250 : 500);
 	return el;
 }
 
@@ -101,6 +125,7 @@ static int64_t call_lease(struct election *el, const char *path, int64_t id,
 static int campaign(struct election *el, char *err, size_t errlen)
 {
 	struct json_object *txn = json_object_new_object(), *c, *a, *op, *p, *resp, *v;
+	int64_t sent = mono_ms();
 	int won;
 
 	el->lease = call_lease(el, "/v3/lease/grant", 0, el->ttl_s, err, errlen);
@@ -137,24 +162,29 @@ static int campaign(struct election *el, char *err, size_t errlen)
 		/* someone was quicker: our lease holds nothing */
 		call_lease(el, "/v3/lease/revoke", el->lease, 0, err, errlen);
 		el->lease = 0;
+		return 0;
 	}
-	return won;
+	hold_until(el, sent, el->ttl_s);
+	return 1;
 }
 
 int election_step(struct election *el, char *leader, size_t size, char *err,
 		  size_t errlen)
 {
 	char name[NODE_MAX];
-	int64_t lease = 0, ttl;
+	int64_t lease = 0, ttl, sent;
 	int rc;
 
 	leader[0] = '\0';
 	if (el->lease) {
+		sent = mono_ms();
 		ttl = call_lease(el, "/v3/lease/keepalive", el->lease, 0, err, errlen);
 		if (ttl < 0)
-			return -1;	/* cannot tell: stop acting */
+			return -1;	/* cannot tell: election_leading() decides */
 		if (ttl == 0)
 			el->lease = 0;	/* it expired: we lost the seat */
+		else
+			hold_until(el, sent, ttl);
 	}
 	rc = holder(el, name, sizeof(name), &lease, err, errlen);
 	if (rc < 0)
@@ -166,7 +196,7 @@ int election_step(struct election *el, char *leader, size_t size, char *err,
 	}
 	if (rc == 1 && el->lease) {
 		snprintf(leader, size, "%s", el->node);
-		return 1;
+		return election_leading(el);
 	}
 	if (rc == 1) {
 		snprintf(leader, size, "%s", name);

@@ -12,6 +12,13 @@
  * lease (and must stop acting), a follower notices the vacancy within a
  * third of a lease after etcd's expiry, so a takeover takes at most
  * about 1 1/3 leases plus etcd's 0.5 s expiry check.
+ *
+ * A leader may act only until its lease could have expired: the time it
+ * sent its last successful keep-alive plus the lease granted, less a
+ * tenth. election_leading() says whether that moment has passed, whether
+ * or not a step has returned since: the SMO asks it before each action.
+ * Each etcd call of the election is bounded by a quarter of the lease, so
+ * a leader cut off from etcd does not wait past its own deadline.
  */
 #ifndef DMSC_SRD_ELECTION_H
 #define DMSC_SRD_ELECTION_H
@@ -31,6 +38,9 @@ struct election *election_open(const char *endpoints, const char *key,
  */
 int election_step(struct election *el, char *leader, size_t size, char *err,
 		  size_t errlen);
+/* May we act now? 1 until our lease could have run out, then 0. */
+int election_leading(const struct election *el);
+
 /* Step down now (delete K if it is ours, revoke our lease). */
 void election_resign(struct election *el);
 void election_close(struct election *el);

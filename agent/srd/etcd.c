@@ -4,6 +4,7 @@
  * (connections to the member in use are kept alive between calls).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,15 @@ struct etcd {
 	CURL *h;
 	char *ep[ETCD_MAX_ENDPOINTS];
 	int n, cur;
+	long total_ms, connect_ms;
 };
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void curl_init(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 struct buf {
 	char *p;
@@ -59,7 +68,7 @@ struct etcd *etcd_open(const char *endpoints, char *err, size_t errlen)
 	struct etcd *e;
 	char *copy, *tok, *save = NULL;
 
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	pthread_once(&curl_once, curl_init);
 	e = calloc(1, sizeof(*e));
 	copy = strdup(endpoints);
 	if (!e || !copy) {
@@ -79,7 +88,16 @@ struct etcd *etcd_open(const char *endpoints, char *err, size_t errlen)
 				 tok);
 			goto fail;
 		}
-		e->ep[e->n++] = strdup(tok);
+		if (strlen(tok) > 200) {
+			snprintf(err, errlen, "etcd: endpoints: \"%.40s...\" is longer than 200 bytes",
+				 tok);
+			goto fail;
+		}
+		e->ep[e->n] = strdup(tok);
+		if (!e->ep[e->n++]) {
+			snprintf(err, errlen, "etcd: out of memory");
+			goto fail;
+		}
 	}
 	free(copy);
 	copy = NULL;
@@ -87,6 +105,8 @@ struct etcd *etcd_open(const char *endpoints, char *err, size_t errlen)
 		snprintf(err, errlen, "etcd: endpoints: none given");
 		goto fail;
 	}
+	e->total_ms = 5000;
+	e->connect_ms = 1000;
 	e->h = curl_easy_init();
 	if (!e->h) {
 		snprintf(err, errlen, "etcd: curl_easy_init failed");
@@ -112,12 +132,22 @@ void etcd_close(struct etcd *e)
 	free(e);
 }
 
+void etcd_set_timeouts(struct etcd *e, long total_ms, long connect_ms)
+{
+	e->total_ms = total_ms;
+	e->connect_ms = connect_ms;
+}
+
 const char *etcd_endpoint(const struct etcd *e)
 {
 	return e->ep[e->cur];
 }
 
-/* One POST to the current member; on a transport failure, the next. */
+/*
+ * One POST, to the current member; to the next only while nothing was
+ * sent (a member down or unreachable), since a sent request may have been
+ * applied. After any failure the next call starts at the next member.
+ */
 static int post(struct etcd *e, const char *path, const char *body,
 		long timeout_ms, curl_write_callback wr, void *wrarg,
 		long *http, CURLcode *cc, char *err, size_t errlen)
@@ -125,6 +155,7 @@ static int post(struct etcd *e, const char *path, const char *body,
 	struct curl_slist *hdr = curl_slist_append(NULL,
 					"Content-Type: application/json");
 	char url[512];
+	long sent;
 	int tries;
 
 	for (tries = 0; tries < e->n; tries++) {
@@ -135,23 +166,25 @@ static int post(struct etcd *e, const char *path, const char *body,
 		curl_easy_setopt(e->h, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(e->h, CURLOPT_WRITEFUNCTION, wr);
 		curl_easy_setopt(e->h, CURLOPT_WRITEDATA, wrarg);
-		curl_easy_setopt(e->h, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
+		curl_easy_setopt(e->h, CURLOPT_CONNECTTIMEOUT_MS, e->connect_ms);
 		curl_easy_setopt(e->h, CURLOPT_TIMEOUT_MS, timeout_ms);
 		curl_easy_setopt(e->h, CURLOPT_NOSIGNAL, 1L);
 		*cc = curl_easy_perform(e->h);
 		*http = 0;
+		sent = 0;
 		curl_easy_getinfo(e->h, CURLINFO_RESPONSE_CODE, http);
-		/* reached a member that answered (or our callback stopped it) */
-		if (*cc == CURLE_OK || *cc == CURLE_WRITE_ERROR ||
-		    (*cc == CURLE_OPERATION_TIMEDOUT && *http))
+		curl_easy_getinfo(e->h, CURLINFO_REQUEST_SIZE, &sent);
+		/* an answer, or our callback ended it: done */
+		if (*cc == CURLE_OK || *cc == CURLE_WRITE_ERROR)
 			break;
-		/* a member that is down or cut off: the next one */
 		e->cur = (e->cur + 1) % e->n;
+		if (sent)
+			break;	/* perhaps applied: not again elsewhere */
 	}
 	curl_slist_free_all(hdr);
-	if (tries == e->n) {
-		snprintf(err, errlen, "etcd: no member reachable (last %s: %s)",
-			 url, curl_easy_strerror(*cc));
+	if (*cc != CURLE_OK && *cc != CURLE_WRITE_ERROR) {
+		snprintf(err, errlen, "etcd: %s: %s%s", url, curl_easy_strerror(*cc),
+			 tries == e->n ? " (no member reachable)" : "");
 		return -1;
 	}
 	return 0;
@@ -167,7 +200,7 @@ int etcd_call(struct etcd *e, const char *path, struct json_object *req,
 	long http;
 
 	*resp = NULL;
-	if (post(e, path, body, 5000, collect, &b, &http, &cc, err, errlen))
+	if (post(e, path, body, e->total_ms, collect, &b, &http, &cc, err, errlen))
 		goto fail;
 	if (cc != CURLE_OK) {
 		snprintf(err, errlen, "etcd %s: %s", path,
@@ -189,6 +222,18 @@ int etcd_call(struct etcd *e, const char *path, struct json_object *req,
 		snprintf(err, errlen, "etcd %s: answer is not a JSON object", path);
 		json_object_put(o);
 		goto fail;
+	}
+	{
+		struct json_object *ge, *m;
+
+		/* a streamed method (keepalive) reports errors inside a 200 */
+		if (json_object_object_get_ex(o, "error", &ge)) {
+			snprintf(err, errlen, "etcd %s: %s", path,
+				 json_object_object_get_ex(ge, "message", &m) ?
+				 json_object_get_string(m) : json_object_get_string(ge));
+			json_object_put(o);
+			goto fail;
+		}
 	}
 	free(b.p);
 	*resp = o;

@@ -4,7 +4,10 @@
  * Debian ships it), over libcurl: a request is a JSON object POSTed to
  * /v3/<service>/<method>, keys and values in base64. Several endpoints
  * may be given: a call that cannot reach one member tries the next, so a
- * dead member costs one connection attempt, not the registry.
+ * dead member costs one connection attempt, not the registry. A request
+ * that was sent is never sent again to another member (it may have been
+ * applied: a transaction must not run twice); the call fails, and the
+ * next call starts at the next member.
  */
 #ifndef DMSC_SRD_ETCD_H
 #define DMSC_SRD_ETCD_H
@@ -41,6 +44,13 @@ int etcd_call(struct etcd *e, const char *path, struct json_object *req,
 typedef int (*etcd_line_fn)(struct json_object *result, void *arg);
 int etcd_watch(struct etcd *e, struct json_object *req, etcd_line_fn fn,
 	       void *arg, long timeout_ms, char *err, size_t errlen);
+
+/*
+ * Bound each call: @total_ms for the whole request, @connect_ms to reach a
+ * member (defaults 5000 and 1000). A caller with a deadline, such as the
+ * election, sets them below it.
+ */
+void etcd_set_timeouts(struct etcd *e, long total_ms, long connect_ms);
 
 /* The endpoint the last call used (for logs and tests). */
 const char *etcd_endpoint(const struct etcd *e);

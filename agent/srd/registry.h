@@ -80,11 +80,16 @@ struct srd_store_ops {
 	/* All return 0, or -1 with the reason in @err. */
 	int (*put)(struct srd_store *s, const struct srd_instance *i,
 		   int64_t now_ms, uint64_t *rev, char *err, size_t errlen);
-	/* -1 "no instance ID" if it is not registered (expired, deleted) */
-	int (*renew)(struct srd_store *s, const char *id, int64_t now_ms,
-		     char *err, size_t errlen);
-	int (*del)(struct srd_store *s, const char *id, uint64_t *rev,
-		   char *err, size_t errlen);
+	/*
+	 * Renew or delete @id for @node, the node that asks (from its
+	 * certificate): refused if @id is registered on another node. NULL
+	 * is the SRD itself or its operator, who may touch any instance.
+	 * -1 "no instance ID" if it is not registered (expired, deleted).
+	 */
+	int (*renew)(struct srd_store *s, const char *id, const char *node,
+		     int64_t now_ms, char *err, size_t errlen);
+	int (*del)(struct srd_store *s, const char *id, const char *node,
+		   uint64_t *rev, char *err, size_t errlen);
 	/* Remove what expired by @now_ms, calling @fn for each change. */
 	int (*expire)(struct srd_store *s, int64_t now_ms, srd_change_fn fn,
 		      void *arg, char *err, size_t errlen);

@@ -41,6 +41,7 @@ struct etcd_store {
 	char inst[PREFIX_MAX + 8], owner[PREFIX_MAX + 8], end[PREFIX_MAX + 8];
 	char marker[PREFIX_MAX + 16];
 	uint64_t rev;
+	uint64_t bad_values;	/* values under the prefix that are no instance */
 	struct lease_table leases;
 };
 
@@ -270,7 +271,10 @@ static int et_put(struct srd_store *s, const struct srd_instance *i,
 		json_object_object_add(txn, "failure", arr(r, NULL));
 	}
 	if (etcd_call(st->e, "/v3/kv/txn", txn, &resp, err, errlen)) {
-		lease_revoke(st, lid);
+		/*
+		 * It may have been applied: the lease may hold the keys now.
+		 * Left to expire (or to be renewed, if it did apply).
+		 */
 		goto out;
 	}
 	seen_rev(st, resp);
@@ -311,77 +315,103 @@ out:
 	return rc;
 }
 
-/* The etcd lease of @id, from the map or, if another SRD registered it,
- * from the instance key. 0 if there is none.
+/*
+ * The etcd lease @id's key is attached to now, and the node it is
+ * registered on. Read from the key every time, never from our notes:
+ * another SRD may have re-registered it under a new lease. 0 if there is
+ * no such instance (and @err empty), -1 if etcd could not be asked.
  */
-static int64_t lease_of(struct etcd_store *st, const char *id, char *err,
-			size_t errlen)
+static int64_t lease_of(struct etcd_store *st, const char *id, char *owner,
+			size_t osize, char *err, size_t errlen)
 {
-	const struct lease *l = lease_get(&st->leases, id);
-	struct json_object *req, *resp, *kvs, *kv;
+	struct json_object *req, *resp, *kvs, *kv, *v;
+	struct srd_instance i;
+	char e2[128];
 	int64_t lid = 0;
 
-	if (l && l->handle)
-		return l->handle;
+	err[0] = '\0';
+	owner[0] = '\0';
 	req = json_object_new_object();
 	json_object_object_add(req, "key", key(st->inst, id));
-	if (!etcd_call(st->e, "/v3/kv/range", req, &resp, err, errlen)) {
-		seen_rev(st, resp);
-		if (json_object_object_get_ex(resp, "kvs", &kvs) &&
-		    (kv = json_object_array_get_idx(kvs, 0)))
-			lid = etcd_int(kv, "lease");
-		json_object_put(resp);
+	if (etcd_call(st->e, "/v3/kv/range", req, &resp, err, errlen)) {
+		json_object_put(req);
+		return -1;
 	}
 	json_object_put(req);
+	seen_rev(st, resp);
+	if (json_object_object_get_ex(resp, "kvs", &kvs) &&
+	    (kv = json_object_array_get_idx(kvs, 0))) {
+		lid = etcd_int(kv, "lease");
+		if (json_object_object_get_ex(kv, "value", &v) &&
+		    !inst_parse(json_object_get_string(v), &i, e2, sizeof(e2)))
+			snprintf(owner, osize, "%s", i.node);
+	}
+	json_object_put(resp);
 	return lid;
 }
 
-static int et_renew(struct srd_store *s, const char *id, int64_t now_ms,
-		    char *err, size_t errlen)
+static int et_renew(struct srd_store *s, const char *id, const char *node,
+		    int64_t now_ms, char *err, size_t errlen)
 {
 	struct etcd_store *st = E(s);
 	struct json_object *req, *resp, *r;
+	char owner[SRD_NODE_MAX];
 	int64_t lid, ttl = 0;
 
-	err[0] = '\0';
-	lid = lease_of(st, id, err, errlen);
+	lid = lease_of(st, id, owner, sizeof(owner), err, errlen);
+	if (lid < 0)
+		return -1;
 	if (!lid) {
-		if (!err[0])
-			snprintf(err, errlen, "no instance %.63s", id);
+		snprintf(err, errlen, "no instance %.63s", id);
+		return -1;
+	}
+	if (node && strcmp(node, owner)) {
+		snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
+			 id, owner, node);
 		return -1;
 	}
 	req = json_object_new_object();
 	json_object_object_add(req, "ID", json_object_new_int64(lid));
 	if (etcd_call(st->e, "/v3/lease/keepalive", req, &resp, err, errlen)) {
 		json_object_put(req);
-		return -1;
+		return -1;	/* not "gone": we could not tell */
 	}
 	json_object_put(req);
 	if (json_object_object_get_ex(resp, "result", &r))
 		ttl = etcd_int(r, "TTL");
 	json_object_put(resp);
 	if (ttl <= 0) {
-		/* etcd let it expire: the instance is gone */
+		/* etcd let it expire between our two calls: it is gone */
 		lease_del(&st->leases, id);
 		snprintf(err, errlen, "no instance %.63s", id);
 		return -1;
 	}
+	/* our note, for list()'s expiry times only */
 	if (!lease_get(&st->leases, id) &&
 	    lease_put(&st->leases, id, now_ms + ttl * 1000, ttl * 1000))
-		return 0;	/* renewed; only our note of it is lost */
+		return 0;
 	lease_set_handle(&st->leases, id, lid);
-	return lease_renew(&st->leases, id, now_ms);
+	lease_renew(&st->leases, id, now_ms);
+	return 0;
 }
 
-static int et_del(struct srd_store *s, const char *id, uint64_t *rev,
-		  char *err, size_t errlen)
+static int et_del(struct srd_store *s, const char *id, const char *node,
+		  uint64_t *rev, char *err, size_t errlen)
 {
 	struct etcd_store *st = E(s);
 	struct json_object *txn, *resp, *ops, *nested;
+	char owner[SRD_NODE_MAX];
 	int64_t lid;
 	int rc = -1, k;
 
-	lid = lease_of(st, id, err, errlen);
+	lid = lease_of(st, id, owner, sizeof(owner), err, errlen);
+	if (lid < 0)
+		return -1;
+	if (lid && node && strcmp(node, owner)) {
+		snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
+			 id, owner, node);
+		return -1;
+	}
 	txn = json_object_new_object();
 	json_object_object_add(txn, "compare",
 			       arr(compare(key(st->inst, id), "VERSION", "GREATER",
@@ -479,8 +509,9 @@ static int et_list(struct srd_store *s, srd_inst_fn fn, void *arg,
 			continue;
 		if (!json_object_object_get_ex(kv, "value", &v) ||
 		    inst_parse(json_object_get_string(v), &i, err, errlen)) {
-			json_object_put(resp);
-			return -1;
+			/* another writer's mistake must not hide the rest */
+			st->bad_values++;
+			continue;
 		}
 		i.mod_rev = etcd_int(kv, "mod_revision");
 		l = lease_get(&st->leases, i.id);
@@ -552,8 +583,11 @@ static int catchup_line(struct json_object *r, void *arg)
 		} else {
 			ch.op = SRD_OP_PUT;
 			if (!json_object_object_get_ex(kv, "value", &v) ||
-			    inst_parse(json_object_get_string(v), &ch.inst, c->err, c->errlen))
-				return -1;
+			    inst_parse(json_object_get_string(v), &ch.inst, c->err, c->errlen)) {
+				c->st->bad_values++;
+				c->err[0] = '\0';
+				continue;
+			}
 			ch.inst.mod_rev = ch.rev;
 		}
 		if (c->fn(&ch, c->arg))

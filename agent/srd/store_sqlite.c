@@ -178,12 +178,16 @@ static int sq_put(struct srd_store *s, const struct srd_instance *i,
 		goto out;
 	}
 	if (exec(st, "COMMIT", err, errlen)) {
-		/* a new instance's lease goes; a replaced one's stays */
+		/*
+		 * Rolled back first, then asked: a new instance's lease
+		 * goes, a replaced one's stays (its row is back).
+		 */
+		rollback(st);
 		sqlite3_bind_text(st->get_node, 1, i->id, -1, SQLITE_STATIC);
 		if (sqlite3_step(st->get_node) != SQLITE_ROW)
 			lease_del(&st->leases, i->id);
 		sqlite3_reset(st->get_node);
-		goto out;
+		return -1;
 	}
 	committed(st, 1);
 	if (rev)
@@ -196,13 +200,38 @@ out:
 	return -1;
 }
 
-static int sq_renew(struct srd_store *s, const char *id, int64_t now_ms,
-		    char *err, size_t errlen)
+/* Is @id (registered) someone else's than @node's? Names the owner. */
+static int not_owner(struct sqlite_store *st, const char *id, const char *node,
+		     char *err, size_t errlen)
+{
+	int rc, bad = 0;
+
+	if (!node)
+		return 0;
+	sqlite3_bind_text(st->get_node, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st->get_node);
+	if (rc == SQLITE_ROW &&
+	    strcmp((const char *)sqlite3_column_text(st->get_node, 0), node)) {
+		snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
+			 id, sqlite3_column_text(st->get_node, 0), node);
+		bad = 1;
+	}
+	sqlite3_reset(st->get_node);
+	return bad;
+}
+
+static int sq_renew(struct srd_store *s, const char *id, const char *node,
+		    int64_t now_ms, char *err, size_t errlen)
 {
 	struct sqlite_store *st = S(s);
+	const struct lease *l = lease_get(&st->leases, id);
 
-	if (!lease_renew(&st->leases, id, now_ms))
-		return 0;
+	/* a lease past its end is expired, even if expire() has not run */
+	if (l && l->expires_ms > now_ms) {
+		if (not_owner(st, id, node, err, errlen))
+			return -1;
+		return lease_renew(&st->leases, id, now_ms);
+	}
 	snprintf(err, errlen, "no instance %.63s", id);
 	return -1;
 }
@@ -223,11 +252,11 @@ static int remove_one(struct sqlite_store *st, const char *id,
 	return log_change(st, op, &i, err, errlen);
 }
 
-static int sq_del(struct srd_store *s, const char *id, uint64_t *rev,
-		  char *err, size_t errlen)
+static int sq_del(struct srd_store *s, const char *id, const char *node,
+		  uint64_t *rev, char *err, size_t errlen)
 {
 	struct sqlite_store *st = S(s);
-	char node[SRD_NODE_MAX];
+	char owner[SRD_NODE_MAX];
 	int rc;
 
 	if (exec(st, "BEGIN IMMEDIATE", err, errlen))
@@ -242,9 +271,15 @@ static int sq_del(struct srd_store *s, const char *id, uint64_t *rev,
 		snprintf(err, errlen, "no instance %.63s", id);
 		return -1;
 	}
-	snprintf(node, sizeof(node), "%s", sqlite3_column_text(st->get_node, 0));
+	snprintf(owner, sizeof(owner), "%s", sqlite3_column_text(st->get_node, 0));
 	sqlite3_reset(st->get_node);
-	if (remove_one(st, id, node, SRD_OP_DEL, err, errlen) ||
+	if (node && strcmp(node, owner)) {
+		rollback(st);
+		snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
+			 id, owner, node);
+		return -1;
+	}
+	if (remove_one(st, id, owner, SRD_OP_DEL, err, errlen) ||
 	    exec(st, "COMMIT", err, errlen)) {
 		rollback(st);
 		return -1;

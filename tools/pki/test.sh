@@ -20,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 d=$tmp/ca
 
-ktap_plan 12
+ktap_plan 13
 
 # handshake CLIENT_ARGS...: one TLS 1.3 connection to a server holding
 # srv.crt that requires a client certificate. Prints what came back and
@@ -132,6 +132,17 @@ expect_err "unknown command 'sign'" sign n1
 [ -z "$errs" ] && [ ! -e "$d/n1.crt" ] && [ ! -e "$d/n1.key" ]
 ktap_result $? "bad input is refused with an error naming the field, nothing issued" ||
 	ktap_diag "$errs"
+
+# The list is valid for a year, and `crl` renews it.
+next=$(openssl crl -in "$d/crl.pem" -noout -nextupdate | cut -d= -f2)
+days=$(( ($(date -d "$next" +%s) - $(date +%s)) / 86400 ))
+n1=$(openssl crl -in "$d/crl.pem" -noout -crlnumber)
+"$pki" -d "$d" crl >/dev/null
+n2=$(openssl crl -in "$d/crl.pem" -noout -crlnumber)
+[ "$days" -ge 364 ] && [ "$n1" != "$n2" ] &&
+	openssl crl -in "$d/crl.pem" -noout -text | grep -q 'Serial Number'
+ktap_result $? "the revocation list is valid 365 days; crl renews it, revocations kept" ||
+	ktap_diag "next update in $days days, crlNumber $n1 -> $n2"
 
 # The CA key stays private.
 perms=$(stat -c %a "$d" "$d/ca.key" "$d/pe1.key" | tr '\n' ' ')

@@ -27,6 +27,7 @@ static char dir[] = "/tmp/dmsc-net.XXXXXX", err[256], path[8][256];
 static struct event_base *base;
 static struct sockaddr_in srv_addr;
 static SSL_CTX *srv_ctx;
+static long handshake_ms = 2000;
 
 /* what each side saw */
 struct side {
@@ -82,7 +83,7 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
 	(void)a;
 	(void)alen;
 	(void)arg;
-	if (!conn_new(base, srv_ctx, 1, fd, NULL, 0, NULL, &ops, &srv))
+	if (!conn_new(base, srv_ctx, 1, fd, NULL, 0, NULL, handshake_ms, &ops, &srv))
 		close(fd);
 }
 
@@ -129,7 +130,7 @@ static void connect_with(SSL_CTX *ctx, const char *expect)
 	memset(&srv, 0, sizeof(srv));
 	memset(&cli, 0, sizeof(cli));
 	cli.c = conn_new(base, ctx, 0, -1, (struct sockaddr *)&srv_addr,
-			 sizeof(srv_addr), expect, &ops, &cli);
+			 sizeof(srv_addr), expect, 0, &ops, &cli);
 }
 
 static int refused(SSL_CTX *ctx, const char *want)
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	/* as the daemon: a peer that hangs up must not kill us (conn.h) */
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(13);
+	ktap_plan(15);
 	if (!mkdtemp(dir))
 		return 1;
 	/* tools/pki/dmsc-pki, from agent/net/tests/ */
@@ -280,6 +281,36 @@ int main(int argc, char **argv)
 	if (!ok)
 		printf("# server: up %d down %d: %s\n", srv.up, srv.down, srv.why);
 	ktap_check(ok, "a frame header above 4 MiB ends the connection, nothing delivered");
+
+	/*
+	 * A peer that trickles a ClientHello, one byte every 300 ms after a
+	 * record header announcing 512 bytes, never finishes.
+	 */
+	memset(&srv, 0, sizeof(srv));
+	snprintf(cmd, sizeof(cmd),
+		 "timeout 6 bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d;"
+		 " printf \"\\026\\003\\001\\002\\000\" >&3;"
+		 " for i in $(seq 15); do printf \"\\001\" >&3 || exit; sleep 0.3; done'"
+		 " >/dev/null 2>&1 &",
+		 ntohs(srv_addr.sin_port));
+	{
+		struct timespec a, b;
+		long ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		ok = system(cmd) == 0;
+		run_until(&srv.down, 1, 6000);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+		printf("# a byte every 300 ms: dropped after %ld ms (%s)\n", ms, srv.why);
+		ok = ok && srv.down == 1 && srv.up == 0 &&
+		     strstr(srv.why, "handshake not finished in time") && ms < 3500;
+	}
+	ktap_check(ok, "a handshake trickled byte by byte is dropped at its deadline");
+
+	ok = !conn_new(base, pe1, 0, -1, (struct sockaddr *)&srv_addr, sizeof(srv_addr),
+		       NULL, 0, &ops, &cli);
+	ktap_check(ok, "a client that names no server node is refused");
 
 	{
 		struct tls_conf c = { NULL, NULL, NULL, NULL };

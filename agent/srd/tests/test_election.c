@@ -47,7 +47,7 @@ int main(void)
 	pid_t a;
 	char ch;
 
-	ktap_plan(8);
+	ktap_plan(9);
 	ok = cluster_up(err, sizeof(err)) == 0;
 	ktap_check(ok, "a three-member etcd cluster on loopback answers");
 	if (!ok) {
@@ -87,6 +87,53 @@ int main(void)
 	       took, TTL_S);
 	ktap_check(rc == 1 && took <= 2 * TTL_S * 1000,
 		   "after the leader is killed, the follower takes over within two lease lengths");
+
+	/*
+	 * A leader cut off from etcd (its only member stopped with SIGSTOP)
+	 * must stop acting before anyone else starts: its deadline passes
+	 * before the other candidate wins the seat.
+	 */
+	election_resign(b);
+	{
+		char ep[3][64];
+		struct election *x, *y;
+		int64_t t_stop, x_end = -1, y_win = -1;
+
+		{
+			const char *q = cluster_endpoints;
+
+			for (k = 0; k < 3; k++) {
+				sscanf(q, "%63[^,]", ep[k]);
+				q += strlen(ep[k]) + 1;
+			}
+		}
+		x = election_open(ep[1], KEY, "smo-x", TTL_S, err, sizeof(err));
+		y = election_open(ep[2], KEY, "smo-y", TTL_S, err, sizeof(err));
+		ok = x && y && election_step(x, who, sizeof(who), err, sizeof(err)) == 1;
+		kill(cluster_member[1], SIGSTOP);
+		t_stop = now_ms();
+		while (ok && now_ms() - t_stop < 4 * TTL_S * 1000 && (x_end < 0 || y_win < 0)) {
+			election_step(x, who, sizeof(who), err, sizeof(err));
+			if (x_end < 0 && !election_leading(x))
+				x_end = now_ms() - t_stop;
+			if (y_win < 0 && election_step(y, who, sizeof(who), err, sizeof(err)) == 1)
+				y_win = now_ms() - t_stop;
+			sleep_ms(100);
+		}
+		kill(cluster_member[1], SIGCONT);
+		printf("# leader smo-x cut off from etcd: stopped acting after %" PRId64
+		       " ms, smo-y led after %" PRId64 " ms\n", x_end, y_win);
+		ok = ok && x_end >= 0 && y_win >= 0 && x_end <= y_win;
+		ktap_check(ok, "a leader cut off from etcd stops acting before another starts");
+		if (y) {
+			election_resign(y);
+			election_close(y);
+		}
+		election_close(x);
+	}
+	/* b takes the empty seat again for what follows */
+	for (k = 0; k < 10 && election_step(b, who, sizeof(who), err, sizeof(err)) != 1; k++)
+		sleep_ms(TTL_S * 1000 / 3);
 
 	c = election_open(cluster_endpoints, KEY, "smo-c", TTL_S, err, sizeof(err));
 	ok = c && election_step(c, who, sizeof(who), err, sizeof(err)) == 0 &&
@@ -134,7 +181,13 @@ int main(void)
 				close(go[1]);
 				if (!x || read(go[0], &r, 1) != 0)
 					_exit(1);
-				r = '0' + election_step(x, who, sizeof(who), err, sizeof(err));
+				/* a step that could not reach etcd is no answer: again */
+				for (rc = -1, t = 0; rc < 0 && t < 30; t++) {
+					rc = election_step(x, who, sizeof(who), err, sizeof(err));
+					if (rc < 0)
+						sleep_ms(100);
+				}
+				r = '0' + rc;
 				if (write(res[1], &r, 1) != 1)
 					_exit(1);
 				sleep_ms(3000);	/* hold the seat while the others look */

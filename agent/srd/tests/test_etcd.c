@@ -87,7 +87,7 @@ int main(void)
 	int64_t t_c, t, gone = -1;
 	int ok;
 
-	ktap_plan(13);
+	ktap_plan(14);
 
 	ok = cluster_up(err, sizeof(err)) == 0;
 	ktap_check(ok, "a three-member etcd cluster on loopback answers");
@@ -115,7 +115,11 @@ int main(void)
 
 	mi(&i, "mi-a", "pe7", 1);
 	ok = s->ops->put(s, &i, now_ms(), NULL, err, sizeof(err)) &&
-	     strstr(err, "id: mi-a is registered on node pe1");
+	     strstr(err, "id: mi-a is registered on node pe1") &&
+	     s->ops->renew(s, "mi-a", "pe7", now_ms(), err, sizeof(err)) &&
+	     strstr(err, "registered on node pe1, not pe7") &&
+	     s->ops->del(s, "mi-a", "pe7", NULL, err, sizeof(err)) &&
+	     strstr(err, "registered on node pe1, not pe7");
 	mi(&i, "mi-x", "pe1", 1);
 	i.ttl_ms = 1000;
 	ok = ok && s->ops->put(s, &i, now_ms(), NULL, err, sizeof(err)) &&
@@ -123,7 +127,7 @@ int main(void)
 	mi(&i, "mi-x", "pe1", 1);
 	strcpy(i.sid, "10.0.0.1");
 	ok = ok && s->ops->put(s, &i, now_ms(), NULL, err, sizeof(err)) && strstr(err, "sid:");
-	ktap_check(ok, "another node's id, a lease under 2 s and a bad sid are refused, by name");
+	ktap_check(ok, "another node's id (put, renew, delete), a lease under 2 s and a bad sid are refused, by name");
 
 	memset(&sn, 0, sizeof(sn));
 	ok = s->ops->changes(s, r0, see_change, &sn, err, sizeof(err)) == 0 && sn.n == 3 &&
@@ -140,8 +144,23 @@ int main(void)
 	s2 = srd_store_etcd_open(cluster_endpoints, "/t/srd/", now_ms(), err, sizeof(err));
 	memset(&sn, 0, sizeof(sn));
 	ok = s2 && !s2->ops->list(s2, see_inst, &sn, &rev, err, sizeof(err)) && sn.n == 3 &&
-	     !s2->ops->renew(s2, "mi-a", now_ms(), err, sizeof(err));
+	     !s2->ops->renew(s2, "mi-a", "pe1", now_ms(), err, sizeof(err));
 	ktap_check(ok, "a second SRD sharing the cluster lists them and renews another's lease");
+
+	/*
+	 * Re-registered through one SRD under a new lease, renewed through
+	 * the other, which had renewed the old one before: it must renew
+	 * the new lease, not the old (revoked) one it saw last.
+	 */
+	ok = !put(s, "mi-e", "pe4", 5, NULL) &&
+	     !s2->ops->renew(s2, "mi-e", "pe4", now_ms(), err, sizeof(err)) &&
+	     !put(s, "mi-e", "pe4", 5, NULL) &&
+	     !s2->ops->renew(s2, "mi-e", "pe4", now_ms(), err, sizeof(err)) &&
+	     !s->ops->del(s, "mi-e", "pe4", NULL, err, sizeof(err));
+	if (!ok)
+		printf("# %s\n", err);
+	ktap_check(ok, "a renewal through one SRD follows a re-registration through another");
+	r3 = s->ops->revision(s);
 
 	/*
 	 * Heartbeats every 1 s, lease 3 s: a and b beat, c is silent since
@@ -152,8 +171,8 @@ int main(void)
 	for (t = now_ms(); now_ms() - t_c < 6000 && gone < 0;) {
 		if (now_ms() - t >= 1000) {
 			t = now_ms();
-			ok &= !s->ops->renew(s, "mi-a", t, err, sizeof(err));
-			ok &= !s2->ops->renew(s2, "mi-b", t, err, sizeof(err));
+			ok &= !s->ops->renew(s, "mi-a", "pe1", t, err, sizeof(err));
+			ok &= !s2->ops->renew(s2, "mi-b", "pe1", t, err, sizeof(err));
 		}
 		memset(&sn, 0, sizeof(sn));
 		if (s->ops->list(s, see_inst, &sn, &rev, err, sizeof(err)))
@@ -173,13 +192,13 @@ int main(void)
 	     !strcmp(sn.nodes[0], "pe2");
 	ktap_check(ok, "the expiry comes out of changes() as a deletion, with the node");
 
-	ok = !s->ops->del(s, "mi-b", &rev, err, sizeof(err)) &&
-	     s->ops->renew(s, "mi-b", now_ms(), err, sizeof(err)) &&
+	ok = !s->ops->del(s, "mi-b", NULL, &rev, err, sizeof(err)) &&
+	     s->ops->renew(s, "mi-b", "pe1", now_ms(), err, sizeof(err)) &&
 	     strstr(err, "no instance mi-b") &&
-	     s->ops->del(s, "mi-b", NULL, err, sizeof(err)) && strstr(err, "no instance");
+	     s->ops->del(s, "mi-b", NULL, NULL, err, sizeof(err)) && strstr(err, "no instance");
 	ktap_check(ok, "delete: gone for renewals, a second delete says so");
 
-	ok = s->ops->renew(s, "mi-c", now_ms(), err, sizeof(err)) &&
+	ok = s->ops->renew(s, "mi-c", "pe2", now_ms(), err, sizeof(err)) &&
 	     strstr(err, "no instance mi-c");
 	ktap_check(ok, "renewing an expired instance fails: it must register again");
 
@@ -192,14 +211,14 @@ int main(void)
 	       now_ms() - t, ok ? "done" : err);
 	memset(&sn, 0, sizeof(sn));
 	ok = ok && !s->ops->list(s, see_inst, &sn, &rev, err, sizeof(err)) && sn.n == 2 &&
-	     !s2->ops->renew(s2, "mi-d", now_ms(), err, sizeof(err));
+	     !s2->ops->renew(s2, "mi-d", "pe3", now_ms(), err, sizeof(err));
 	ktap_check(ok, "with one member killed, registrations, lists and renewals go on");
 
 	/* an SRD restart: leases are found again from the keys */
 	s->ops->close(s);
 	s = srd_store_etcd_open(cluster_endpoints, "/t/srd/", now_ms(), err, sizeof(err));
-	ok = s && !s->ops->renew(s, "mi-d", now_ms(), err, sizeof(err)) &&
-	     !s->ops->renew(s, "mi-a", now_ms(), err, sizeof(err));
+	ok = s && !s->ops->renew(s, "mi-d", "pe3", now_ms(), err, sizeof(err)) &&
+	     !s->ops->renew(s, "mi-a", "pe1", now_ms(), err, sizeof(err));
 	ktap_check(ok, "a restarted SRD renews what was registered before");
 	if (!s) {
 		cluster_down();
@@ -221,8 +240,8 @@ int main(void)
 	}
 	ktap_check(ok, "after a compaction, an old revision is SRD_GAP: take a full list");
 
-	ok = !s->ops->del(s, "mi-a", NULL, err, sizeof(err)) &&
-	     !s->ops->del(s, "mi-d", NULL, err, sizeof(err));
+	ok = !s->ops->del(s, "mi-a", NULL, NULL, err, sizeof(err)) &&
+	     !s->ops->del(s, "mi-d", NULL, NULL, err, sizeof(err));
 	memset(&sn, 0, sizeof(sn));
 	ok = ok && !s->ops->list(s, see_inst, &sn, &rev, err, sizeof(err)) && sn.n == 0;
 	ktap_check(ok, "deleting the rest leaves the registry empty");

@@ -159,8 +159,12 @@ int main(void)
 
 	mi(&i, "mi-a", "pe7", 1);
 	ok = refused(s, &i, "id: mi-a is registered on node pe1") &&
+	     s->ops->renew(s, "mi-a", "pe7", T0, err, sizeof(err)) &&
+	     strstr(err, "registered on node pe1, not pe7") &&
+	     s->ops->del(s, "mi-a", "pe7", NULL, err, sizeof(err)) &&
+	     strstr(err, "registered on node pe1, not pe7") &&
 	     s->ops->revision(s) == 3;
-	ktap_check(ok, "an id registered on one node cannot be taken by another");
+	ktap_check(ok, "another node can neither take, renew nor delete an id registered on one node");
 
 	ok = 1;
 	mi(&i, "bad id", "pe1", 1);
@@ -190,8 +194,8 @@ int main(void)
 	ok = 1;
 	memset(&sn, 0, sizeof(sn));
 	for (t = T0 + 1000; t <= T0 + 4000; t += 1000) {
-		ok &= !s->ops->renew(s, "mi-a", t, err, sizeof(err));
-		ok &= !s->ops->renew(s, "mi-b", t, err, sizeof(err));
+		ok &= !s->ops->renew(s, "mi-a", "pe1", t, err, sizeof(err));
+		ok &= !s->ops->renew(s, "mi-b", "pe1", t, err, sizeof(err));
 		ok &= !s->ops->expire(s, t - 1, see_change, &sn, err, sizeof(err));
 		if (t - 1 < T0 + 3000)
 			ok &= sn.n == 0;
@@ -201,12 +205,12 @@ int main(void)
 	     !strcmp(sn.last.node, "pe2") && s->ops->revision(s) == 4;
 	ktap_check(ok, "a silent instance expires within 3 heartbeats, a renewed one does not");
 
-	ok = s->ops->renew(s, "mi-c", T0 + 5000, err, sizeof(err)) &&
+	ok = s->ops->renew(s, "mi-c", "pe2", T0 + 5000, err, sizeof(err)) &&
 	     strstr(err, "no instance mi-c");
 	ktap_check(ok, "renewing an expired instance fails: it must register again");
 
-	ok = !s->ops->del(s, "mi-b", &rev, err, sizeof(err)) && rev == 5 &&
-	     s->ops->del(s, "mi-b", NULL, err, sizeof(err)) && strstr(err, "no instance");
+	ok = !s->ops->del(s, "mi-b", NULL, &rev, err, sizeof(err)) && rev == 5 &&
+	     s->ops->del(s, "mi-b", NULL, NULL, err, sizeof(err)) && strstr(err, "no instance");
 	memset(&sn, 0, sizeof(sn));
 	ok = ok && !s->ops->expire(s, T0 + 100000, see_change, &sn, err, sizeof(err)) &&
 	     sn.n == 1 && !strcmp(sn.ids[0], "mi-a") && s->ops->revision(s) == 6;
@@ -311,7 +315,7 @@ int main(void)
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		for (k = 0; ok && k < 10 * n; k++) {
 			snprintf(id, sizeof(id), "mi-%d", k % n);
-			ok = !s->ops->renew(s, id, T0 + 1 + k / n, err, sizeof(err));
+			ok = !s->ops->renew(s, id, "pe1", T0 + 1 + k / n, err, sizeof(err));
 		}
 		clock_gettime(CLOCK_MONOTONIC, &c);
 		put_s = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
