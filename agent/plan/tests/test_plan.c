@@ -150,6 +150,7 @@ static void test_cost_by_hand(void)
 	struct plan_sol x = { .k = 2, .cut = { 0, 2, 4 }, .site = { 0, 1 } };
 	struct plan_cost c;
 	struct sim_stats st;
+	double sched;
 
 	CHECK(pb, "problem: %s", err);
 	plan_cost_eval(pb, &x, &c);
@@ -166,6 +167,9 @@ static void test_cost_by_hand(void)
 	 */
 	CHECK(!plan_simulate(pb, &x, &st), "simulation failed");
 	CHECK(fabs(st.iteration - 30.44) < 1e-9, "simulated %.9g", st.iteration);
+	/* the schedule worked out op by op lands where the trace does */
+	sched = plan_schedule(pb, &x, &c);
+	CHECK(fabs(sched - 30.44) < 1e-9, "schedule %.9g, want 30.44", sched);
 out:
 	ktap_result(KTAP_FAILED(), "cost model: two stages over the WAN, by hand");
 	plan_problem_free(pb);
@@ -327,18 +331,17 @@ static void test_dp_brute(void)
 }
 
 /*
- * Tabu against the DP, the simulator against each plan's prediction.
- * The goals are 1 % and 5 %; the checks allow 2 % and 15 %, what the
- * model and the search reach today (worst 1.15 % and 12.2 % on these
- * instances, see Documentation/planner.md): they guard against
- * regressions, the figures are printed.
+ * Tabu against the DP (on the closed form both minimise), the simulator
+ * against each plan's prediction (the 1F1B schedule, sched.c).  The
+ * checks hold the issue's goals: 1 % and 5 %.  How far the closed form
+ * is from the simulator is printed beside, for the record.
  */
-#define TABU_GAP	0.02
-#define SIM_GAP		0.15
+#define TABU_GAP	0.01
+#define SIM_GAP		0.05
 static void test_tabu_sim(int heads)
 {
 	int t, bad = 0, simbad = 0, n = 0;
-	double worst = 0, simworst = 0;
+	double worst = 0, simworst = 0, formworst = 0;
 	char simwhy[256] = "";
 
 	for (t = 0; t < 12; t++) {
@@ -374,17 +377,21 @@ static void test_tabu_sim(int heads)
 			}
 			n++;
 			e = fabs(st.iteration - r[i].iteration) / st.iteration;
+			if (e > formworst)
+				formworst = e;
+			e = fabs(st.iteration - r[i].predicted) / st.iteration;
 			if (getenv("PLAN_DEBUG"))
-				printf("# %d %s pred %.5g sim %.5g err %.2f%% %s\n", t,
-				       plan_method_name(meth[i]), r[i].iteration,
-				       st.iteration, 100 * e, r[i].bottleneck);
+				printf("# %d %s pred %.5g form %.5g sim %.5g err %.2f%% %s\n",
+				       t, plan_method_name(meth[i]), r[i].predicted,
+				       r[i].iteration, st.iteration, 100 * e,
+				       r[i].bottleneck);
 			if (e > simworst)
 				simworst = e;
 			if (e > SIM_GAP) {
 				snprintf(simwhy, sizeof(simwhy),
 					 "instance %d %s: predicted %.6g, simulated %.6g",
 					 t, plan_method_name(meth[i]),
-					 r[i].iteration, st.iteration);
+					 r[i].predicted, st.iteration);
 				simbad++;
 			}
 		}
@@ -415,15 +422,16 @@ static void test_tabu_sim(int heads)
 	if (!heads) {
 		printf("# tabu vs dp: 12 chains of 24-112 layers, worst gap %.4f%%\n",
 		       100 * worst);
-		ktap_result(bad, "tabu within 2% of the dp on 12 random chains (goal 1%)");
+		ktap_result(bad, "tabu within 1% of the dp on 12 random chains");
 	}
-	printf("# simulator vs prediction: %d plans, worst %.3f%% (goal 5%%)\n", n,
-	       100 * simworst);
+	printf("# simulator vs prediction: %d plans, worst %.3f%% (goal 5%%); "
+	       "vs the closed form: worst %.3f%%\n", n, 100 * simworst,
+	       100 * formworst);
 	if (simbad)
 		ktap_fail("%s", simwhy);
 	ktap_result(simbad || !n, heads ?
-		    "DAG with business heads: simulated within 15% of predicted" :
-		    "chains: simulated within 15% of predicted (dp, tabu, uniform)");
+		    "DAG with business heads: simulated within 5% of predicted" :
+		    "chains: simulated within 5% of predicted (dp, tabu, uniform)");
 }
 
 /* Pins are kept; a pin the DP cannot honour is no plan at all. */
