@@ -543,6 +543,11 @@ static void test_cli(void)
 	CHECK(json_object_object_get_ex(o, "iteration", &it) &&
 	      json_object_object_get_ex(it, "predicted_s", &v) &&
 	      json_object_get_double(v) > 0, "no iteration.predicted_s");
+	CHECK(json_object_object_get_ex(it, "model_s", &v) &&
+	      json_object_get_double(v) > 0, "no iteration.model_s");
+	CHECK(json_object_object_get_ex(o, "solver", &v) &&
+	      json_object_object_get_ex(v, "cpu_seconds", &v) &&
+	      json_object_get_double(v) >= 0, "no solver.cpu_seconds");
 	CHECK(json_object_object_get_ex(o, "task_graph", &v) &&
 	      json_object_object_get_ex(v, "tasks", &it) &&
 	      json_object_array_length(it) >= 1, "no task_graph.tasks");
