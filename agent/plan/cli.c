@@ -230,7 +230,7 @@ static int segment(int argc, char **argv, int json)
 		base = plan_xcalloc(1, sizeof(*base));
 		/* an infeasible uniform split is reported as such, not fatal */
 		if (plan_solve(pb, PLAN_UNIFORM, base, err, sizeof(err)))
-			base->iteration = INFINITY;
+			base->iteration = base->predicted = INFINITY;
 	}
 	if (json) {
 		out = plan_result_json(pb, r, base);

@@ -292,6 +292,7 @@ void plan_sol_to_result(const struct plan_problem *pb,
 		r->stage[s].count = x->cut[s + 1] - x->cut[s];
 	}
 	r->iteration = c.T;
+	r->predicted = plan_schedule(pb, x, &c);
 	r->fill = c.fill;
 	r->period = c.period;
 	r->steady = (pb->lim.micro_batches - 1) * c.period;

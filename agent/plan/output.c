@@ -151,7 +151,8 @@ struct json_object *plan_result_json(const struct plan_problem *pb,
 		json_object_array_add(xfers, t);
 	}
 	add(o, "transfers", xfers);
-	add(it, "predicted_s", jd(r->iteration));
+	add(it, "predicted_s", jd(r->predicted));
+	add(it, "model_s", jd(r->iteration));
 	add(it, "fill_s", jd(r->fill));
 	add(it, "period_s", jd(r->period));
 	add(it, "steady_s", jd(r->steady));
@@ -162,6 +163,7 @@ struct json_object *plan_result_json(const struct plan_problem *pb,
 	    jd(1 - M * busy / (x.k * (r->iteration - r->allreduce))));
 	add(o, "iteration", it);
 	add(sol, "seconds", jd(r->seconds));
+	add(sol, "cpu_seconds", jd(r->cpu_seconds));
 	if (r->method == PLAN_DP) {
 		add(sol, "dp_runs", json_object_new_int(r->dp_calls));
 		add(sol, "lower_bound_s", jd(r->lower_bound));
@@ -173,10 +175,10 @@ struct json_object *plan_result_json(const struct plan_problem *pb,
 		struct json_object *b = json_object_new_object();
 
 		add(b, "method", json_object_new_string("uniform"));
-		add(b, "predicted_s", isfinite(baseline->iteration) ?
-		    jd(baseline->iteration) : NULL);
-		add(b, "speedup", isfinite(baseline->iteration) ?
-		    jd(baseline->iteration / r->iteration) : NULL);
+		add(b, "predicted_s", isfinite(baseline->predicted) ?
+		    jd(baseline->predicted) : NULL);
+		add(b, "speedup", isfinite(baseline->predicted) ?
+		    jd(baseline->predicted / r->predicted) : NULL);
 		add(o, "baseline", b);
 	}
 	add(o, "task_graph", task_graph(pb, &x, &c, xf, nx, g0));
@@ -207,11 +209,12 @@ void plan_result_print(const struct plan_problem *pb,
 			pb->s->s[x.site[s]].name, x.cut[s + 1] - x.cut[s], span,
 			c.F[s] * 1e3, c.B[s] * 1e3, c.memory[s] / 1e9);
 	}
-	fprintf(f, "iteration %.6f s = fill %.6f + steady %.6f (%d x period %.6f, %s) + all-reduce %.6f\n",
+	fprintf(f, "predicted iteration %.6f s (1F1B schedule)\n", r->predicted);
+	fprintf(f, "model %.6f s = fill %.6f + steady %.6f (%d x period %.6f, %s) + all-reduce %.6f\n",
 		r->iteration, r->fill, r->steady, pb->lim.micro_batches - 1,
 		r->period, r->bottleneck, r->allreduce);
-	if (baseline && isfinite(baseline->iteration))
-		fprintf(f, "uniform split %.6f s: %.2fx\n", baseline->iteration,
-			baseline->iteration / r->iteration);
-	fprintf(f, "solved in %.3f s\n", r->seconds);
+	if (baseline && isfinite(baseline->predicted))
+		fprintf(f, "uniform split %.6f s: %.2fx\n", baseline->predicted,
+			baseline->predicted / r->predicted);
+	fprintf(f, "solved in %.3f s (%.3f s CPU)\n", r->seconds, r->cpu_seconds);
 }

@@ -88,13 +88,16 @@ struct plan_result {
 	int nstages;
 	struct plan_stage stage[PLAN_MAX_STAGES];
 	/* prediction, seconds */
+	double predicted;	/* the 1F1B schedule worked out (sched.c) */
+	/* the closed form the methods minimise (cost.c): within 12 % of it */
 	double iteration;	/* fill + steady + allreduce */
 	double fill;		/* one micro-batch forward and back: L0 */
 	double period;		/* steady-state time per micro-batch: tau */
 	double steady;		/* (M - 1) * period */
 	double allreduce;	/* slowest stage's all-reduce after the flush */
 	char bottleneck[96];	/* what sets the period */
-	double seconds;		/* solver run time */
+	double seconds;		/* solver run time, wall clock */
+	double cpu_seconds;	/* and the process's CPU time it took */
 	/* DP only: certified lower bound and the DP calls it took */
 	double lower_bound;
 	int dp_calls;

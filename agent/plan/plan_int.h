@@ -104,6 +104,10 @@ void plan_sol_to_result(const struct plan_problem *pb,
 			const struct plan_sol *x, struct plan_result *r);
 void plan_result_to_sol(const struct plan_result *r, struct plan_sol *x);
 
+/* sched.c: the 1F1B schedule played out; INFINITY if c has violations */
+double plan_schedule(const struct plan_problem *pb, const struct plan_sol *x,
+		     const struct plan_cost *c);
+
 /* dp.c, tabu.c, solve.c */
 int plan_dp(struct plan_problem *pb, struct plan_sol *best, double *lb,
 	    int *calls, char *err, size_t errlen);

@@ -150,6 +150,7 @@ static void test_cost_by_hand(void)
 	struct plan_sol x = { .k = 2, .cut = { 0, 2, 4 }, .site = { 0, 1 } };
 	struct plan_cost c;
 	struct sim_stats st;
+	double sched;
 
 	CHECK(pb, "problem: %s", err);
 	plan_cost_eval(pb, &x, &c);
@@ -166,6 +167,9 @@ static void test_cost_by_hand(void)
 	 */
 	CHECK(!plan_simulate(pb, &x, &st), "simulation failed");
 	CHECK(fabs(st.iteration - 30.44) < 1e-9, "simulated %.9g", st.iteration);
+	/* the schedule worked out op by op lands where the trace does */
+	sched = plan_schedule(pb, &x, &c);
+	CHECK(fabs(sched - 30.44) < 1e-9, "schedule %.9g, want 30.44", sched);
 out:
 	ktap_result(KTAP_FAILED(), "cost model: two stages over the WAN, by hand");
 	plan_problem_free(pb);
@@ -327,18 +331,17 @@ static void test_dp_brute(void)
 }
 
 /*
- * Tabu against the DP, the simulator against each plan's prediction.
- * The goals are 1 % and 5 %; the checks allow 2 % and 15 %, what the
- * model and the search reach today (worst 1.15 % and 12.2 % on these
- * instances, see Documentation/planner.md): they guard against
- * regressions, the figures are printed.
+ * Tabu against the DP (on the closed form both minimise), the simulator
+ * against each plan's prediction (the 1F1B schedule, sched.c).  The
+ * checks hold the issue's goals: 1 % and 5 %.  How far the closed form
+ * is from the simulator is printed beside, for the record.
  */
-#define TABU_GAP	0.02
-#define SIM_GAP		0.15
+#define TABU_GAP	0.01
+#define SIM_GAP		0.05
 static void test_tabu_sim(int heads)
 {
 	int t, bad = 0, simbad = 0, n = 0;
-	double worst = 0, simworst = 0;
+	double worst = 0, simworst = 0, formworst = 0;
 	char simwhy[256] = "";
 
 	for (t = 0; t < 12; t++) {
@@ -374,17 +377,21 @@ static void test_tabu_sim(int heads)
 			}
 			n++;
 			e = fabs(st.iteration - r[i].iteration) / st.iteration;
+			if (e > formworst)
+				formworst = e;
+			e = fabs(st.iteration - r[i].predicted) / st.iteration;
 			if (getenv("PLAN_DEBUG"))
-				printf("# %d %s pred %.5g sim %.5g err %.2f%% %s\n", t,
-				       plan_method_name(meth[i]), r[i].iteration,
-				       st.iteration, 100 * e, r[i].bottleneck);
+				printf("# %d %s pred %.5g form %.5g sim %.5g err %.2f%% %s\n",
+				       t, plan_method_name(meth[i]), r[i].predicted,
+				       r[i].iteration, st.iteration, 100 * e,
+				       r[i].bottleneck);
 			if (e > simworst)
 				simworst = e;
 			if (e > SIM_GAP) {
 				snprintf(simwhy, sizeof(simwhy),
 					 "instance %d %s: predicted %.6g, simulated %.6g",
 					 t, plan_method_name(meth[i]),
-					 r[i].iteration, st.iteration);
+					 r[i].predicted, st.iteration);
 				simbad++;
 			}
 		}
@@ -415,15 +422,16 @@ static void test_tabu_sim(int heads)
 	if (!heads) {
 		printf("# tabu vs dp: 12 chains of 24-112 layers, worst gap %.4f%%\n",
 		       100 * worst);
-		ktap_result(bad, "tabu within 2% of the dp on 12 random chains (goal 1%)");
+		ktap_result(bad, "tabu within 1% of the dp on 12 random chains");
 	}
-	printf("# simulator vs prediction: %d plans, worst %.3f%% (goal 5%%)\n", n,
-	       100 * simworst);
+	printf("# simulator vs prediction: %d plans, worst %.3f%% (goal 5%%); "
+	       "vs the closed form: worst %.3f%%\n", n, 100 * simworst,
+	       100 * formworst);
 	if (simbad)
 		ktap_fail("%s", simwhy);
 	ktap_result(simbad || !n, heads ?
-		    "DAG with business heads: simulated within 15% of predicted" :
-		    "chains: simulated within 15% of predicted (dp, tabu, uniform)");
+		    "DAG with business heads: simulated within 5% of predicted" :
+		    "chains: simulated within 5% of predicted (dp, tabu, uniform)");
 }
 
 /* Pins are kept; a pin the DP cannot honour is no plan at all. */
@@ -453,6 +461,55 @@ static void test_pins(void)
 out:
 	ktap_result(KTAP_FAILED(), "pinned layers stay on their site; impossible pins are an error");
 	plan_problem_free(pb);
+}
+
+/*
+ * The benchmark's chain of 96 layers over a WAN at 10 % of the fabric
+ * (tests/data/chain96-*.json, from tools/plan/gen.py model --layers 96
+ * --hidden 2048 --seq 4096 --mbs 4 --vary; sites --wan-fraction 0.1):
+ * the optimum is 4 stages on aidc-a then 3 uneven ones on aidc-c, a
+ * valley tabu missed by 3.76 % before it started from every route.
+ */
+static void test_tabu_bench96(void)
+{
+	const char *dir = getenv("PLAN_TESTDATA");
+	char err[512], path[4096];
+	struct json_object *mj = NULL, *sj = NULL;
+	struct plan_model *m = NULL;
+	struct plan_sites *s = NULL;
+	struct plan_problem *pb = NULL;
+	struct plan_limits l;
+	struct plan_result dp, tabu;
+
+	plan_limits_default(&l);
+	CHECK(dir, "PLAN_TESTDATA is not set");
+	snprintf(path, sizeof(path), "%s/chain96-model.json", dir);
+	CHECK((mj = mpte_json_load(path, err, sizeof(err))), "%s", err);
+	snprintf(path, sizeof(path), "%s/chain96-sites.json", dir);
+	CHECK((sj = mpte_json_load(path, err, sizeof(err))), "%s", err);
+	CHECK((m = plan_model_from_json(mj, err, sizeof(err))), "%s", err);
+	CHECK((s = plan_sites_from_json(sj, err, sizeof(err))), "%s", err);
+	pb = plan_problem_new(m, s, &l, err, sizeof(err));
+	m = NULL;
+	s = NULL;
+	CHECK(pb, "%s", err);
+	CHECK(!plan_solve(pb, PLAN_DP, &dp, err, sizeof(err)), "dp: %s", err);
+	CHECK(!plan_solve(pb, PLAN_TABU, &tabu, err, sizeof(err)), "tabu: %s", err);
+	printf("# 96 layers, WAN 10 %%: dp %.6f s, tabu %.6f s (%.3f%%), tabu %.3f s CPU\n",
+	       dp.iteration, tabu.iteration,
+	       100 * (tabu.iteration / dp.iteration - 1), tabu.cpu_seconds);
+	CHECK(tabu.iteration <= dp.iteration * (1 + TABU_GAP),
+	      "tabu %.6f, dp %.6f: %.2f%% above", tabu.iteration, dp.iteration,
+	      100 * (tabu.iteration / dp.iteration - 1));
+out:
+	ktap_result(KTAP_FAILED(), "tabu within 1% of the dp on the 96-layer benchmark chain");
+	plan_problem_free(pb);
+	plan_model_free(m);
+	plan_sites_free(s);
+	if (mj)
+		json_object_put(mj);
+	if (sj)
+		json_object_put(sj);
 }
 
 /* A WAN much thinner than the fabric: the planner keeps to one site
@@ -535,6 +592,11 @@ static void test_cli(void)
 	CHECK(json_object_object_get_ex(o, "iteration", &it) &&
 	      json_object_object_get_ex(it, "predicted_s", &v) &&
 	      json_object_get_double(v) > 0, "no iteration.predicted_s");
+	CHECK(json_object_object_get_ex(it, "model_s", &v) &&
+	      json_object_get_double(v) > 0, "no iteration.model_s");
+	CHECK(json_object_object_get_ex(o, "solver", &v) &&
+	      json_object_object_get_ex(v, "cpu_seconds", &v) &&
+	      json_object_get_double(v) >= 0, "no solver.cpu_seconds");
 	CHECK(json_object_object_get_ex(o, "task_graph", &v) &&
 	      json_object_object_get_ex(v, "tasks", &it) &&
 	      json_object_array_length(it) >= 1, "no task_graph.tasks");
@@ -553,7 +615,7 @@ out:
 
 int main(void)
 {
-	ktap_plan(13 + 10);
+	ktap_plan(13 + 11);
 	test_bad_input();
 	test_cost_by_hand();
 	test_allreduce_by_hand();
@@ -561,6 +623,7 @@ int main(void)
 	test_tabu_sim(0);
 	test_tabu_sim(1);
 	test_pins();
+	test_tabu_bench96();
 	test_beats_uniform();
 	test_cli();
 	return ktap_failed ? 1 : 0;
