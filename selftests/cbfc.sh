@@ -117,13 +117,14 @@ sink_start() {
 	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
 }
 
-# sink_stop: stop the sink; prints its totals as "packets gaps ooo".
+# sink_stop: stop the sink (in this shell: it is our child); its totals
+# go to SINK_TOTALS as "packets gaps out-of-order".
 sink_stop() {
 	kill -TERM "$SINK"
 	wait "$SINK" || fail "sink: $(cat "$T/sink.err")"
 	SINK=
-	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["packets"], t["psn_gaps"], t["out_of_order"])' \
-		"$T/sink.json"
+	SINK_TOTALS=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["packets"], t["psn_gaps"], t["out_of_order"])' \
+		"$T/sink.json")
 }
 
 test_credit_cumulative() {
@@ -165,10 +166,9 @@ test_credit_cumulative() {
 	# The session goes: its waiting packets leave without credit.
 	cbfc session del "${FLOW[@]}"
 	arrived "$rx0" 10
-	local s
-	s=$(sink_stop)
-	echo "sink: packets gaps out-of-order = $s"
-	check "[ '$s' = '10 0 0' ]" "the sink saw $s, not 10 0 0"
+	sink_stop
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	check "[ '$SINK_TOTALS' = '10 0 0' ]" "the sink saw $SINK_TOTALS, not 10 0 0"
 	check "(( \$(qd drops) == 0 ))" "drops $(qd drops)"
 	dmesg_clean || fail "kernel log"
 }
