@@ -41,6 +41,7 @@ agent: ebpf
 
 tools:
 	$(MAKE) -C tools/roce-gen
+	$(MAKE) -C tools/tc
 
 # One copy of the sources per kernel, so builds for 6.1 and 6.12 can sit
 # side by side (Kbuild writes its objects next to the sources).
@@ -103,9 +104,9 @@ MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= /lib/systemd/system
 DKMS_SRCDIR := /usr/src/dmsc-$(VERSION)
 INSTALL ?= install
-# The tc plugin, when it exists: set TC_PLUGIN to the built q_*.so and
-# install-tc/uninstall-tc put it where Debian's tc looks (TC_LIB_DIR).
-TC_PLUGIN :=
+# The tc plugin of the cbfc qdisc (tools/tc/): install-tc/uninstall-tc
+# put it where Debian's tc looks (its TC_LIB_DIR).
+TC_PLUGIN := tools/tc/q_cbfc.so
 TCLIBDIR ?= /usr/lib/x86_64-linux-gnu/tc
 systemd_running = [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]
 
@@ -136,7 +137,7 @@ install-dkms:
 		tools/dkms-src.sh $(DESTDIR)$(DKMS_SRCDIR); \
 	fi
 
-install-tc:
+install-tc: tools
 	$(if $(TC_PLUGIN),$(INSTALL) -D -m 0755 $(TC_PLUGIN) \
 		$(DESTDIR)$(TCLIBDIR)/$(notdir $(TC_PLUGIN)))
 
@@ -162,4 +163,5 @@ clean:
 	$(MAKE) -C agent clean
 	$(MAKE) -C ebpf clean
 	-$(MAKE) -C tools/roce-gen clean
+	$(MAKE) -C tools/tc clean
 	rm -rf build

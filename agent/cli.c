@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"Usage: dmsc [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       dmsc [OPTIONS] -batch FILE\n"
 		"       dmsc help\n"
-		"where  OBJECT  := { info | set | tunnel | rule | flow | monitor | mpte | plan | telemetry }\n"
+		"where  OBJECT  := { info | set | tunnel | rule | flow | cbfc | monitor | mpte | plan | telemetry }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -n[etns] NETNS |\n"
 		"                    -b[atch] FILE | -f[orce] | -V[ersion] | -h[elp] }\n"
 		"Exit status: 0 success, 1 the kernel or the operation failed, 2 usage error.\n"
@@ -59,6 +59,7 @@ static const struct {
 	{ "tunnel", cmd_tunnel },
 	{ "rule", cmd_rule },
 	{ "flow", cmd_flow },
+	{ "cbfc", cmd_cbfc },
 	{ "monitor", cmd_monitor },
 };
 

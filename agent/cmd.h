@@ -45,7 +45,8 @@ struct request {
  */
 typedef int cmd_parse_fn(struct cli *cli, int argc, char **argv,
 			 struct request *req);
-cmd_parse_fn cmd_info, cmd_set, cmd_tunnel, cmd_rule, cmd_flow, cmd_monitor;
+cmd_parse_fn cmd_info, cmd_set, cmd_tunnel, cmd_rule, cmd_flow, cmd_monitor,
+	cmd_cbfc;
 /* dmsc mpte needs no netlink: it runs at once and returns the exit code. */
 int cmd_mpte(struct cli *cli, int argc, char **argv);
 /* dmsc plan, the segmentation planner: likewise. */

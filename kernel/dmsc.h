@@ -99,6 +99,23 @@ struct dmsc_net {
 	u32 n_tunnels;
 	u32 n_rules;
 	atomic_t n_flows;	/* changed by the hook too */
+
+	/*
+	 * Credit sessions (credit.c): the table holds a reference on each;
+	 * lookups under RCU, changes and dumps under lock. session_list
+	 * keeps them in creation order for dumps.
+	 */
+	struct rhashtable sessions;
+	struct list_head session_list;
+	u32 n_sessions;
+
+	/*
+	 * The cbfc qdiscs of this namespace (sch_cbfc.c), so that a credit
+	 * update can run them. A qdisc is on the list from its init to its
+	 * destroy; cbfc_lock is taken from process context only.
+	 */
+	spinlock_t cbfc_lock;
+	struct list_head cbfc_qdiscs;
 };
 
 extern unsigned int dmsc_net_id;
@@ -301,11 +318,74 @@ int dmsc_flow_flush_doit(struct sk_buff *skb, struct genl_info *info);
 int dmsc_steer_hook(struct dmsc_net *dn, struct netlink_ext_ack *extack);
 void dmsc_steer_net_exit(struct dmsc_net *dn);
 
+/*
+ * credit.c: credit sessions of the cbfc qdisc. The key is what the qdisc
+ * classifies a RoCEv2 packet on (the inner one of an SRv6 packet).
+ */
+struct dmsc_cbfc_key {
+	struct in6_addr src;	/* IPv4 in the first 4 bytes, rest 0 */
+	struct in6_addr dst;
+	__be16 sport;
+	u8 family;
+	u8 pad;
+	u32 qpn;
+} __aligned(8);
+
+/*
+ * A session. References: one from the table while it is configured, one
+ * per cbfc flow (a queue in a qdisc) that carries it; freed after a grace
+ * period once the last is dropped. The counters are atomics: sent is
+ * added under the lock of the qdisc that sends, freed by credit updates
+ * (process context) without it.
+ */
+struct dmsc_session {
+	struct rhash_head node;		/* dn->sessions */
+	struct list_head list;		/* dn->session_list */
+	struct dmsc_cbfc_key key;
+	struct in6_addr nexthop;
+	u8 mode;			/* enum dmsc_credit_mode */
+	bool dead;			/* deleted: no credit control */
+	refcount_t refcnt;
+	u64 credit;			/* initial credit, fixed */
+	atomic64_t freed;
+	atomic64_t sent;
+	atomic64_t packets;
+	atomic64_t updates;
+	atomic64_t stale;
+	struct rcu_head rcu;
+};
+
+/* Bytes the session may send now; never negative, see the uapi. */
+static inline u64 dmsc_session_available(const struct dmsc_session *s)
+{
+	u64 have = s->credit + (u64)atomic64_read(&s->freed);
+	u64 sent = atomic64_read(&s->sent);
+
+	return have > sent ? have - sent : 0;
+}
+
+struct dmsc_session *dmsc_session_lookup(struct dmsc_net *dn,
+					 const struct dmsc_cbfc_key *key);
+void dmsc_session_put(struct dmsc_session *s);
+int dmsc_credit_net_init(struct dmsc_net *dn);
+void dmsc_credit_net_exit(struct dmsc_net *dn);
+int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_session_del_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_session_get_doit(struct sk_buff *skb, struct genl_info *info);
+int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info);
+
+/* sch_cbfc.c */
+void dmsc_cbfc_kick(struct dmsc_net *dn);
+int dmsc_cbfc_init(void);
+void dmsc_cbfc_exit(void);
+
 /* genl.c: the nested policies, for handlers parsing their nests. */
 extern const struct nla_policy dmsc_tunnel_policy[DMSC_TUNNEL_A_MAX + 1];
 extern const struct nla_policy dmsc_path_policy[DMSC_PATH_A_MAX + 1];
 extern const struct nla_policy dmsc_rule_policy[DMSC_RULE_A_MAX + 1];
 extern const struct nla_policy dmsc_flow_policy[DMSC_FLOW_A_MAX + 1];
+extern const struct nla_policy dmsc_session_policy[DMSC_SESSION_A_MAX + 1];
 
 int dmsc_genl_init(void);
 void dmsc_genl_exit(void);

@@ -105,6 +105,42 @@ const struct nla_policy dmsc_flow_policy[DMSC_FLOW_A_MAX + 1] = {
 	[DMSC_FLOW_A_IDLE_MS]	= { .type = NLA_REJECT },
 };
 
+static struct netlink_range_validation dmsc_credit_range = {
+	.min = 0, .max = DMSC_CREDIT_MAX,
+};
+
+static struct netlink_range_validation dmsc_freed_range = {
+	.min = 0, .max = DMSC_FREED_MAX,
+};
+
+static struct netlink_range_validation dmsc_delta_range = {
+	.min = 1, .max = DMSC_DELTA_MAX,
+};
+
+const struct nla_policy dmsc_session_policy[DMSC_SESSION_A_MAX + 1] = {
+	/* Family and address lengths are checked together, with a message. */
+	[DMSC_SESSION_A_FAMILY]	= { .type = NLA_U8 },
+	[DMSC_SESSION_A_SRC]	= { .type = NLA_BINARY,
+				    .len = sizeof(struct in6_addr) },
+	[DMSC_SESSION_A_DST]	= { .type = NLA_BINARY,
+				    .len = sizeof(struct in6_addr) },
+	[DMSC_SESSION_A_SPORT]	= { .type = NLA_U16 },
+	[DMSC_SESSION_A_QPN]	= NLA_POLICY_FULL_RANGE(NLA_U32, &dmsc_qpn_range),
+	[DMSC_SESSION_A_NEXTHOP] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[DMSC_SESSION_A_MODE]	= NLA_POLICY_MAX(NLA_U8, DMSC_CREDIT_MODE_MAX),
+	[DMSC_SESSION_A_CREDIT]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+						      &dmsc_credit_range),
+	[DMSC_SESSION_A_FREED]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+						      &dmsc_freed_range),
+	[DMSC_SESSION_A_DELTA]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+						      &dmsc_delta_range),
+	[DMSC_SESSION_A_SENT]	= { .type = NLA_REJECT },
+	[DMSC_SESSION_A_AVAILABLE] = { .type = NLA_REJECT },
+	[DMSC_SESSION_A_PACKETS] = { .type = NLA_REJECT },
+	[DMSC_SESSION_A_UPDATES] = { .type = NLA_REJECT },
+	[DMSC_SESSION_A_STALE]	= { .type = NLA_REJECT },
+};
+
 static const struct nla_policy dmsc_policy[DMSC_A_MAX + 1] = {
 	[DMSC_A_VERSION]	= { .type = NLA_REJECT },
 	[DMSC_A_FEATURES]	= { .type = NLA_REJECT },
@@ -118,6 +154,7 @@ static const struct nla_policy dmsc_policy[DMSC_A_MAX + 1] = {
 	[DMSC_A_RULE]		= NLA_POLICY_NESTED(dmsc_rule_policy),
 	[DMSC_A_FLOW]		= NLA_POLICY_NESTED(dmsc_flow_policy),
 	[DMSC_A_EVENT]		= { .type = NLA_REJECT },
+	[DMSC_A_SESSION]	= NLA_POLICY_NESTED(dmsc_session_policy),
 };
 
 static int dmsc_put_stats(struct sk_buff *skb, struct dmsc_net *dn)
@@ -267,6 +304,27 @@ static const struct genl_ops dmsc_genl_ops[] = {
 	{
 		.cmd = DMSC_CMD_FLOW_FLUSH,
 		.doit = dmsc_flow_flush_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_SESSION_NEW,
+		.doit = dmsc_session_new_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_SESSION_DEL,
+		.doit = dmsc_session_del_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_SESSION_GET,
+		.doit = dmsc_session_get_doit,
+		.dumpit = dmsc_session_get_dumpit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_CREDIT,
+		.doit = dmsc_credit_doit,
 		.flags = DMSC_ADMIN_PERM,
 	},
 };

@@ -67,9 +67,14 @@ static int __net_init dmsc_net_init(struct net *net)
 	err = dmsc_flow_net_init(dn);
 	if (err)
 		goto err_stats;
+	err = dmsc_credit_net_init(dn);
+	if (err)
+		goto err_flow;
 	/* The netfilter hooks come with the first rule (steer.c). */
 	return 0;
 
+err_flow:
+	dmsc_flow_net_exit(dn);
 err_stats:
 	free_percpu(dn->stats);
 	mutex_destroy(&dn->lock);
@@ -89,6 +94,7 @@ static void __net_exit dmsc_net_exit(struct net *net)
 {
 	struct dmsc_net *dn = dmsc_pernet(net);
 
+	dmsc_credit_net_exit(dn);
 	/* Flows hold tunnels and rules point at them: free in this order. */
 	dmsc_flow_net_exit(dn);
 	dmsc_rule_net_exit(dn);
@@ -121,9 +127,14 @@ static int __init dmsc_init(void)
 	err = dmsc_genl_init();
 	if (err)
 		goto err_pernet;
+	err = dmsc_cbfc_init();
+	if (err)
+		goto err_genl;
 	pr_info("dmsc " DMSC_VERSION " loaded\n");
 	return 0;
 
+err_genl:
+	dmsc_genl_exit();
 err_pernet:
 	unregister_pernet_subsys(&dmsc_net_ops);
 err_cache:
@@ -135,6 +146,8 @@ err_flow_cache:
 
 static void __exit dmsc_exit(void)
 {
+	/* Refused by the core while a cbfc qdisc exists: none is left. */
+	dmsc_cbfc_exit();
 	/* No request can reach a namespace once the family is gone. */
 	dmsc_genl_exit();
 	unregister_pernet_subsys(&dmsc_net_ops);
@@ -157,3 +170,5 @@ MODULE_VERSION(DMSC_VERSION);
 MODULE_DESCRIPTION("SRv6 steering and credit-based flow control for RoCEv2");
 MODULE_AUTHOR("dmsc developers");
 MODULE_ALIAS_GENL_FAMILY(DMSC_GENL_NAME);
+/* tc asks for sch_cbfc when it does not know the qdisc kind. */
+MODULE_ALIAS("sch_cbfc");

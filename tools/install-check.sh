@@ -18,7 +18,8 @@ expected() {
 	{
 		printf '%s\n' usr/sbin/dmsc usr/sbin/dmsc-agent usr/sbin/dmsc-pki \
 			usr/share/man/man8/dmsc.8 usr/share/man/man8/dmsc-agent.8 \
-			lib/systemd/system/dmsc-agent.service
+			lib/systemd/system/dmsc-agent.service \
+			usr/lib/x86_64-linux-gnu/tc/q_cbfc.so
 		# The module source: what git tracks of it (the tree itself
 		# when it is not a checkout), never a build product.
 		cd "$top" || return 1

@@ -56,6 +56,10 @@ enum dmsc_cmd {
 	DMSC_CMD_FLOW_GET,	/* dump */
 	DMSC_CMD_FLOW_FLUSH,
 	DMSC_CMD_EVENT,		/* multicast on "events" */
+	DMSC_CMD_SESSION_NEW,	/* a credit session (sch_cbfc) */
+	DMSC_CMD_SESSION_DEL,
+	DMSC_CMD_SESSION_GET,	/* one by its flow, or dump */
+	DMSC_CMD_CREDIT,	/* a credit update for one session */
 	__DMSC_CMD_MAX
 };
 #define DMSC_CMD_MAX (__DMSC_CMD_MAX - 1)
@@ -83,6 +87,7 @@ enum dmsc_attr {
 	DMSC_A_RULE,		/* nest: enum dmsc_rule_attr */
 	DMSC_A_FLOW,		/* nest: enum dmsc_flow_attr */
 	DMSC_A_EVENT,		/* u32: enum dmsc_event */
+	DMSC_A_SESSION,		/* nest: enum dmsc_session_attr */
 	__DMSC_A_MAX
 };
 #define DMSC_A_MAX (__DMSC_A_MAX - 1)
@@ -206,5 +211,55 @@ enum dmsc_event {
 	__DMSC_EVENT_MAX
 };
 #define DMSC_EVENT_MAX (__DMSC_EVENT_MAX - 1)
+
+/*
+ * Credit sessions of the cbfc qdisc (Documentation/cbfc.md). A session is
+ * one RoCEv2 flow as the qdisc classifies it, (family, src, dst, UDP
+ * source port, BTH dest QP), towards one next hop, in one namespace. The
+ * qdisc sends a packet of the flow only when the session's available
+ * credit covers it:
+ *
+ *   available = credit + freed - sent     (bytes, as qdisc_pkt_len counts)
+ *
+ * where credit is the initial credit the next hop reserved, sent what the
+ * qdiscs of the namespace dequeued for the session, and freed what the next
+ * hop reported freed. In cumulative mode a credit update carries the next
+ * hop's running total of freed bytes and only a larger total counts, so a
+ * lost, repeated or reordered update costs nothing; in delta mode (the
+ * draft's form) each update adds its delta.
+ */
+#define DMSC_SESSIONS_MAX	65536		/* per namespace */
+#define DMSC_CREDIT_MAX		(1ULL << 32)	/* DMSC_SESSION_A_CREDIT */
+#define DMSC_FREED_MAX		(1ULL << 56)	/* DMSC_SESSION_A_FREED */
+#define DMSC_DELTA_MAX		(1ULL << 32)	/* DMSC_SESSION_A_DELTA */
+
+enum dmsc_credit_mode {
+	DMSC_CREDIT_MODE_CUMULATIVE,	/* updates carry the freed total */
+	DMSC_CREDIT_MODE_DELTA,		/* ... bytes freed since the last */
+	__DMSC_CREDIT_MODE_MAX
+};
+#define DMSC_CREDIT_MODE_MAX (__DMSC_CREDIT_MODE_MAX - 1)
+
+enum dmsc_session_attr {
+	DMSC_SESSION_A_UNSPEC,
+	DMSC_SESSION_A_PAD,
+	DMSC_SESSION_A_FAMILY,	/* u8: AF_INET or AF_INET6 (inner) */
+	DMSC_SESSION_A_SRC,	/* 4 or 16 bytes, per family */
+	DMSC_SESSION_A_DST,	/* 4 or 16 bytes, per family */
+	DMSC_SESSION_A_SPORT,	/* u16, host order: UDP source port */
+	DMSC_SESSION_A_QPN,	/* u32 <= DMSC_QPN_MAX: BTH dest QP */
+	DMSC_SESSION_A_NEXTHOP,	/* in6_addr: the hop granting credit */
+	DMSC_SESSION_A_MODE,	/* u8: enum dmsc_credit_mode, default cumulative */
+	DMSC_SESSION_A_CREDIT,	/* u64 <= DMSC_CREDIT_MAX: initial credit */
+	DMSC_SESSION_A_FREED,	/* u64 <= DMSC_FREED_MAX: CREDIT, cumulative */
+	DMSC_SESSION_A_DELTA,	/* u64 1..DMSC_DELTA_MAX: CREDIT, delta mode */
+	DMSC_SESSION_A_SENT,	/* u64: bytes sent, replies only */
+	DMSC_SESSION_A_AVAILABLE, /* u64: credit available, replies only */
+	DMSC_SESSION_A_PACKETS,	/* u64: packets sent, replies only */
+	DMSC_SESSION_A_UPDATES,	/* u64: credit updates applied, replies only */
+	DMSC_SESSION_A_STALE,	/* u64: ... ignored as stale, replies only */
+	__DMSC_SESSION_A_MAX
+};
+#define DMSC_SESSION_A_MAX (__DMSC_SESSION_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DMSC_H */

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmsc cbfc session add|del|show and dmsc cbfc credit: the credit sessions
+ * of the cbfc qdisc (Documentation/cbfc.md). A session names one RoCEv2
+ * flow as the qdisc classifies it; a credit update gives it credit.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/dmsc.h>
+
+#include "cmd.h"
+#include "err.h"
+#include "output.h"
+#include "parse.h"
+
+static void cbfc_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dmsc cbfc session add FLOW nexthop ADDR [mode cumulative|delta]\n"
+		"                              [credit BYTES]\n"
+		"       dmsc cbfc session del FLOW\n"
+		"       dmsc [-j] cbfc session show [FLOW]\n"
+		"       dmsc cbfc credit FLOW freed BYTES     (cumulative session)\n"
+		"       dmsc cbfc credit FLOW delta BYTES     (delta session)\n"
+		"FLOW := src ADDR dst ADDR sport PORT qpn QPN   (the inner RoCEv2 flow)\n"
+		"credit 0..%llu, freed 0..%llu, delta 1..%llu bytes\n",
+		(unsigned long long)DMSC_CREDIT_MAX,
+		(unsigned long long)DMSC_FREED_MAX,
+		(unsigned long long)DMSC_DELTA_MAX);
+}
+
+static int parse_u64(const char *field, const char *s, uint64_t min,
+		     uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (s[0] < '0' || s[0] > '9')
+		goto bad;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		goto bad;
+	if (v < min || v > max) {
+		errorf("%s \"%s\": out of range %llu..%llu", field, s,
+		       (unsigned long long)min, (unsigned long long)max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+bad:
+	errorf("%s \"%s\": not a number", field, s);
+	return -1;
+}
+
+/* An IPv4 or IPv6 address; @family 0 takes either, else it must match. */
+static int parse_addr(const char *field, const char *s, int *family,
+		      uint8_t *addr)
+{
+	if (*family != AF_INET6 && inet_pton(AF_INET, s, addr) == 1) {
+		*family = AF_INET;
+		return 0;
+	}
+	if (*family != AF_INET && inet_pton(AF_INET6, s, addr) == 1) {
+		*family = AF_INET6;
+		return 0;
+	}
+	if (*family)
+		errorf("%s \"%s\": not an IPv%d address like src", field, s,
+		       *family == AF_INET ? 4 : 6);
+	else
+		errorf("%s \"%s\": not an IP address", field, s);
+	return -1;
+}
+
+struct cbfc_args {
+	bool flow;		/* src, dst, sport, qpn all given */
+	int family;
+	uint8_t src[16], dst[16];
+	uint32_t sport, qpn;
+	bool have_src, have_dst, have_sport, have_qpn;
+	bool have_nexthop, have_mode, have_credit, have_freed, have_delta;
+	struct in6_addr nexthop;
+	uint8_t mode;
+	uint64_t credit, freed, delta;
+};
+
+/*
+ * The words of a session or credit command; @allowed says which options
+ * beyond the flow this verb takes (a bit per option, below).
+ */
+enum { OPT_NEXTHOP = 1, OPT_MODE = 2, OPT_CREDIT = 4, OPT_FREED = 8,
+       OPT_DELTA = 16 };
+
+static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
+			   struct cbfc_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (; argc > 0; argc -= 2, argv += 2) {
+		const char *opt = argv[0], *val = argv[1];
+		unsigned int bit = 0;
+
+		if (!strcmp(opt, "nexthop"))
+			bit = OPT_NEXTHOP;
+		else if (!strcmp(opt, "mode"))
+			bit = OPT_MODE;
+		else if (!strcmp(opt, "credit"))
+			bit = OPT_CREDIT;
+		else if (!strcmp(opt, "freed"))
+			bit = OPT_FREED;
+		else if (!strcmp(opt, "delta"))
+			bit = OPT_DELTA;
+		else if (strcmp(opt, "src") && strcmp(opt, "dst") &&
+			 strcmp(opt, "sport") && strcmp(opt, "qpn"))
+			return usage_error("unknown option \"%s\"", opt);
+		if (bit && !(allowed & bit))
+			return usage_error("%s: not for this command", opt);
+		if (argc < 2)
+			return usage_error("%s: needs a value", opt);
+		if (!strcmp(opt, "src")) {
+			if (a->have_src)
+				return usage_error("src: given twice");
+			if (parse_addr("src", val, &a->family, a->src))
+				return EXIT_USAGE;
+			a->have_src = true;
+		} else if (!strcmp(opt, "dst")) {
+			if (a->have_dst)
+				return usage_error("dst: given twice");
+			if (parse_addr("dst", val, &a->family, a->dst))
+				return EXIT_USAGE;
+			a->have_dst = true;
+		} else if (!strcmp(opt, "sport")) {
+			if (parse_u32("sport", val, 0, 65535, &a->sport))
+				return EXIT_USAGE;
+			a->have_sport = true;
+		} else if (!strcmp(opt, "qpn")) {
+			if (parse_u32("qpn", val, 0, DMSC_QPN_MAX, &a->qpn))
+				return EXIT_USAGE;
+			a->have_qpn = true;
+		} else if (bit == OPT_NEXTHOP) {
+			int fam = 0;
+			uint8_t buf[16];
+
+			/* An IPv4 next hop travels IPv4-mapped. */
+			if (parse_addr("nexthop", val, &fam, buf))
+				return EXIT_USAGE;
+			memset(&a->nexthop, 0, sizeof(a->nexthop));
+			if (fam == AF_INET) {
+				a->nexthop.s6_addr[10] = 0xff;
+				a->nexthop.s6_addr[11] = 0xff;
+				memcpy(&a->nexthop.s6_addr[12], buf, 4);
+			} else {
+				memcpy(&a->nexthop, buf, 16);
+			}
+			a->have_nexthop = true;
+		} else if (bit == OPT_MODE) {
+			if (!strcmp(val, "cumulative"))
+				a->mode = DMSC_CREDIT_MODE_CUMULATIVE;
+			else if (!strcmp(val, "delta"))
+				a->mode = DMSC_CREDIT_MODE_DELTA;
+			else
+				return usage_error("mode \"%s\": not cumulative or delta",
+						   val);
+			a->have_mode = true;
+		} else if (bit == OPT_CREDIT) {
+			if (parse_u64("credit", val, 0, DMSC_CREDIT_MAX,
+				      &a->credit))
+				return EXIT_USAGE;
+			a->have_credit = true;
+		} else if (bit == OPT_FREED) {
+			if (parse_u64("freed", val, 0, DMSC_FREED_MAX,
+				      &a->freed))
+				return EXIT_USAGE;
+			a->have_freed = true;
+		} else if (bit == OPT_DELTA) {
+			if (parse_u64("delta", val, 1, DMSC_DELTA_MAX,
+				      &a->delta))
+				return EXIT_USAGE;
+			a->have_delta = true;
+		}
+	}
+	a->flow = a->have_src && a->have_dst && a->have_sport && a->have_qpn;
+	return 0;
+}
+
+/* The flow must be whole: name the first part missing. */
+static int need_flow(const struct cbfc_args *a)
+{
+	if (!a->have_src)
+		return usage_error("src: required");
+	if (!a->have_dst)
+		return usage_error("dst: required");
+	if (!a->have_sport)
+		return usage_error("sport: required");
+	if (!a->have_qpn)
+		return usage_error("qpn: required");
+	return 0;
+}
+
+static struct nl_msg *cbfc_msg(int cmd, int flags, const struct cbfc_args *a)
+{
+	unsigned int alen = a->family == AF_INET ? 4 : 16;
+	struct nl_msg *msg = dmsc_nl_msg(cmd, flags);
+	struct nlattr *s;
+
+	if (!msg || !a->flow)
+		return msg;
+	s = nla_nest_start(msg, DMSC_A_SESSION);
+	nla_put_u8(msg, DMSC_SESSION_A_FAMILY, a->family);
+	nla_put(msg, DMSC_SESSION_A_SRC, alen, a->src);
+	nla_put(msg, DMSC_SESSION_A_DST, alen, a->dst);
+	nla_put_u16(msg, DMSC_SESSION_A_SPORT, a->sport);
+	nla_put_u32(msg, DMSC_SESSION_A_QPN, a->qpn);
+	if (a->have_nexthop)
+		nla_put(msg, DMSC_SESSION_A_NEXTHOP, sizeof(a->nexthop),
+			&a->nexthop);
+	if (a->have_mode)
+		nla_put_u8(msg, DMSC_SESSION_A_MODE, a->mode);
+	if (a->have_credit)
+		nla_put_u64(msg, DMSC_SESSION_A_CREDIT, a->credit);
+	if (a->have_freed)
+		nla_put_u64(msg, DMSC_SESSION_A_FREED, a->freed);
+	if (a->have_delta)
+		nla_put_u64(msg, DMSC_SESSION_A_DELTA, a->delta);
+	nla_nest_end(msg, s);
+	return msg;
+}
+
+static void put_u64(struct nlattr **tb, int type, const char *key,
+		    const char *fmt)
+{
+	if (tb[type])
+		out_uint(key, fmt, nla_get_u64(tb[type]));
+}
+
+static int session_parse(struct nlattr **top, void *arg)
+{
+	struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
+	char a[INET6_ADDRSTRLEN];
+	int family;
+
+	(void)arg;
+	if (!top[DMSC_A_SESSION] ||
+	    nla_parse_nested(tb, DMSC_SESSION_A_MAX, top[DMSC_A_SESSION],
+			     NULL) < 0)
+		return 0;
+	family = tb[DMSC_SESSION_A_FAMILY] ?
+		 nla_get_u8(tb[DMSC_SESSION_A_FAMILY]) : AF_INET6;
+	out_open_object(NULL);
+	if (tb[DMSC_SESSION_A_SRC])
+		out_string("src", "src %s", format_addr(family,
+			   nla_data(tb[DMSC_SESSION_A_SRC]), a, sizeof(a)));
+	if (tb[DMSC_SESSION_A_DST])
+		out_string("dst", " dst %s", format_addr(family,
+			   nla_data(tb[DMSC_SESSION_A_DST]), a, sizeof(a)));
+	if (tb[DMSC_SESSION_A_SPORT])
+		out_uint("sport", " sport %llu",
+			 nla_get_u16(tb[DMSC_SESSION_A_SPORT]));
+	if (tb[DMSC_SESSION_A_QPN])
+		out_uint("qpn", " qpn %llu", nla_get_u32(tb[DMSC_SESSION_A_QPN]));
+	if (tb[DMSC_SESSION_A_NEXTHOP]) {
+		const struct in6_addr *nh = nla_data(tb[DMSC_SESSION_A_NEXTHOP]);
+
+		/* IPv4-mapped: show the IPv4 address it stands for. */
+		if (IN6_IS_ADDR_V4MAPPED(nh))
+			out_string("nexthop", " nexthop %s",
+				   format_addr(AF_INET, &nh->s6_addr[12], a,
+					       sizeof(a)));
+		else
+			out_string("nexthop", " nexthop %s",
+				   format_addr(AF_INET6, nh, a, sizeof(a)));
+	}
+	if (tb[DMSC_SESSION_A_MODE])
+		out_string("mode", " mode %s",
+			   nla_get_u8(tb[DMSC_SESSION_A_MODE]) ==
+			   DMSC_CREDIT_MODE_DELTA ? "delta" : "cumulative");
+	put_u64(tb, DMSC_SESSION_A_CREDIT, "credit", " credit %llu");
+	put_u64(tb, DMSC_SESSION_A_FREED, "freed", " freed %llu");
+	put_u64(tb, DMSC_SESSION_A_SENT, "sent", " sent %llu");
+	put_u64(tb, DMSC_SESSION_A_AVAILABLE, "available", " available %llu");
+	put_u64(tb, DMSC_SESSION_A_PACKETS, "packets", " packets %llu");
+	put_u64(tb, DMSC_SESSION_A_UPDATES, "updates", " updates %llu");
+	put_u64(tb, DMSC_SESSION_A_STALE, "stale", " stale %llu");
+	out_text("\n");
+	out_close_object();
+	return 0;
+}
+
+static int session_cmd(const char *verb, int argc, char **argv,
+		       struct request *req)
+{
+	struct cbfc_args a;
+	int ret;
+
+	if (matches(verb, "help")) {
+		cbfc_usage(stdout);
+		return 0;
+	}
+	if (matches(verb, "add")) {
+		err_set_command("cbfc", "session add");
+		ret = parse_cbfc_args(argc, argv,
+				      OPT_NEXTHOP | OPT_MODE | OPT_CREDIT, &a);
+		if (ret || (ret = need_flow(&a)))
+			return ret;
+		if (!a.have_nexthop)
+			return usage_error("nexthop: required");
+		req->msg = cbfc_msg(DMSC_CMD_SESSION_NEW, 0, &a);
+	} else if (matches(verb, "delete")) {
+		err_set_command("cbfc", "session del");
+		ret = parse_cbfc_args(argc, argv, 0, &a);
+		if (ret || (ret = need_flow(&a)))
+			return ret;
+		req->msg = cbfc_msg(DMSC_CMD_SESSION_DEL, 0, &a);
+	} else if (matches(verb, "show") || matches(verb, "list")) {
+		err_set_command("cbfc", "session show");
+		ret = parse_cbfc_args(argc, argv, 0, &a);
+		if (ret)
+			return ret;
+		/* No flow: all of them; part of one is a mistake. */
+		if (argc && (ret = need_flow(&a)))
+			return ret;
+		req->msg = cbfc_msg(DMSC_CMD_SESSION_GET,
+				    argc ? 0 : NLM_F_DUMP, &a);
+		req->parse = session_parse;
+		req->array = !argc;
+	} else {
+		return usage_error("unknown command \"%s\"", verb);
+	}
+	return req->msg ? 0 : EXIT_FAIL;
+}
+
+int cmd_cbfc(struct cli *cli, int argc, char **argv, struct request *req)
+{
+	struct cbfc_args a;
+	int ret;
+
+	(void)cli;
+	err_set_command("cbfc", NULL);
+	if (!argc || matches(argv[0], "help")) {
+		cbfc_usage(stdout);
+		return 0;
+	}
+	if (matches(argv[0], "session")) {
+		const char *verb = argc > 1 ? argv[1] : "show";
+
+		if (argc < 2)
+			return session_cmd(verb, 0, argv + 1, req);
+		return session_cmd(verb, argc - 2, argv + 2, req);
+	}
+	if (!matches(argv[0], "credit"))
+		return usage_error("unknown command \"%s\"", argv[0]);
+	err_set_command("cbfc", "credit");
+	ret = parse_cbfc_args(argc - 1, argv + 1, OPT_FREED | OPT_DELTA, &a);
+	if (ret || (ret = need_flow(&a)))
+		return ret;
+	if (a.have_freed == a.have_delta)
+		return usage_error("freed or delta: give exactly one");
+	req->msg = cbfc_msg(DMSC_CMD_CREDIT, 0, &a);
+	return req->msg ? 0 : EXIT_FAIL;
+}

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Credit sessions of the cbfc qdisc: the per-namespace table, its generic
+ * netlink commands (SESSION_NEW, SESSION_DEL, SESSION_GET, CREDIT) and the
+ * credit arithmetic. The qdisc (sch_cbfc.c) looks sessions up under RCU
+ * when a flow gets its first packet and holds a reference while the flow
+ * has packets queued.
+ *
+ * Why cumulative counters: an update that carries the next hop's running
+ * total of freed bytes is idempotent. A lost update is repaired by the
+ * next one, a repeated or reordered one carries a total already seen and
+ * changes nothing, so credit can neither leak nor inflate. Delta updates
+ * (the draft's form) are accepted per session for comparison: there each
+ * update adds, so a lost one is lost credit and a repeated one is credit
+ * the next hop never gave.
+ */
+
+#include <linux/rhashtable.h>
+#include <linux/socket.h>
+#include <net/genetlink.h>
+#include <linux/dmsc.h>
+
+#include "dmsc.h"
+
+static const struct rhashtable_params dmsc_session_params = {
+	.key_len = sizeof(struct dmsc_cbfc_key),
+	.key_offset = offsetof(struct dmsc_session, key),
+	.head_offset = offsetof(struct dmsc_session, node),
+	.automatic_shrinking = true,
+};
+
+/* Under rcu_read_lock(); the result is valid until it is unlocked. */
+struct dmsc_session *dmsc_session_lookup(struct dmsc_net *dn,
+					 const struct dmsc_cbfc_key *key)
+{
+	return rhashtable_lookup(&dn->sessions, key, dmsc_session_params);
+}
+
+void dmsc_session_put(struct dmsc_session *s)
+{
+	if (refcount_dec_and_test(&s->refcnt))
+		kfree_rcu(s, rcu);
+}
+
+/*
+ * The flow a request names, from the session nest @tb. Every part of the
+ * key is required: a session is one flow, not a pattern.
+ */
+static int dmsc_session_key(struct nlattr **tb, struct nlattr *nest,
+			    struct dmsc_cbfc_key *key,
+			    struct netlink_ext_ack *extack)
+{
+	static const int need[] = {
+		DMSC_SESSION_A_FAMILY, DMSC_SESSION_A_SRC, DMSC_SESSION_A_DST,
+		DMSC_SESSION_A_SPORT, DMSC_SESSION_A_QPN,
+	};
+	static const char * const names[] = {
+		"family", "src", "dst", "sport", "qpn",
+	};
+	unsigned int alen, i;
+
+	for (i = 0; i < ARRAY_SIZE(need); i++) {
+		if (!tb[need[i]]) {
+			NL_SET_ERR_MSG_FMT(extack, "session %s missing",
+					   names[i]);
+			return -EINVAL;
+		}
+	}
+	memset(key, 0, sizeof(*key));
+	key->family = nla_get_u8(tb[DMSC_SESSION_A_FAMILY]);
+	if (key->family == AF_INET) {
+		alen = 4;
+	} else if (key->family == AF_INET6) {
+		alen = 16;
+	} else {
+		NL_SET_ERR_MSG_ATTR(extack, tb[DMSC_SESSION_A_FAMILY],
+				    "session family: not AF_INET or AF_INET6");
+		return -EAFNOSUPPORT;
+	}
+	if (nla_len(tb[DMSC_SESSION_A_SRC]) != alen) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[DMSC_SESSION_A_SRC],
+				    "session src: length does not match family");
+		return -EINVAL;
+	}
+	if (nla_len(tb[DMSC_SESSION_A_DST]) != alen) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[DMSC_SESSION_A_DST],
+				    "session dst: length does not match family");
+		return -EINVAL;
+	}
+	memcpy(&key->src, nla_data(tb[DMSC_SESSION_A_SRC]), alen);
+	memcpy(&key->dst, nla_data(tb[DMSC_SESSION_A_DST]), alen);
+	key->sport = htons(nla_get_u16(tb[DMSC_SESSION_A_SPORT]));
+	key->qpn = nla_get_u32(tb[DMSC_SESSION_A_QPN]);
+	return 0;
+}
+
+/* Parse the session nest of @info into @tb and the key. */
+static int dmsc_session_parse(struct genl_info *info, struct nlattr **tb,
+			      struct dmsc_cbfc_key *key)
+{
+	struct nlattr *nest = info->attrs[DMSC_A_SESSION];
+	int err;
+
+	if (!nest) {
+		NL_SET_ERR_MSG(info->extack, "session attribute missing");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, DMSC_SESSION_A_MAX, nest,
+			       dmsc_session_policy, info->extack);
+	if (err)
+		return err;
+	return dmsc_session_key(tb, nest, key, info->extack);
+}
+
+/* Attributes that only credit updates carry, refused elsewhere. */
+static int dmsc_session_no_update(struct nlattr **tb,
+				  struct netlink_ext_ack *extack)
+{
+	if (tb[DMSC_SESSION_A_FREED]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[DMSC_SESSION_A_FREED],
+				    "session freed: only in a credit update");
+		return -EINVAL;
+	}
+	if (tb[DMSC_SESSION_A_DELTA]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[DMSC_SESSION_A_DELTA],
+				    "session delta: only in a credit update");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
+	struct dmsc_cbfc_key key;
+	struct dmsc_session *s;
+	int err;
+
+	err = dmsc_session_parse(info, tb, &key);
+	if (err)
+		return err;
+	err = dmsc_session_no_update(tb, info->extack);
+	if (err)
+		return err;
+	if (!tb[DMSC_SESSION_A_NEXTHOP]) {
+		NL_SET_ERR_MSG(info->extack, "session nexthop missing");
+		return -EINVAL;
+	}
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return -ENOMEM;
+	s->key = key;
+	nla_memcpy(&s->nexthop, tb[DMSC_SESSION_A_NEXTHOP], sizeof(s->nexthop));
+	if (tb[DMSC_SESSION_A_MODE])
+		s->mode = nla_get_u8(tb[DMSC_SESSION_A_MODE]);
+	if (tb[DMSC_SESSION_A_CREDIT])
+		s->credit = nla_get_u64(tb[DMSC_SESSION_A_CREDIT]);
+	refcount_set(&s->refcnt, 1);
+
+	mutex_lock(&dn->lock);
+	if (dn->n_sessions >= DMSC_SESSIONS_MAX) {
+		NL_SET_ERR_MSG(info->extack, "session table full");
+		err = -ENOSPC;
+		goto out_free;
+	}
+	err = rhashtable_lookup_insert_fast(&dn->sessions, &s->node,
+					    dmsc_session_params);
+	if (err == -EEXIST) {
+		NL_SET_ERR_MSG(info->extack, "session exists for this flow");
+		goto out_free;
+	}
+	if (err)
+		goto out_free;
+	list_add_tail(&s->list, &dn->session_list);
+	dn->n_sessions++;
+	dmsc_changed(dn);
+	mutex_unlock(&dn->lock);
+	return 0;
+
+out_free:
+	mutex_unlock(&dn->lock);
+	kfree(s);
+	return err;
+}
+
+/* Under dn->lock: out of the table; its flows lose credit control. */
+static void dmsc_session_unlink(struct dmsc_net *dn, struct dmsc_session *s)
+{
+	rhashtable_remove_fast(&dn->sessions, &s->node, dmsc_session_params);
+	list_del(&s->list);
+	dn->n_sessions--;
+	WRITE_ONCE(s->dead, true);
+	dmsc_session_put(s);
+}
+
+int dmsc_session_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
+	struct dmsc_cbfc_key key;
+	struct dmsc_session *s;
+	int err;
+
+	err = dmsc_session_parse(info, tb, &key);
+	if (err)
+		return err;
+	mutex_lock(&dn->lock);
+	s = rhashtable_lookup_fast(&dn->sessions, &key, dmsc_session_params);
+	if (!s) {
+		mutex_unlock(&dn->lock);
+		NL_SET_ERR_MSG(info->extack, "no such session");
+		return -ENOENT;
+	}
+	dmsc_session_unlink(dn, s);
+	dmsc_changed(dn);
+	mutex_unlock(&dn->lock);
+	/* Packets that waited for its credit may leave now. */
+	dmsc_cbfc_kick(dn);
+	return 0;
+}
+
+static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
+{
+	unsigned int alen = s->key.family == AF_INET ? 4 : 16;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, DMSC_A_SESSION);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(msg, DMSC_SESSION_A_FAMILY, s->key.family) ||
+	    nla_put(msg, DMSC_SESSION_A_SRC, alen, &s->key.src) ||
+	    nla_put(msg, DMSC_SESSION_A_DST, alen, &s->key.dst) ||
+	    nla_put_u16(msg, DMSC_SESSION_A_SPORT, ntohs(s->key.sport)) ||
+	    nla_put_u32(msg, DMSC_SESSION_A_QPN, s->key.qpn) ||
+	    nla_put_in6_addr(msg, DMSC_SESSION_A_NEXTHOP, &s->nexthop) ||
+	    nla_put_u8(msg, DMSC_SESSION_A_MODE, s->mode) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_CREDIT, s->credit,
+			      DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_FREED,
+			      atomic64_read(&s->freed), DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_SENT,
+			      atomic64_read(&s->sent), DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_AVAILABLE,
+			      dmsc_session_available(s), DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_PACKETS,
+			      atomic64_read(&s->packets), DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_UPDATES,
+			      atomic64_read(&s->updates), DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_STALE,
+			      atomic64_read(&s->stale), DMSC_SESSION_A_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int dmsc_session_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
+	struct dmsc_cbfc_key key;
+	struct dmsc_session *s;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	err = dmsc_session_parse(info, tb, &key);
+	if (err)
+		return err;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &dmsc_genl_family, 0,
+				DMSC_CMD_SESSION_GET);
+	err = -EMSGSIZE;
+	if (!hdr)
+		goto out_free;
+	mutex_lock(&dn->lock);
+	s = rhashtable_lookup_fast(&dn->sessions, &key, dmsc_session_params);
+	if (!s) {
+		NL_SET_ERR_MSG(info->extack, "no such session");
+		err = -ENOENT;
+	} else {
+		err = dmsc_session_fill(msg, s);
+	}
+	mutex_unlock(&dn->lock);
+	if (err)
+		goto out_free;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_free:
+	nlmsg_free(msg);
+	return err;
+}
+
+/*
+ * A dump resumes by position in creation order (cb->args[0]); a change
+ * between two parts is flagged through the generation, as for tunnels.
+ */
+int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct dmsc_net *dn = dmsc_pernet(sock_net(skb->sk));
+	long skip = cb->args[0], i = 0;
+	struct dmsc_session *s;
+	int err = 0;
+
+	mutex_lock(&dn->lock);
+	cb->seq = dn->gen;
+	list_for_each_entry(s, &dn->session_list, list) {
+		void *hdr;
+
+		if (i++ < skip)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &dmsc_genl_family,
+				  NLM_F_MULTI, DMSC_CMD_SESSION_GET);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		if (dmsc_session_fill(skb, s)) {
+			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = i;
+	}
+	mutex_unlock(&dn->lock);
+	/* A full buffer ends this part only; an empty one would loop. */
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ? err : skb->len;
+}
+
+/*
+ * Apply one update. Cumulative: only a total larger than the one held
+ * counts (try_cmpxchg, so two updates racing keep the larger). Delta:
+ * the delta adds. Either way the total stays within DMSC_FREED_MAX, so
+ * the arithmetic of dmsc_session_available() cannot wrap. Returns true
+ * when credit grew.
+ */
+static bool dmsc_session_credit(struct dmsc_session *s, struct nlattr **tb)
+{
+	bool delta = s->mode == DMSC_CREDIT_MODE_DELTA;
+	s64 old, val;
+
+	old = atomic64_read(&s->freed);
+	do {
+		/* A delta total past DMSC_FREED_MAX is absurd, as a total is. */
+		if (delta)
+			val = old + nla_get_u64(tb[DMSC_SESSION_A_DELTA]);
+		else
+			val = nla_get_u64(tb[DMSC_SESSION_A_FREED]);
+		if (val <= old || val > DMSC_FREED_MAX) {
+			atomic64_inc(&s->stale);
+			return false;
+		}
+	} while (!atomic64_try_cmpxchg(&s->freed, &old, val));
+	atomic64_inc(&s->updates);
+	return true;
+}
+
+/*
+ * The fast path of credit returns: no namespace mutex, the session is
+ * found and updated under RCU, then the qdiscs run again.
+ */
+int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	struct dmsc_cbfc_key key;
+	struct dmsc_session *s;
+	bool grew;
+	int err;
+
+	err = dmsc_session_parse(info, tb, &key);
+	if (err)
+		return err;
+	if (tb[DMSC_SESSION_A_NEXTHOP] || tb[DMSC_SESSION_A_MODE] ||
+	    tb[DMSC_SESSION_A_CREDIT]) {
+		NL_SET_ERR_MSG(extack,
+			       "credit update: nexthop, mode and credit are fixed at session add");
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	s = dmsc_session_lookup(dn, &key);
+	if (!s) {
+		rcu_read_unlock();
+		NL_SET_ERR_MSG(extack, "no such session");
+		return -ENOENT;
+	}
+	if (s->mode == DMSC_CREDIT_MODE_DELTA) {
+		if (tb[DMSC_SESSION_A_FREED] || !tb[DMSC_SESSION_A_DELTA]) {
+			rcu_read_unlock();
+			NL_SET_ERR_MSG(extack,
+				       "credit update: a delta session takes delta, not freed");
+			return -EINVAL;
+		}
+	} else if (tb[DMSC_SESSION_A_DELTA] || !tb[DMSC_SESSION_A_FREED]) {
+		rcu_read_unlock();
+		NL_SET_ERR_MSG(extack,
+			       "credit update: a cumulative session takes freed, not delta");
+		return -EINVAL;
+	}
+	grew = dmsc_session_credit(s, tb);
+	rcu_read_unlock();
+	if (grew)
+		dmsc_cbfc_kick(dn);
+	return 0;
+}
+
+int dmsc_credit_net_init(struct dmsc_net *dn)
+{
+	INIT_LIST_HEAD(&dn->session_list);
+	spin_lock_init(&dn->cbfc_lock);
+	INIT_LIST_HEAD(&dn->cbfc_qdiscs);
+	return rhashtable_init(&dn->sessions, &dmsc_session_params);
+}
+
+/*
+ * The namespace's devices, and so its qdiscs, are gone before its
+ * subsystems exit: nothing else holds a session but the table.
+ */
+void dmsc_credit_net_exit(struct dmsc_net *dn)
+{
+	struct dmsc_session *s, *tmp;
+
+	WARN_ON_ONCE(!list_empty(&dn->cbfc_qdiscs));
+	mutex_lock(&dn->lock);
+	list_for_each_entry_safe(s, tmp, &dn->session_list, list)
+		dmsc_session_unlink(dn, s);
+	mutex_unlock(&dn->lock);
+	rhashtable_destroy(&dn->sessions);
+}

@@ -1,0 +1,444 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The cbfc qdisc and its credit sessions, with real RoCEv2 from roce-gen:
+#
+#   +--------- a ----------+            +--------- b ---------+
+#   | roce-gen send        |            | roce-gen sink       |
+#   | 10.9.0.1   va [cbfc] |---veth-----| vb 10.9.0.2         |
+#   | dmsc cbfc session .. |            | (rx counted on vb)  |
+#   +----------------------+            +---------------------+
+#
+# One RoCEv2 flow (10.9.0.1:50000 > 10.9.0.2, QP 256) has a credit session
+# on a; the qdisc on va holds its packets until credit covers them. b's vb
+# counts what arrives (IPv6 off, a static neighbour: nothing else crosses).
+# The test reads the packet length L off the qdisc's backlog, then gives
+# credit in multiples of L and counts packets at the receiver.
+# a, b (mkns) and top (lib.sh) are set by lib.sh:
+# shellcheck disable=SC2154
+source "$(dirname "$0")/lib.sh"
+
+RG=$top/tools/roce-gen/roce-gen
+NL_RAW=$top/selftests/nl_raw
+export TC_LIB_DIR=$top/tools/tc
+A=10.9.0.1
+B=10.9.0.2
+FLOW=(src "$A" dst "$B" sport 50000 qpn 256)
+T=
+
+# uapi/linux/dmsc.h, for nl_raw
+DMSC_CMD_SESSION_NEW=13
+DMSC_CMD_CREDIT=16
+DMSC_A_SESSION=12
+
+an() { ip netns exec "$a" "$@"; }
+bn() { ip netns exec "$b" "$@"; }
+cbfc() { dns "$a" cbfc "$@"; }
+
+# setup [TC OPTIONS...]: a and b joined by a veth, cbfc on a's end.
+setup() {
+	local ns mac
+	T=$(mktemp -d)
+	mkns a b
+	for ns in "$a" "$b"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1
+	done
+	ip -n "$a" link add va type veth peer name vb netns "$b"
+	ip -n "$a" addr add $A/24 dev va
+	ip -n "$b" addr add $B/24 dev vb
+	ip -n "$a" link set va up
+	ip -n "$b" link set vb up
+	mac=$(bn cat /sys/class/net/vb/address)
+	ip -n "$a" neigh replace $B lladdr "$mac" dev va nud permanent
+	# b's ARP for a (to answer with ICMP) would bring a's reply to vb.
+	mac=$(an cat /sys/class/net/va/address)
+	ip -n "$b" neigh replace $A lladdr "$mac" dev vb nud permanent
+	tc -n "$a" qdisc add dev va root handle 1: cbfc "$@"
+}
+
+case_cleanup() {
+	[ -z "${SINK:-}" ] || kill "$SINK" 2>/dev/null || true
+	cleanup_ns
+	[ -z "$T" ] || rm -rf "$T"
+}
+
+rx() { bn cat /sys/class/net/vb/statistics/rx_packets; }
+
+# num KEY: the number of "KEY" in the JSON on stdin (keys are unique in
+# what we read: the counters, xstats and options of one qdisc, or one
+# session). A grep, not Python: Python's start-up is slow in a TCG VM.
+num() {
+	grep -oE "\"$1\": ?[0-9]+" | head -1 | grep -oE '[0-9]+$'
+}
+
+# qd KEY: a counter, xstat or option of va's qdisc, from tc -s -j.
+qd() {
+	tc -n "$a" -s -j qdisc show dev va | num "$1"
+}
+
+# sess FIELD: a field of the flow's session, from dmsc -j.
+sess() {
+	dns "$a" -j cbfc session show "${FLOW[@]}" | num "$1"
+}
+
+# send COUNT [FIRST_PSN] [QPN]: COUNT RoCEv2 packets of one QP, unpaced.
+send() {
+	an "$RG" send dst $B qps 1 sport 50000 qpn "${3:-256}" count "$1" \
+		psn "${2:-0}" rate 0 size 1024 json "$T/send.json" \
+		2>"$T/send.err" || fail "roce-gen send: $(cat "$T/send.err")"
+}
+
+# wait_until COND: up to 5 s.
+wait_until() {
+	for _ in $(seq 50); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# arrived RX0 N: exactly N packets more than RX0 reach b, and no more
+# within half a second.
+arrived() {
+	local want=$(($1 + $2))
+	wait_until "(( \$(rx) >= $want ))" || true
+	sleep 0.5
+	local got=$(($(rx) - $1))
+	check "(( got == $2 ))" "$got packets arrived, not $2"
+	echo "arrived: $got (want $2)"
+}
+
+sink_start() {
+	rm -f "$T/ready"
+	# Not through bn(): $! must be roce-gen itself (ip netns exec execs).
+	ip netns exec "$b" "$RG" sink bind $B json "$T/sink.json" \
+		ready-file "$T/ready" 2>"$T/sink.err" &
+	SINK=$!
+	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
+}
+
+# sink_stop: stop the sink (in this shell: it is our child); its totals
+# go to SINK_TOTALS as "packets gaps out-of-order".
+sink_stop() {
+	kill -TERM "$SINK"
+	wait "$SINK" || fail "sink: $(cat "$T/sink.err")"
+	SINK=
+	SINK_TOTALS=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["packets"], t["psn_gaps"], t["out_of_order"])' \
+		"$T/sink.json")
+}
+
+test_credit_cumulative() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	cbfc session add "${FLOW[@]}" nexthop $B credit 0
+	sink_start
+	local rx0 len
+	rx0=$(rx)
+	send 10
+	# No credit: nothing leaves, nothing is dropped, all 10 wait.
+	sleep 0.5
+	check "(( \$(rx) == rx0 ))" "$(($(rx) - rx0)) packets left without credit"
+	check "(( \$(qd qlen) == 10 ))" "qlen $(qd qlen), not 10"
+	check "(( \$(qd drops) == 0 ))" "drops $(qd drops)"
+	check "(( \$(qd stalled_flows) == 1 ))" "stalled_flows not 1"
+	check "(( \$(qd credit_stalls) >= 1 ))" "no credit stall counted"
+	len=$(( $(qd backlog) / 10 ))
+	check "(( len * 10 == \$(qd backlog) && len > 1024 ))" \
+		"backlog $(qd backlog) is not 10 packets"
+	echo "packet length at the qdisc: $len"
+
+	# freed covers 3.5 packets: exactly 3 leave.
+	cbfc credit "${FLOW[@]}" freed $((len * 7 / 2))
+	arrived "$rx0" 3
+	check "(( \$(sess sent) == 3 * len && \$(sess available) == len / 2 ))" \
+		"sent $(sess sent) available $(sess available)"
+	# The same total again, and an older one: no credit.
+	cbfc credit "${FLOW[@]}" freed $((len * 7 / 2))
+	cbfc credit "${FLOW[@]}" freed $((len * 2))
+	arrived "$rx0" 3
+	check "(( \$(sess stale) == 2 && \$(sess updates) == 1 ))" \
+		"stale $(sess stale) updates $(sess updates), not 2 and 1"
+	# A larger total: two more.
+	cbfc credit "${FLOW[@]}" freed $((len * 5))
+	arrived "$rx0" 5
+	check "(( \$(qd qlen) == 5 ))" "qlen $(qd qlen), not 5"
+	# The session goes: its waiting packets leave without credit.
+	cbfc session del "${FLOW[@]}"
+	arrived "$rx0" 10
+	sink_stop
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	check "[ '$SINK_TOTALS' = '10 0 0' ]" "the sink saw $SINK_TOTALS, not 10 0 0"
+	check "(( \$(qd drops) == 0 ))" "drops $(qd drops)"
+	dmesg_clean || fail "kernel log"
+}
+
+test_credit_delta() {
+	trap case_cleanup EXIT
+	setup
+	cbfc session add "${FLOW[@]}" nexthop $B mode delta
+	local rx0 len out
+	rx0=$(rx)
+	send 10
+	wait_until "(( \$(qd qlen) == 10 ))" || fail "not 10 queued"
+	len=$(( $(qd backlog) / 10 ))
+	# The same delta twice is twice the credit: 4 packets.
+	cbfc credit "${FLOW[@]}" delta $((len * 2))
+	arrived "$rx0" 2
+	cbfc credit "${FLOW[@]}" delta $((len * 2))
+	arrived "$rx0" 4
+	check "(( \$(sess updates) == 2 && \$(sess sent) == 4 * len ))" \
+		"updates $(sess updates) sent $(sess sent)"
+	# A delta session refuses a total, and says so.
+	if out=$(cbfc credit "${FLOW[@]}" freed 100000 2>&1); then
+		fail "freed accepted for a delta session"
+	fi
+	echo "$out"
+	check "[[ '$out' == *'a delta session takes delta, not freed'* ]]" \
+		"wrong error: $out"
+	arrived "$rx0" 4
+}
+
+# Traffic without credit control passes while a credited flow waits.
+# udp3 sends 3 UDP datagrams that are not RoCEv2 (to b's discard port).
+udp3() {
+	an python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(3):
+    s.sendto(b"x" * 100, ("'$B'", 9))'
+}
+
+test_plain_band() {
+	trap case_cleanup EXIT
+	setup
+	cbfc session add "${FLOW[@]}" nexthop $B
+	local rx0
+	send 10
+	wait_until "(( \$(qd qlen) == 10 ))" || fail "not 10 queued"
+	rx0=$(rx)
+	# Plain UDP, and RoCEv2 of a QP that has no session.
+	udp3
+	send 5 0 300
+	arrived "$rx0" 8
+	check "(( \$(qd plain_packets) == 8 ))" \
+		"plain_packets $(qd plain_packets), not 8"
+	check "(( \$(qd qlen) == 10 && \$(qd credited_packets) == 0 ))" \
+		"the credited flow moved: qlen $(qd qlen)"
+}
+
+# limit, flow_limit and plain_limit drop, each counted by its reason;
+# waiting for credit never does.
+test_limits() {
+	trap case_cleanup EXIT
+	setup limit 6 flow_limit 6 plain_limit 6
+	cbfc session add "${FLOW[@]}" nexthop $B
+	send 10
+	wait_until "(( \$(qd qlen) == 6 ))" || fail "not 6 queued"
+	check "(( \$(qd drop_limit) == 4 && \$(qd drops) == 4 ))" \
+		"drop_limit $(qd drop_limit) drops $(qd drops), not 4"
+	tc -n "$a" qdisc change dev va root cbfc limit 100 flow_limit 8
+	send 10 10
+	check "(( \$(qd qlen) == 8 && \$(qd drop_flow_limit) == 8 ))" \
+		"qlen $(qd qlen) drop_flow_limit $(qd drop_flow_limit), not 8 and 8"
+	# The plain band, slowed to 100 bytes/s so that it queues.
+	tc -n "$a" qdisc change dev va root cbfc plain_limit 3 rate 800bit
+	send 10 0 300
+	local q d p
+	q=$(qd plain_qlen) d=$(qd drop_plain_limit) p=$(qd plain_packets)
+	echo "plain band: queued $q dropped $d sent $p"
+	check "(( q == 3 && d >= 1 && q + d + p == 10 ))" \
+		"plain band: queued $q dropped $d sent $p"
+	check "(( \$(qd drop_limit) == 4 && \$(qd drop_flow_limit) == 8 ))" \
+		"other reasons moved"
+	check "[ \"\$(qd rate)\" = 100 ]" \
+		"rate $(qd rate) bytes/s, not 100"
+}
+
+# A transit hop sees the flow inside SRv6: a's own seg6 encap route makes
+# va's packets IPv6 + SRH + the RoCEv2 packet.
+test_srv6_inner() {
+	trap case_cleanup EXIT
+	T=$(mktemp -d)
+	mkns a b
+	ip -n "$a" link add va type veth peer name vb netns "$b"
+	ip -n "$a" addr add $A/24 dev va
+	ip -n "$a" addr add fc00:9::1/64 dev va nodad
+	ip -n "$b" addr add fc00:9::2/64 dev vb nodad
+	ip -n "$a" link set va up
+	ip -n "$b" link set vb up
+	ip -n "$a" neigh replace fc00:9::2 dev va nud permanent \
+		lladdr "$(bn cat /sys/class/net/vb/address)"
+	ip -n "$a" route add 10.9.1.0/24 encap seg6 mode encap \
+		segs fc00:9::2 dev va
+	tc -n "$a" qdisc add dev va root cbfc
+	local flow=(src "$A" dst 10.9.1.2 sport 50000 qpn 256) len
+	cbfc session add "${flow[@]}" nexthop fc00:9::2
+	an "$RG" send dst 10.9.1.2 qps 1 sport 50000 qpn 256 count 10 \
+		rate 0 size 1024 json "$T/send.json" 2>"$T/send.err" ||
+		fail "roce-gen send: $(cat "$T/send.err")"
+	wait_until "(( \$(qd qlen) >= 10 ))" || fail "not 10 queued"
+	len=$(( $(qd backlog_credited) / 10 ))
+	check "(( len * 10 == \$(qd backlog_credited) && len > 1082 ))" \
+		"backlog_credited $(qd backlog_credited) is not 10 SRv6 packets"
+	echo "SRv6 packet length at the qdisc: $len"
+	cbfc credit "${flow[@]}" freed $((len * 3))
+	wait_until "(( \$(qd credited_packets) >= 3 ))" || true
+	sleep 0.5
+	check "(( \$(qd credited_packets) == 3 ))" \
+		"credited_packets $(qd credited_packets), not 3"
+	check "(( \$(dns $a -j cbfc session show ${flow[*]} | num packets) == 3 ))" \
+		"the session counted other than 3 packets"
+}
+
+# shellcheck disable=SC2086 # the attribute lists split into words
+test_bad_input() {
+	trap case_cleanup EXIT
+	setup
+	local out
+	# tc: what the plugin refuses, naming the option ...
+	out=$(tc -n "$a" qdisc change dev va root cbfc limit 0 2>&1) &&
+		fail "limit 0 accepted"
+	check "[[ '$out' == *'bad value \"0\" for \"limit\"'* ]]" "tc said: $out"
+	out=$(tc -n "$a" qdisc change dev va root cbfc heartbeat 5us 2>&1) &&
+		fail "heartbeat 5us accepted"
+	check "[[ '$out' == *'\"heartbeat\": out of range'* ]]" "tc said: $out"
+	out=$(tc -n "$a" qdisc change dev va root cbfc colour red 2>&1) &&
+		fail "an unknown option accepted"
+	check "[[ '$out' == *'unknown option \"colour\"'* ]]" "tc said: $out"
+	# ... and what the kernel refuses, with its extack.
+	out=$(tc -n "$a" qdisc change dev va root cbfc limit 10 flow_limit 20 2>&1) &&
+		fail "flow_limit > limit accepted"
+	check "[[ '$out' == *'Error: cbfc: flow_limit exceeds limit'* ]]" "tc said: $out"
+	out=$(tc -n "$a" qdisc change dev va root cbfc limit 5 2>&1) &&
+		fail "limit below the flow_limit in force accepted"
+	check "[[ '$out' == *'flow_limit exceeds limit'* ]]" "tc said: $out"
+	check "(( \$(qd limit) == 10000 ))" \
+		"a refused change changed limit"
+
+	# genl: each refusal names the attribute.
+	local sess="$DMSC_A_SESSION:nest{ 2:u8=2 3:bin=0a090001 4:bin=0a090002 5:u16=50000 6:u32=256"
+	local nh="7:bin=00000000000000000000ffff0a090002"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW ${sess/2:u8=2/2:u8=7} $nh '}')
+	check "[[ '$out' == *'errno=97'* && '$out' == *'extack=session family: not AF_INET or AF_INET6'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW ${sess/3:bin=0a090001/3:bin=00000000000000000000ffff0a090001} $nh '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session src: length does not match family'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW ${sess/6:u32=256/6:u32=16777216} $nh '}')
+	check "[[ '$out' == *'errno=34'* ]]" "qpn 2^24: $out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session nexthop missing'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 12:u64=1 '}')
+	check "[[ '$out' == *'errno=22'* ]]" "a reply-only attribute (sent): $out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 10:u64=5 '}')
+	check "[[ '$out' == *'extack=session freed: only in a credit update'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 10:u64=5 '}')
+	check "[[ '$out' == *'errno=2'* && '$out' == *'extack=no such session'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh '}')
+	check "[[ '$out' == *'errno=0'* ]]" "a good session refused: $out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh '}')
+	check "[[ '$out' == *'errno=17'* && '$out' == *'extack=session exists for this flow'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 11:u64=5 '}')
+	check "[[ '$out' == *'a cumulative session takes freed, not delta'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 10:u64=72057594037927937 '}')
+	check "[[ '$out' == *'errno=34'* ]]" "freed past DMSC_FREED_MAX: $out"
+	check "(( \$(sess freed) == 0 && \$(sess updates) == 0 ))" \
+		"a refused update changed the session"
+	# Credit is for the administrator only.
+	out=$(an setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all "$DMSC" cbfc credit "${FLOW[@]}" freed 100000 2>&1) &&
+		fail "an unprivileged user gave credit"
+	check "[[ '$out' == *'Operation not permitted'* ]]" "wrong error: $out"
+	check "(( \$(sess freed) == 0 ))" "credit changed anyway"
+	# Sessions are per namespace: b has none.
+	check "[ \"\$(dns $b -j cbfc session show)\" = '[]' ]" \
+		"b sees a's session: $(dns "$b" cbfc session show)"
+}
+
+# Deleting the qdisc and unloading the module with packets waiting for
+# credit: no leak, no splat (the harness boots slub_debug). a's own packets
+# stay charged to roce-gen's socket, which holds a's namespace: they are
+# let go by deleting the qdisc or the session (Documentation/cbfc.md).
+test_teardown() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	cbfc session add "${FLOW[@]}" nexthop $B
+	send 20
+	wait_until "(( \$(qd qlen) == 20 ))" || fail "not 20 queued"
+	tc -n "$a" qdisc del dev va root
+	# The session outlives the qdisc.
+	check "(( \$(sess sent) == 0 ))" "sent $(sess sent)"
+
+	tc -n "$a" qdisc add dev va root cbfc
+	send 20 20
+	wait_until "(( \$(qd qlen) == 20 ))" || fail "not 20 queued again"
+	# The module is in use while a cbfc qdisc exists.
+	if rmmod dmsc 2>"$T/rmmod.err"; then
+		fail "rmmod succeeded under a cbfc qdisc"
+	fi
+	echo "rmmod: $(cat "$T/rmmod.err")"
+	check "module_loaded" "the module went away"
+	check "(( \$(qd qlen) == 20 ))" "the queue changed"
+	local rx0
+	rx0=$(rx)
+	cbfc session del "${FLOW[@]}"
+	arrived "$rx0" 20
+	dmesg_clean || fail "kernel log"
+}
+
+# Deleting a forwarding node's namespace with packets queued in its cbfc
+# qdisc, then unloading the module:
+#
+#   h 10.9.2.1 -- hx/ah -- a (forwards; cbfc on va) -- va/vb -- b 10.9.0.2
+test_teardown_netns() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	mkns h
+	ip netns exec "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	an sysctl -qw net.ipv4.ip_forward=1
+	ip -n "$h" link add hx type veth peer name ah netns "$a"
+	ip -n "$h" addr add 10.9.2.1/24 dev hx
+	ip -n "$a" addr add 10.9.2.2/24 dev ah
+	ip -n "$h" link set hx up
+	ip -n "$a" link set ah up
+	ip -n "$h" route add default via 10.9.2.2
+	ip -n "$h" neigh replace 10.9.2.2 dev hx nud permanent \
+		lladdr "$(an cat /sys/class/net/ah/address)"
+	local flow=(src 10.9.2.1 dst "$B" sport 50000 qpn 256)
+	cbfc session add "${flow[@]}" nexthop $B
+	ip netns exec "$h" "$RG" send dst $B qps 1 sport 50000 qpn 256 \
+		count 20 rate 0 size 1024 json "$T/send.json" 2>"$T/send.err" ||
+		fail "roce-gen send: $(cat "$T/send.err")"
+	wait_until "(( \$(qd qlen) == 20 ))" || fail "not 20 queued"
+	check "(( \$(qd flows) == 1 && \$(qd stalled_flows) == 1 ))" \
+		"flows $(qd flows) stalled $(qd stalled_flows), not 1 and 1"
+	# The namespace goes with its devices, qdisc, packets and sessions.
+	ip netns del "$a"
+	# Its cleanup runs in a work item, slow under TCG: unload once done.
+	local i
+	for i in $(seq 120); do
+		rmmod dmsc 2>/dev/null && break
+		sleep 0.5
+	done
+	echo "rmmod after the namespace went: $((i / 2)) s"
+	check "! module_loaded" "the module is still in use"
+	load_module
+	dmesg_clean || fail "kernel log"
+}
+
+[ -x "$RG" ] || { echo "1..0 # SKIP no $RG (make tools)"; exit 4; }
+[ -f "$TC_LIB_DIR/q_cbfc.so" ] || { echo "1..0 # SKIP no q_cbfc.so (make tools)"; exit 4; }
+load_module
+CASES=(
+	test_credit_cumulative "cbfc: no credit holds every packet, freed N sends exactly N bytes' worth; repeated and stale totals add nothing"
+	test_credit_delta "cbfc: a delta session adds every delta, a repeated one too"
+	test_plain_band "cbfc: plain UDP and RoCEv2 without a session pass while a credited flow waits"
+	test_limits "cbfc: limit, flow_limit and plain_limit drops are counted by reason"
+	test_srv6_inner "cbfc: an SRv6 packet is classified by the RoCEv2 flow inside it"
+	test_bad_input "cbfc: bad tc options and genl attributes are refused, the extack names them"
+	test_teardown "cbfc: qdisc delete and session delete with packets queued are clean, rmmod refused while a qdisc exists"
+	test_teardown_netns "cbfc: netns delete with forwarded packets queued, then rmmod, are clean"
+)
+cases_only CASES "${DMSC_CBFC_CASES:-}"
+ktap_run "${CASES[@]}"
