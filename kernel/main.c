@@ -170,5 +170,9 @@ MODULE_VERSION(DMSC_VERSION);
 MODULE_DESCRIPTION("SRv6 steering and credit-based flow control for RoCEv2");
 MODULE_AUTHOR("dmsc developers");
 MODULE_ALIAS_GENL_FAMILY(DMSC_GENL_NAME);
-/* tc asks for sch_cbfc when it does not know the qdisc kind. */
+/*
+ * The kernel asks for the qdisc kind's module by this name (6.12's
+ * request_qdisc_module), older tools for sch_cbfc.
+ */
+MODULE_ALIAS("net-sch-cbfc");
 MODULE_ALIAS("sch_cbfc");
