@@ -7,11 +7,11 @@
  *   Ethernet [802.1Q/ad x2] IPv4|IPv6 [ext. headers] UDP/4791 BTH
  *   Ethernet ... IPv6 [HBH, SRH (routing type 4), DO] IPv4|IPv6 ... UDP/4791 BTH
  *
- * reading every header with bpf_skb_load_bytes(), which checks it against
- * the packet (linear or not). It only observes: the verdict is always
- * TC_ACT_UNSPEC, "no opinion", so the packet goes on as if the program
- * were not there and filters after it still run (TC_ACT_OK would end the
- * filter list).
+ * reading each header in place where the skb's linear part holds it and
+ * with bpf_skb_load_bytes() where not (hdr()). It only observes: the
+ * verdict is always TC_ACT_UNSPEC, "no opinion", so the packet goes on as
+ * if the program were not there and filters after it still run
+ * (TC_ACT_OK would end the filter list).
  *
  * uapi headers and libbpf's bpf_helpers.h only: no CO-RE, as nothing here
  * reads a kernel structure; the same object loads on 6.1 and 6.12.
