@@ -33,8 +33,9 @@
 #
 # The program alone runs three times, its figures' medians are taken;
 # with -b, an older build of it (roce_telemetry.bpf.o of another commit)
-# runs beside it each time, and its overhead is printed too: before and
-# after from the same run, which the machine's load moves alike.
+# runs beside it, batch for batch in turn (bench_prog -b), and its
+# overhead is printed too: before and after from the same run, which the
+# machine's load moves alike.
 #
 # usage: telemetry.sh [-r ROUNDS] [-n PACKETS] [-b OBJECT]
 #        as root inside a VM with one vCPU and no slab debugging, after
@@ -145,29 +146,23 @@ for ((r = 0; r < rounds; r++)); do
 done
 
 # The program alone, in the same VM run, after the pps rounds.
-: >"$T/prog_before"
 for ((r = 0; r < 3; r++)); do
-	"$PROG" 200000 >"$T/p"
+	"$PROG" ${before:+-b "$before"} 200000 >"$T/p"
 	echo "# program alone (BPF_PROG_TEST_RUN, ns per packet): $(tr '\n' ' ' <"$T/p")"
 	cat "$T/p" >>"$T/prog"
-	if [ -n "$before" ]; then
-		"$PROG" -o "$before" 200000 >"$T/p"
-		echo "# $before alone: $(tr '\n' ' ' <"$T/p")"
-		cat "$T/p" >>"$T/prog_before"
-	fi
 done
 
-python3 - "$T/results" "$T/mem" "$T/prog" "$T/prog_before" <<'EOF'
+python3 - "$T/results" "$T/mem" "$T/prog" <<'EOF'
 import json, os, statistics, sys
-def prog_ns(path):
-    runs = {}
-    for line in open(path):
-        f = line.split()
-        if f[0] != "timer":
-            runs.setdefault((f[0], int(f[1])), []).append(float(f[2]))
-    return {k: statistics.median(v) for k, v in runs.items()}
-prog = prog_ns(sys.argv[3])
-old = prog_ns(sys.argv[4])
+prog, old = {}, {}
+for line in open(sys.argv[3]):
+    f = line.split()
+    if f[0] == "before":
+        old.setdefault((f[1], int(f[2])), []).append(float(f[3]))
+    elif f[0] != "timer":
+        prog.setdefault((f[0], int(f[1])), []).append(float(f[2]))
+prog = {k: statistics.median(v) for k, v in prog.items()}
+old = {k: statistics.median(v) for k, v in old.items()}
 res = {}
 for line in open(sys.argv[1]):
     path, q, p, pps = line.split()
