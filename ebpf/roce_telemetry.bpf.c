@@ -81,7 +81,13 @@ struct pkt {
 	struct rt_qp_key *key;
 };
 
-enum parse { P_ROCE, P_OTHER, P_FRAGMENT, P_UNPARSED };
+enum parse { P_ROCE, P_OTHER, P_FRAGMENT, P_UNPARSED, P_SHORT, P_SLOW };
+
+/* A well-formed BTH's fields, and the UDP payload's length. */
+struct roce {
+	__u32 dqpn, psn, payload;
+	__u8 op;
+};
 
 /*
  * Headers further in than this are read only through the helper: a
@@ -90,37 +96,50 @@ enum parse { P_ROCE, P_OTHER, P_FRAGMENT, P_UNPARSED };
 #define DIRECT_MAX	1024
 
 /*
- * @len bytes at @off. Where the skb's linear part holds them, a pointer
- * into the packet (direct packet access: no helper call, no copy);
- * otherwise (paged data, as a NIC that splits headers makes) a copy in
- * @buf by bpf_skb_load_bytes(), which reads any part of the packet.
- * Either way the packet is left as it was: no bpf_skb_pull_data(),
- * which may copy a cloned skb. NULL past the packet's end.
+ * @len bytes at @off. The parser runs first with @slow 0: a pointer into
+ * the packet where the skb's linear part holds the bytes (direct packet
+ * access: no helper call, no copy), else NULL, and the parse starts
+ * again with @slow 1 (P_SLOW). Then each header is copied into @buf by
+ * bpf_skb_load_bytes(), which reads any part of the packet (paged data,
+ * as a NIC that splits headers makes): NULL is past the packet's end.
+ * Either way the packet is left as it was: no bpf_skb_pull_data(), which
+ * may copy a cloned skb.
+ *
+ * Two whole passes, not a choice per header: a pointer that may be to
+ * the packet or to the stack makes the verifier walk every combination
+ * of the headers' two ways (five times the instructions, ten times the
+ * time, on 6.18).
  */
 static __always_inline const void *hdr(struct __sk_buff *skb, struct pkt *p,
-					__u32 off, __u32 len, void *buf)
+					__u32 off, __u32 len, void *buf,
+					const int slow)
 {
-	if (off <= DIRECT_MAX) {
-		void *h = p->data + off;
+	void *h;
 
-		/* h + len, not data + (off + len): one pointer for the check. */
-		asm volatile("" : "+r"(h));
-		if (h + len <= p->end)
-			return h;
-	}
-	if (bpf_skb_load_bytes(skb, off, buf, len))
+	if (slow)
+		return bpf_skb_load_bytes(skb, off, buf, len) ? NULL : buf;
+	if (off > DIRECT_MAX)
 		return NULL;
-	return buf;
+	h = p->data + off;
+	/* h + len, not data + (off + len): one pointer for the check. */
+	asm volatile("" : "+r"(h));
+	return h + len <= p->end ? h : NULL;
 }
 
+/* What a header the fast pass cannot read in place means. */
+#define MISSING(slow)	((slow) ? P_OTHER : P_SLOW)
+
 static __always_inline enum parse ipv4_hdr(struct __sk_buff *skb,
-					   struct pkt *p, __u8 *proto)
+					   struct pkt *p, __u8 *proto,
+					   const int slow)
 {
 	const struct iphdr *ip;
 	struct iphdr buf;
 
-	ip = hdr(skb, p, p->off, sizeof(*ip), &buf);
-	if (!ip || ip->ihl < 5)
+	ip = hdr(skb, p, p->off, sizeof(*ip), &buf, slow);
+	if (!ip)
+		return MISSING(slow);
+	if (ip->ihl < 5)
 		return P_OTHER;
 	/* Only a first fragment has the UDP header, and RoCE sets DF. */
 	if (ip->frag_off & bpf_htons(IP_MF | IP_OFFSET))
@@ -136,16 +155,17 @@ static __always_inline enum parse ipv4_hdr(struct __sk_buff *skb,
 
 /* The IPv6 header and its extension headers; *proto is the upper layer. */
 static __always_inline enum parse ipv6_hdr(struct __sk_buff *skb,
-					   struct pkt *p, __u8 *proto)
+					   struct pkt *p, __u8 *proto,
+					   const int slow)
 {
 	const struct ipv6hdr *ip6;
 	struct ipv6hdr buf;
 	__u8 nh;
 	int i;
 
-	ip6 = hdr(skb, p, p->off, sizeof(*ip6), &buf);
+	ip6 = hdr(skb, p, p->off, sizeof(*ip6), &buf, slow);
 	if (!ip6)
-		return P_OTHER;
+		return MISSING(slow);
 	p->key->family = AF_INET6;
 	__builtin_memcpy(p->key->src, &ip6->saddr, 16);
 	__builtin_memcpy(p->key->dst, &ip6->daddr, 16);
@@ -173,9 +193,9 @@ static __always_inline enum parse ipv6_hdr(struct __sk_buff *skb,
 			*proto = nh;
 			return P_ROCE;
 		}
-		h = hdr(skb, p, p->off, sizeof(hbuf), hbuf);
+		h = hdr(skb, p, p->off, sizeof(hbuf), hbuf, slow);
 		if (!h)
-			return P_OTHER;
+			return MISSING(slow);
 		nh = h[0];
 		p->off += ((__u32)h[1] + 1) * 8;
 	}
@@ -381,14 +401,14 @@ static __always_inline void dev_count(struct rt_dev *dev, __u32 c)
 /* One IP header by @eth_proto; fragments and long chains counted. */
 static __always_inline enum parse ip_hdr(struct __sk_buff *skb, struct pkt *p,
 					 __u8 *proto, __be16 eth_proto,
-					 struct rt_dev *dev)
+					 struct rt_dev *dev, const int slow)
 {
 	enum parse r;
 
 	if (eth_proto == bpf_htons(ETH_P_IP))
-		r = ipv4_hdr(skb, p, proto);
+		r = ipv4_hdr(skb, p, proto, slow);
 	else if (eth_proto == bpf_htons(ETH_P_IPV6))
-		r = ipv6_hdr(skb, p, proto);
+		r = ipv6_hdr(skb, p, proto, slow);
 	else
 		return P_OTHER;
 	if (r == P_FRAGMENT)
@@ -436,6 +456,103 @@ static __always_inline void rate_account(struct rt_qp *q, __u64 now,
 	q->win_packets++;
 }
 
+/*
+ * Ethernet to BTH: the QP's addresses and source port into p->key, the
+ * rest into @rc. Malformed RoCEv2 is counted here, in the sink's order:
+ * too short, bad version, too short for the rest.
+ */
+static __always_inline enum parse parse(struct __sk_buff *skb, struct pkt *p,
+					struct rt_dev *dev, struct roce *rc,
+					const int slow)
+{
+	const struct udphdr *udp;
+	const __be16 *ep;
+	const __u8 *bth;
+	struct udphdr udp_buf;
+	__u8 bth_buf[BTH_LEN], proto = 0;
+	__be16 eth_proto, ep_buf;
+	__u32 payload;
+	enum parse r;
+	int i;
+
+	ep = hdr(skb, p, 12, sizeof(*ep), &ep_buf, slow);
+	if (!ep)
+		return MISSING(slow);
+	eth_proto = *ep;
+	p->off = ETH_HLEN;
+	p->encap = 0;
+#pragma clang loop unroll(full)
+	for (i = 0; i < MAX_VLANS; i++) {
+		if (eth_proto != bpf_htons(ETH_P_8021Q) &&
+		    eth_proto != bpf_htons(ETH_P_8021AD))
+			break;
+		ep = hdr(skb, p, p->off + 2, sizeof(*ep), &ep_buf, slow);
+		if (!ep)
+			return MISSING(slow);
+		eth_proto = *ep;
+		p->off += 4;
+	}
+
+	/* The addresses are written into the key as the parser finds them. */
+	__builtin_memset(p->key, 0, sizeof(*p->key));
+	/* Outer header, then at most one inner one behind an IPv6 outer. */
+	r = ip_hdr(skb, p, &proto, eth_proto, dev, slow);
+	if (r != P_ROCE)
+		return r;
+	if (proto != IPPROTO_UDP) {
+		if (p->key->family != AF_INET6 ||
+		    (proto != IPPROTO_IPIP && proto != IPPROTO_IPV6))
+			return P_OTHER;
+		p->encap = 1;
+		if (proto == IPPROTO_IPIP)	/* an IPv4 inner leaves 12 bytes */
+			__builtin_memset(p->key->src, 0,
+					 sizeof(p->key->src) + sizeof(p->key->dst));
+		r = ip_hdr(skb, p, &proto, bpf_htons(proto == IPPROTO_IPIP ?
+						     ETH_P_IP : ETH_P_IPV6),
+			   dev, slow);
+		if (r != P_ROCE)
+			return r;
+	}
+	if (proto != IPPROTO_UDP)
+		return P_OTHER;
+	udp = hdr(skb, p, p->off, sizeof(*udp), &udp_buf, slow);
+	if (!udp)
+		return MISSING(slow);
+	if (udp->dest != bpf_htons(RT_ROCE_PORT))
+		return P_OTHER;
+	p->key->sport = bpf_ntohs(udp->source);
+
+	/* A UDP length past the packet's end: the UDP stack drops it too. */
+	payload = bpf_ntohs(udp->len);
+	if (payload < sizeof(*udp) + BTH_LEN + ICRC_LEN ||
+	    p->off + payload > skb->len) {
+		dev_count(dev, RT_DEV_SHORT);
+		return P_SHORT;
+	}
+	bth = hdr(skb, p, p->off + sizeof(*udp), BTH_LEN, bth_buf, slow);
+	if (!bth) {
+		if (!slow)
+			return P_SLOW;
+		dev_count(dev, RT_DEV_SHORT);
+		return P_SHORT;
+	}
+	payload -= sizeof(*udp);
+	if (bth[1] & 0x0f) {
+		dev_count(dev, RT_DEV_BAD_VERSION);
+		return P_OTHER;
+	}
+	if (payload < BTH_LEN + ext_len(bth[0]) + (bth[1] >> 4 & 3) + ICRC_LEN) {
+		dev_count(dev, RT_DEV_SHORT);
+		return P_SHORT;
+	}
+	rc->op = bth[0];
+	rc->payload = payload;
+	rc->dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
+	rc->psn = ((__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11]) &
+		  RT_PSN_MASK;
+	return P_ROCE;
+}
+
 static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 {
 	struct rt_dev_key dk = { .ifindex = skb->ifindex, .dir = dir };
@@ -443,17 +560,12 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	struct rt_qp_bytes *zero;
 	struct rt_qp *q;
 	struct rt_dev *dev;
-	const struct udphdr *udp;
-	const __be16 *ep;
-	const __u8 *bth;
-	struct udphdr udp_buf;
 	struct pkt p = { .key = &key };
-	__u8 bth_buf[BTH_LEN], proto = 0, op;
+	struct roce rc;
 	__u32 payload, psn, cls, zk = 0;
-	__be16 eth_proto, ep_buf;
 	enum parse r;
+	__u8 op;
 	__u64 now;
-	int i;
 
 	/* Counted only where dmsc attached and made the entry. */
 	dev = bpf_map_lookup_elem(&rt_devs, &dk);
@@ -468,77 +580,19 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	 */
 	p.data = (void *)(long)skb->data;
 	p.end = (void *)(long)skb->data_end;
-	ep = hdr(skb, &p, 12, sizeof(*ep), &ep_buf);
-	if (!ep)
-		return TC_ACT_UNSPEC;
-	eth_proto = *ep;
-	p.off = ETH_HLEN;
-#pragma clang loop unroll(full)
-	for (i = 0; i < MAX_VLANS; i++) {
-		if (eth_proto != bpf_htons(ETH_P_8021Q) &&
-		    eth_proto != bpf_htons(ETH_P_8021AD))
-			break;
-		ep = hdr(skb, &p, p.off + 2, sizeof(*ep), &ep_buf);
-		if (!ep)
-			return TC_ACT_UNSPEC;
-		eth_proto = *ep;
-		p.off += 4;
-	}
-
-	/* The addresses are written into the key as the parser finds them. */
-	__builtin_memset(&key, 0, sizeof(key));
-	/* Outer header, then at most one inner one behind an IPv6 outer. */
-	r = ip_hdr(skb, &p, &proto, eth_proto, dev);
+	r = parse(skb, &p, dev, &rc, 0);
+	if (r == P_SLOW)
+		r = parse(skb, &p, dev, &rc, 1);
 	if (r != P_ROCE)
 		return TC_ACT_UNSPEC;
-	if (proto != IPPROTO_UDP) {
-		if (key.family != AF_INET6 ||
-		    (proto != IPPROTO_IPIP && proto != IPPROTO_IPV6))
-			return TC_ACT_UNSPEC;
-		p.encap = 1;
-		if (proto == IPPROTO_IPIP)	/* an IPv4 inner leaves 12 bytes */
-			__builtin_memset(&key.src, 0, sizeof(key.src) + sizeof(key.dst));
-		r = ip_hdr(skb, &p, &proto, bpf_htons(proto == IPPROTO_IPIP ?
-						      ETH_P_IP : ETH_P_IPV6), dev);
-		if (r != P_ROCE)
-			return TC_ACT_UNSPEC;
-	}
-	if (proto != IPPROTO_UDP)
-		return TC_ACT_UNSPEC;
-	udp = hdr(skb, &p, p.off, sizeof(*udp), &udp_buf);
-	if (!udp || udp->dest != bpf_htons(RT_ROCE_PORT))
-		return TC_ACT_UNSPEC;
-	key.sport = bpf_ntohs(udp->source);
-
-	/* The sink's order: too short, bad version, too short for the rest. */
-	/* A UDP length past the packet's end: the UDP stack drops it too. */
-	payload = bpf_ntohs(udp->len);
-	if (payload < sizeof(*udp) + BTH_LEN + ICRC_LEN ||
-	    p.off + payload > skb->len) {
-		dev_count(dev, RT_DEV_SHORT);
-		return TC_ACT_UNSPEC;
-	}
-	bth = hdr(skb, &p, p.off + sizeof(*udp), BTH_LEN, bth_buf);
-	if (!bth) {
-		dev_count(dev, RT_DEV_SHORT);
-		return TC_ACT_UNSPEC;
-	}
-	payload -= sizeof(*udp);
-	op = bth[0];
-	if (bth[1] & 0x0f) {
-		dev_count(dev, RT_DEV_BAD_VERSION);
-		return TC_ACT_UNSPEC;
-	}
-	if (payload < BTH_LEN + ext_len(op) + (bth[1] >> 4 & 3) + ICRC_LEN) {
-		dev_count(dev, RT_DEV_SHORT);
-		return TC_ACT_UNSPEC;
-	}
+	op = rc.op;
+	payload = rc.payload;
+	psn = rc.psn;
 	dev->opcodes[op]++;
 
 	key.ifindex = dk.ifindex;
 	key.dir = dir;
-	key.dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
-	psn = ((__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11]) & RT_PSN_MASK;
+	key.dqpn = rc.dqpn;
 
 	now = bpf_ktime_get_ns();
 	q = bpf_map_lookup_elem(&rt_qps, &key);
