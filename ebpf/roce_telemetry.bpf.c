@@ -7,11 +7,11 @@
  *   Ethernet [802.1Q/ad x2] IPv4|IPv6 [ext. headers] UDP/4791 BTH
  *   Ethernet ... IPv6 [HBH, SRH (routing type 4), DO] IPv4|IPv6 ... UDP/4791 BTH
  *
- * reading every header with bpf_skb_load_bytes(), which checks it against
- * the packet (linear or not). It only observes: the verdict is always
- * TC_ACT_UNSPEC, "no opinion", so the packet goes on as if the program
- * were not there and filters after it still run (TC_ACT_OK would end the
- * filter list).
+ * reading each header in place where the skb's linear part holds it and
+ * with bpf_skb_load_bytes() where not (hdr()). It only observes: the
+ * verdict is always TC_ACT_UNSPEC, "no opinion", so the packet goes on as
+ * if the program were not there and filters after it still run
+ * (TC_ACT_OK would end the filter list).
  *
  * uapi headers and libbpf's bpf_helpers.h only: no CO-RE, as nothing here
  * reads a kernel structure; the same object loads on 6.1 and 6.12.
@@ -73,52 +73,104 @@ struct {
 	__type(value, struct rt_attach);
 } rt_attach SEC(".maps");
 
-/* What the parser found, innermost IP header first. */
+/* What the parser found; the addresses go straight into the QP's key. */
 struct pkt {
+	void *data, *end;	/* the skb's linear part, read once */
 	__u32 off;		/* of the next header to read */
-	__u8 family;
 	__u8 encap;		/* inside an outer IPv6 */
-	__u8 src[16];
-	__u8 dst[16];
+	struct rt_qp_key *key;
 };
 
-enum parse { P_ROCE, P_OTHER, P_FRAGMENT, P_UNPARSED };
+enum parse { P_ROCE, P_OTHER, P_FRAGMENT, P_UNPARSED, P_SHORT, P_SLOW };
+
+/* A well-formed BTH's fields, and the UDP payload's length. */
+struct roce {
+	__u32 dqpn, psn, payload;
+	__u8 op;
+};
+
+/*
+ * Headers further in than this are read only through the helper: a
+ * bound on the offset, which the verifier needs for a packet pointer.
+ */
+#define DIRECT_MAX	1024
+
+/*
+ * @len bytes at @off. The parser runs first with @slow 0: a pointer into
+ * the packet where the skb's linear part holds the bytes (direct packet
+ * access: no helper call, no copy), else NULL, and the parse starts
+ * again with @slow 1 (P_SLOW). Then each header is copied into @buf by
+ * bpf_skb_load_bytes(), which reads any part of the packet (paged data,
+ * as a NIC that splits headers makes): NULL is past the packet's end.
+ * Either way the packet is left as it was: no bpf_skb_pull_data(), which
+ * may copy a cloned skb.
+ *
+ * Two whole passes, not a choice per header: a pointer that may be to
+ * the packet or to the stack makes the verifier walk every combination
+ * of the headers' two ways (five times the instructions, ten times the
+ * time, on 6.18).
+ */
+static __always_inline const void *hdr(struct __sk_buff *skb, struct pkt *p,
+					__u32 off, __u32 len, void *buf,
+					const int slow)
+{
+	void *h;
+
+	if (slow)
+		return bpf_skb_load_bytes(skb, off, buf, len) ? NULL : buf;
+	if (off > DIRECT_MAX)
+		return NULL;
+	h = p->data + off;
+	/* h + len, not data + (off + len): one pointer for the check. */
+	asm volatile("" : "+r"(h));
+	return h + len <= p->end ? h : NULL;
+}
+
+/* What a header the fast pass cannot read in place means. */
+#define MISSING(slow)	((slow) ? P_OTHER : P_SLOW)
 
 static __always_inline enum parse ipv4_hdr(struct __sk_buff *skb,
-					   struct pkt *p, __u8 *proto)
+					   struct pkt *p, __u8 *proto,
+					   const int slow)
 {
-	struct iphdr ip;
+	const struct iphdr *ip;
+	struct iphdr buf;
 
-	if (bpf_skb_load_bytes(skb, p->off, &ip, sizeof(ip)) || ip.ihl < 5)
+	ip = hdr(skb, p, p->off, sizeof(*ip), &buf, slow);
+	if (!ip)
+		return MISSING(slow);
+	if (ip->ihl < 5)
 		return P_OTHER;
 	/* Only a first fragment has the UDP header, and RoCE sets DF. */
-	if (ip.frag_off & bpf_htons(IP_MF | IP_OFFSET))
+	if (ip->frag_off & bpf_htons(IP_MF | IP_OFFSET))
 		return P_FRAGMENT;
-	p->family = AF_INET;
-	__builtin_memset(p->src, 0, sizeof(p->src));
-	__builtin_memset(p->dst, 0, sizeof(p->dst));
-	__builtin_memcpy(p->src, &ip.saddr, 4);
-	__builtin_memcpy(p->dst, &ip.daddr, 4);
-	p->off += ip.ihl * 4;
-	*proto = ip.protocol;
+	p->key->family = AF_INET;
+	/* The key was zeroed: the addresses' last 12 bytes stay 0. */
+	__builtin_memcpy(p->key->src, &ip->saddr, 4);
+	__builtin_memcpy(p->key->dst, &ip->daddr, 4);
+	p->off += ip->ihl * 4;
+	*proto = ip->protocol;
 	return P_ROCE;
 }
 
 /* The IPv6 header and its extension headers; *proto is the upper layer. */
 static __always_inline enum parse ipv6_hdr(struct __sk_buff *skb,
-					   struct pkt *p, __u8 *proto)
+					   struct pkt *p, __u8 *proto,
+					   const int slow)
 {
-	struct ipv6hdr ip6;
+	const struct ipv6hdr *ip6;
+	struct ipv6hdr buf;
 	__u8 nh;
 	int i;
 
-	if (bpf_skb_load_bytes(skb, p->off, &ip6, sizeof(ip6)))
-		return P_OTHER;
-	p->family = AF_INET6;
-	__builtin_memcpy(p->src, &ip6.saddr, 16);
-	__builtin_memcpy(p->dst, &ip6.daddr, 16);
-	p->off += sizeof(ip6);
-	nh = ip6.nexthdr;
+	ip6 = hdr(skb, p, p->off, sizeof(*ip6), &buf, slow);
+	if (!ip6)
+		return MISSING(slow);
+	p->key->family = AF_INET6;
+	__builtin_memcpy(p->key->src, &ip6->saddr, 16);
+	__builtin_memcpy(p->key->dst, &ip6->daddr, 16);
+	p->off += sizeof(*ip6);
+	nh = ip6->nexthdr;
 	/*
 	 * Unrolled, as the short loops below: clang may lay a loop out so
 	 * that its latch falls through into its head, a back-edge 6.1's
@@ -127,7 +179,8 @@ static __always_inline enum parse ipv6_hdr(struct __sk_buff *skb,
 	 */
 #pragma clang loop unroll(full)
 	for (i = 0; i < MAX_EXT_HDRS; i++) {
-		__u8 h[2];	/* next header, length in 8 octets less 1 */
+		const __u8 *h;	/* next header, length in 8 octets less 1 */
+		__u8 hbuf[2];
 
 		switch (nh) {
 		case IPPROTO_HOPOPTS:
@@ -140,8 +193,9 @@ static __always_inline enum parse ipv6_hdr(struct __sk_buff *skb,
 			*proto = nh;
 			return P_ROCE;
 		}
-		if (bpf_skb_load_bytes(skb, p->off, h, sizeof(h)))
-			return P_OTHER;
+		h = hdr(skb, p, p->off, sizeof(hbuf), hbuf, slow);
+		if (!h)
+			return MISSING(slow);
 		nh = h[0];
 		p->off += ((__u32)h[1] + 1) * 8;
 	}
@@ -206,41 +260,47 @@ static __always_inline __s32 psn_diff(__u32 a, __u32 b)
 	return d & 0x800000u ? (__s32)d - 0x1000000 : (__s32)d;
 }
 
-static __always_inline void bit_set(struct rt_qp *q, __u32 psn)
+/*
+ * The bitmap marks the PSNs within span that have not arrived: in-order
+ * packets, the common case, mark nothing, so they leave it alone (roce-gen
+ * marks the PSNs seen instead, which writes a bit for every packet). Only
+ * a slot whose previous PSN, a window back, may still be marked must be
+ * cleared when its new PSN arrives in order: q->holes says some may be,
+ * q->hole_top is the highest ever marked. Invariants: a bit is set only
+ * for a PSN within span that has not arrived, never above hole_top; with
+ * holes 0, no bit is set.
+ */
+static __always_inline __u64 *word(struct rt_qp *q, __u32 psn)
 {
-	__u32 i = psn % RT_PSN_WINDOW;
+	return &q->missing[(psn % RT_PSN_WINDOW / 64) & (RT_WINDOW_WORDS - 1)];
+}
 
-	q->seen[(i / 64) & (RT_WINDOW_WORDS - 1)] |= 1ull << (i % 64);
+static __always_inline void bit_clear(struct rt_qp *q, __u32 psn)
+{
+	*word(q, psn) &= ~(1ull << (psn % 64));
 }
 
 static __always_inline int bit_test(struct rt_qp *q, __u32 psn)
 {
-	__u32 i = psn % RT_PSN_WINDOW;
-
-	return q->seen[(i / 64) & (RT_WINDOW_WORDS - 1)] >> (i % 64) & 1;
-}
-
-static __always_inline void word_clear(struct rt_qp *q, __u32 psn, __u64 mask)
-{
-	q->seen[(psn % RT_PSN_WINDOW / 64) & (RT_WINDOW_WORDS - 1)] &= ~mask;
+	return *word(q, psn) >> (psn % 64) & 1;
 }
 
 /*
- * Clear the @n < RT_PSN_WINDOW slots from @psn on: the head of a word,
+ * Mark the @n < RT_PSN_WINDOW slots from @psn on: the head of a word,
  * whole words, the tail of one. One branch per loop turn (its end), so
  * the verifier's work grows with the window, not with its powers.
  */
-static __always_inline void clear_range(struct rt_qp *q, __u32 psn, __u32 n)
+static __always_inline void mark_range(struct rt_qp *q, __u32 psn, __u32 n)
 {
 	__u32 off = psn % 64, whole;
 	int k;
 
 	if (off) {
 		if (off + n < 64) {
-			word_clear(q, psn, ((1ull << n) - 1) << off);
+			*word(q, psn) |= ((1ull << n) - 1) << off;
 			return;
 		}
-		word_clear(q, psn, ~0ull << off);
+		*word(q, psn) |= ~0ull << off;
 		psn += 64 - off;
 		n -= 64 - off;
 	}
@@ -248,12 +308,12 @@ static __always_inline void clear_range(struct rt_qp *q, __u32 psn, __u32 n)
 	for (k = 0; k < RT_WINDOW_WORDS; k++) {
 		if ((__u32)k >= whole)
 			break;
-		word_clear(q, psn + k * 64, ~0ull);
+		*word(q, psn + k * 64) = ~0ull;
 	}
 	psn += whole * 64;
 	n %= 64;
 	if (n)
-		word_clear(q, psn, (1ull << n) - 1);
+		*word(q, psn) |= (1ull << n) - 1;
 }
 
 static __always_inline void span_grow(struct rt_qp *q, __u32 n)
@@ -263,32 +323,38 @@ static __always_inline void span_grow(struct rt_qp *q, __u32 n)
 
 /*
  * roce-gen's psn_window_add() (without a known first PSN, as a receiver
- * that joins a flow midway), line for line; called with the QP locked.
+ * that joins a flow midway), branch for branch and with the same counts,
+ * the bitmap inverted; called with the QP locked.
  */
 static __always_inline void psn_account(struct rt_qp *q, __u32 psn)
 {
-	__u32 age;
+	__u32 age, top;
 	__s32 d;
 
-	if (!q->started) {
-		q->started = 1;
+	if (!q->packets)
 		q->next_psn = psn;
-	}
 	d = psn_diff(psn, q->next_psn);
 	if (d == 0) {
-		bit_set(q, psn);
+		if (q->holes) {
+			if (((psn - q->hole_top) & RT_PSN_MASK) <= RT_PSN_WINDOW)
+				bit_clear(q, psn);
+			else	/* every mark is a window behind: none left */
+				q->holes = 0;
+		}
 		q->next_psn = (psn + 1) & RT_PSN_MASK;
 		span_grow(q, 1);
 		return;
 	}
 	if (d > 0) {
-		/* The skipped PSNs' slots still hold a window older ones. */
+		/* The skipped PSNs' slots now stand for them: missing. */
 		if (d >= RT_PSN_WINDOW)
 			for (int k = 0; k < RT_WINDOW_WORDS; k++)
-				q->seen[k] = 0;
+				q->missing[k] = ~0ull;
 		else
-			clear_range(q, q->next_psn, (__u32)d);
-		bit_set(q, psn);
+			mark_range(q, q->next_psn, (__u32)d);
+		bit_clear(q, psn);
+		q->holes = 1;
+		q->hole_top = (psn - 1) & RT_PSN_MASK;
 		q->lost += (__u32)d;
 		q->next_psn = (psn + 1) & RT_PSN_MASK;
 		span_grow(q, (__u32)d + 1);
@@ -300,18 +366,28 @@ static __always_inline void psn_account(struct rt_qp *q, __u32 psn)
 		return;
 	}
 	if (age > q->span) {
-		/* The flow started before its first arrival here. */
+		/*
+		 * The flow started before its first arrival here: the PSNs
+		 * between this one and the old start are missing. Slots
+		 * outside span are clear, this one's too.
+		 */
+		top = (q->next_psn - q->span - 1) & RT_PSN_MASK;
+		if (age - q->span - 1) {
+			mark_range(q, psn + 1, age - q->span - 1);
+			if (!q->holes || psn_diff(top, q->hole_top) > 0)
+				q->hole_top = top;
+			q->holes = 1;
+		}
 		q->lost += age - q->span - 1;
 		q->span = age;
-		bit_set(q, psn);
 		q->out_of_order++;
 		return;
 	}
-	if (bit_test(q, psn)) {
+	if (!bit_test(q, psn)) {
 		q->duplicates++;
 		return;
 	}
-	bit_set(q, psn);
+	bit_clear(q, psn);
 	q->lost--;
 	q->out_of_order++;
 }
@@ -325,14 +401,14 @@ static __always_inline void dev_count(struct rt_dev *dev, __u32 c)
 /* One IP header by @eth_proto; fragments and long chains counted. */
 static __always_inline enum parse ip_hdr(struct __sk_buff *skb, struct pkt *p,
 					 __u8 *proto, __be16 eth_proto,
-					 struct rt_dev *dev)
+					 struct rt_dev *dev, const int slow)
 {
 	enum parse r;
 
 	if (eth_proto == bpf_htons(ETH_P_IP))
-		r = ipv4_hdr(skb, p, proto);
+		r = ipv4_hdr(skb, p, proto, slow);
 	else if (eth_proto == bpf_htons(ETH_P_IPV6))
-		r = ipv6_hdr(skb, p, proto);
+		r = ipv6_hdr(skb, p, proto, slow);
 	else
 		return P_OTHER;
 	if (r == P_FRAGMENT)
@@ -380,6 +456,103 @@ static __always_inline void rate_account(struct rt_qp *q, __u64 now,
 	q->win_packets++;
 }
 
+/*
+ * Ethernet to BTH: the QP's addresses and source port into p->key, the
+ * rest into @rc. Malformed RoCEv2 is counted here, in the sink's order:
+ * too short, bad version, too short for the rest.
+ */
+static __always_inline enum parse parse(struct __sk_buff *skb, struct pkt *p,
+					struct rt_dev *dev, struct roce *rc,
+					const int slow)
+{
+	const struct udphdr *udp;
+	const __be16 *ep;
+	const __u8 *bth;
+	struct udphdr udp_buf;
+	__u8 bth_buf[BTH_LEN], proto = 0;
+	__be16 eth_proto, ep_buf;
+	__u32 payload;
+	enum parse r;
+	int i;
+
+	ep = hdr(skb, p, 12, sizeof(*ep), &ep_buf, slow);
+	if (!ep)
+		return MISSING(slow);
+	eth_proto = *ep;
+	p->off = ETH_HLEN;
+	p->encap = 0;
+#pragma clang loop unroll(full)
+	for (i = 0; i < MAX_VLANS; i++) {
+		if (eth_proto != bpf_htons(ETH_P_8021Q) &&
+		    eth_proto != bpf_htons(ETH_P_8021AD))
+			break;
+		ep = hdr(skb, p, p->off + 2, sizeof(*ep), &ep_buf, slow);
+		if (!ep)
+			return MISSING(slow);
+		eth_proto = *ep;
+		p->off += 4;
+	}
+
+	/* The addresses are written into the key as the parser finds them. */
+	__builtin_memset(p->key, 0, sizeof(*p->key));
+	/* Outer header, then at most one inner one behind an IPv6 outer. */
+	r = ip_hdr(skb, p, &proto, eth_proto, dev, slow);
+	if (r != P_ROCE)
+		return r;
+	if (proto != IPPROTO_UDP) {
+		if (p->key->family != AF_INET6 ||
+		    (proto != IPPROTO_IPIP && proto != IPPROTO_IPV6))
+			return P_OTHER;
+		p->encap = 1;
+		if (proto == IPPROTO_IPIP)	/* an IPv4 inner leaves 12 bytes */
+			__builtin_memset(p->key->src, 0,
+					 sizeof(p->key->src) + sizeof(p->key->dst));
+		r = ip_hdr(skb, p, &proto, bpf_htons(proto == IPPROTO_IPIP ?
+						     ETH_P_IP : ETH_P_IPV6),
+			   dev, slow);
+		if (r != P_ROCE)
+			return r;
+	}
+	if (proto != IPPROTO_UDP)
+		return P_OTHER;
+	udp = hdr(skb, p, p->off, sizeof(*udp), &udp_buf, slow);
+	if (!udp)
+		return MISSING(slow);
+	if (udp->dest != bpf_htons(RT_ROCE_PORT))
+		return P_OTHER;
+	p->key->sport = bpf_ntohs(udp->source);
+
+	/* A UDP length past the packet's end: the UDP stack drops it too. */
+	payload = bpf_ntohs(udp->len);
+	if (payload < sizeof(*udp) + BTH_LEN + ICRC_LEN ||
+	    p->off + payload > skb->len) {
+		dev_count(dev, RT_DEV_SHORT);
+		return P_SHORT;
+	}
+	bth = hdr(skb, p, p->off + sizeof(*udp), BTH_LEN, bth_buf, slow);
+	if (!bth) {
+		if (!slow)
+			return P_SLOW;
+		dev_count(dev, RT_DEV_SHORT);
+		return P_SHORT;
+	}
+	payload -= sizeof(*udp);
+	if (bth[1] & 0x0f) {
+		dev_count(dev, RT_DEV_BAD_VERSION);
+		return P_OTHER;
+	}
+	if (payload < BTH_LEN + ext_len(bth[0]) + (bth[1] >> 4 & 3) + ICRC_LEN) {
+		dev_count(dev, RT_DEV_SHORT);
+		return P_SHORT;
+	}
+	rc->op = bth[0];
+	rc->payload = payload;
+	rc->dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
+	rc->psn = ((__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11]) &
+		  RT_PSN_MASK;
+	return P_ROCE;
+}
+
 static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 {
 	struct rt_dev_key dk = { .ifindex = skb->ifindex, .dir = dir };
@@ -387,14 +560,12 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	struct rt_qp_bytes *zero;
 	struct rt_qp *q;
 	struct rt_dev *dev;
-	struct udphdr udp;
-	struct pkt p = {};
-	__u8 bth[BTH_LEN], proto = 0;
+	struct pkt p = { .key = &key };
+	struct roce rc;
 	__u32 payload, psn, cls, zk = 0;
-	__be16 eth_proto;
 	enum parse r;
+	__u8 op;
 	__u64 now;
-	int i;
 
 	/* Counted only where dmsc attached and made the entry. */
 	dev = bpf_map_lookup_elem(&rt_devs, &dk);
@@ -402,68 +573,26 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 		return TC_ACT_UNSPEC;
 	dev->c[RT_DEV_PACKETS]++;
 
-	if (bpf_skb_load_bytes(skb, 12, &eth_proto, sizeof(eth_proto)))
-		return TC_ACT_UNSPEC;
-	p.off = ETH_HLEN;
-#pragma clang loop unroll(full)
-	for (i = 0; i < MAX_VLANS; i++) {
-		if (eth_proto != bpf_htons(ETH_P_8021Q) &&
-		    eth_proto != bpf_htons(ETH_P_8021AD))
-			break;
-		if (bpf_skb_load_bytes(skb, p.off + 2, &eth_proto,
-				       sizeof(eth_proto)))
-			return TC_ACT_UNSPEC;
-		p.off += 4;
-	}
-
-	/* Outer header, then at most one inner one behind an IPv6 outer. */
-	r = ip_hdr(skb, &p, &proto, eth_proto, dev);
+	/*
+	 * Read once, here: clang would otherwise compute the context
+	 * field's address ahead, which the verifier refuses. No helper
+	 * below changes the packet, so these stay valid.
+	 */
+	p.data = (void *)(long)skb->data;
+	p.end = (void *)(long)skb->data_end;
+	r = parse(skb, &p, dev, &rc, 0);
+	if (r == P_SLOW)
+		r = parse(skb, &p, dev, &rc, 1);
 	if (r != P_ROCE)
 		return TC_ACT_UNSPEC;
-	if (proto != IPPROTO_UDP) {
-		if (p.family != AF_INET6 ||
-		    (proto != IPPROTO_IPIP && proto != IPPROTO_IPV6))
-			return TC_ACT_UNSPEC;
-		p.encap = 1;
-		r = ip_hdr(skb, &p, &proto, bpf_htons(proto == IPPROTO_IPIP ?
-						      ETH_P_IP : ETH_P_IPV6), dev);
-		if (r != P_ROCE)
-			return TC_ACT_UNSPEC;
-	}
-	if (proto != IPPROTO_UDP ||
-	    bpf_skb_load_bytes(skb, p.off, &udp, sizeof(udp)) ||
-	    udp.dest != bpf_htons(RT_ROCE_PORT))
-		return TC_ACT_UNSPEC;
+	op = rc.op;
+	payload = rc.payload;
+	psn = rc.psn;
+	dev->opcodes[op]++;
 
-	/* The sink's order: too short, bad version, too short for the rest. */
-	/* A UDP length past the packet's end: the UDP stack drops it too. */
-	payload = bpf_ntohs(udp.len);
-	if (payload < sizeof(udp) + BTH_LEN + ICRC_LEN ||
-	    p.off + payload > skb->len ||
-	    bpf_skb_load_bytes(skb, p.off + sizeof(udp), bth, sizeof(bth))) {
-		dev_count(dev, RT_DEV_SHORT);
-		return TC_ACT_UNSPEC;
-	}
-	payload -= sizeof(udp);
-	if (bth[1] & 0x0f) {
-		dev_count(dev, RT_DEV_BAD_VERSION);
-		return TC_ACT_UNSPEC;
-	}
-	if (payload < BTH_LEN + ext_len(bth[0]) + (bth[1] >> 4 & 3) + ICRC_LEN) {
-		dev_count(dev, RT_DEV_SHORT);
-		return TC_ACT_UNSPEC;
-	}
-	dev->opcodes[bth[0]]++;
-
-	__builtin_memset(&key, 0, sizeof(key));
 	key.ifindex = dk.ifindex;
 	key.dir = dir;
-	key.family = p.family;
-	key.sport = bpf_ntohs(udp.source);
-	key.dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
-	__builtin_memcpy(key.src, p.src, 16);
-	__builtin_memcpy(key.dst, p.dst, 16);
-	psn = ((__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11]) & RT_PSN_MASK;
+	key.dqpn = rc.dqpn;
 
 	now = bpf_ktime_get_ns();
 	q = bpf_map_lookup_elem(&rt_qps, &key);
@@ -486,7 +615,7 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	if (p.encap)
 		dev->c[RT_DEV_SRV6]++;
 
-	cls = op_class(bth[0]);
+	cls = op_class(op);
 	if (cls >= RT_OP_CLASSES)
 		cls = RT_OP_OTHER;
 
@@ -502,7 +631,7 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	q->srv6_packets += p.encap;
 	q->last_ns = now;
 	q->last_psn = psn;
-	q->last_opcode = bth[0];
+	q->last_opcode = op;
 	q->ops[cls]++;
 	bpf_spin_unlock(&q->lock);
 	return TC_ACT_UNSPEC;

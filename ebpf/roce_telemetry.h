@@ -62,29 +62,39 @@ enum rt_op_class {
 	RT_OP_CNP, RT_OP_OTHER, RT_OP_CLASSES
 };
 
+/*
+ * The fields every packet writes come first, so that an in-order packet
+ * touches the value's first 136 bytes and nothing after them. The bitmap
+ * (256 bytes) is read and written only when a PSN is skipped or arrives
+ * late, and for RT_PSN_WINDOW packets after that (roce_telemetry.bpf.c).
+ */
 struct rt_qp {
 	struct bpf_spin_lock lock;	/* the PSN state is one sequence */
 	__u32 next_psn;		/* one past the highest PSN seen */
 	__u32 span;		/* PSNs accounted below next, capped at the window */
 	__u32 last_psn;		/* PSN of the latest arrival */
-	__u8 started;
+	__u32 hole_top;		/* highest PSN ever marked in missing[] */
+	__u8 holes;		/* missing[] may hold bits an in-order PSN must clear */
 	__u8 last_opcode;
-	__u8 pad[6];
+	__u8 pad[2];
 	__u64 packets;		/* RoCEv2 packets with a well-formed BTH */
 	__u64 bytes;		/* their UDP payload: BTH to ICRC, as the sink */
+	__u64 last_ns;		/* bpf_ktime_get_ns() of the latest */
+	__u64 win_start_ns;	/* the rate window in progress began */
+	__u64 win_bytes;	/* bytes and packets in it so far */
+	__u64 win_packets;
+	__u64 srv6_packets;	/* of packets, inside an outer IPv6 (SRv6) */
+	__u64 ops[RT_OP_CLASSES];
+	/* Written only on loss, reordering or a rate window's close. */
 	__u64 lost;		/* PSNs skipped and not (yet) arrived: psn_gaps */
 	__u64 out_of_order;	/* behind the highest, not seen before */
 	__u64 duplicates;	/* behind the highest, seen before */
 	__u64 too_old;		/* further behind than the window */
-	__u64 srv6_packets;	/* of packets, inside an outer IPv6 (SRv6) */
-	__u64 first_ns, last_ns;	/* bpf_ktime_get_ns() of first and latest */
-	__u64 win_start_ns;	/* the rate window in progress began */
-	__u64 win_bytes;	/* bytes and packets in it so far */
-	__u64 win_packets;
+	__u64 first_ns;		/* bpf_ktime_get_ns() of the first */
 	__u64 rate_Bps;		/* EWMA: bytes per second */
 	__u64 rate_mpps;	/* EWMA: packets per 1000 seconds */
-	__u64 ops[RT_OP_CLASSES];
-	__u64 seen[RT_WINDOW_WORDS];	/* bit psn % RT_PSN_WINDOW: seen */
+	/* Bit psn % RT_PSN_WINDOW, for PSNs within span: not arrived. */
+	__u64 missing[RT_WINDOW_WORDS];
 };
 
 /* Per attachment point (device, direction), per CPU. */

@@ -158,9 +158,10 @@ traffic() {
 	rm -f "$T/ready"
 	h1x tc qdisc replace dev e0 root netem delay 1ms reorder 25% 50% \
 		loss 2% duplicate 1% limit 100000
-	# idle counts from the start until a packet comes: the sender may be
-	# slow to start in a busy TCG VM.
-	h2x "$RG" sink idle 5 json "$T/sink-$1.json" ready-file "$T/ready" \
+	# The sender may be slow to start in a busy TCG VM: the sink waits
+	# up to 60 s for the first packet (on 6.1 under load, 5 s of idle
+	# from the start ended it with nothing), then 5 s of idle end it.
+	h2x "$RG" sink idle 5 wait 60 json "$T/sink-$1.json" ready-file "$T/ready" \
 		2>"$T/sink.err" &
 	local sink=$!
 	for _ in $(seq 100); do

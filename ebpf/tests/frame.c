@@ -44,29 +44,36 @@ size_t frame(unsigned char *b, unsigned int opcode, unsigned int tver,
 	return 14 + ipv4_roce(b + 14, opcode, tver, qpn, psn, payload);
 }
 
-size_t frame_srv6(unsigned char *b, unsigned int opcode, unsigned int qpn,
-		  unsigned int psn, unsigned int payload)
+size_t frame_srv6_sids(unsigned char *b, unsigned int opcode, unsigned int qpn,
+		       unsigned int psn, unsigned int payload, unsigned int nsid)
 {
 	static const unsigned char sid[16] = { 0xfc, [15] = 2 };
-	size_t in;
+	size_t srh = 8 + 16 * (size_t)nsid, in;
 
-	memset(b, 0, 14 + 40 + 24);
+	memset(b, 0, 14 + 40 + srh);
 	b[12] = 0x86;			/* ETH_P_IPV6 */
 	b[13] = 0xdd;
-	in = ipv4_roce(b + 14 + 40 + 24, opcode, 0, qpn, psn, payload);
+	in = ipv4_roce(b + 14 + 40 + srh, opcode, 0, qpn, psn, payload);
 	b[14] = 0x60;
-	b[18] = (unsigned char)((24 + in) >> 8);
-	b[19] = (unsigned char)(24 + in);
+	b[18] = (unsigned char)((srh + in) >> 8);
+	b[19] = (unsigned char)(srh + in);
 	b[20] = 43;			/* routing header */
 	b[21] = 64;
 	b[22] = 0xfc;			/* fc00::1 > fc00::2 */
 	b[37] = 1;
 	memcpy(b + 38, sid, 16);
 	b[54] = 4;			/* SRH: next IPv4 */
-	b[55] = 2;			/* one SID: 2 x 8 bytes */
+	b[55] = (unsigned char)(2 * nsid);	/* length in 8 bytes, less 1 */
 	b[56] = 4;			/* type 4 */
 	b[57] = 0;			/* segments left */
-	b[58] = 0;			/* last entry */
-	memcpy(b + 62, sid, 16);
-	return 14 + 40 + 24 + in;
+	b[58] = (unsigned char)(nsid - 1);	/* last entry */
+	for (unsigned int i = 0; i < nsid; i++)
+		memcpy(b + 62 + 16 * i, sid, 16);
+	return 14 + 40 + srh + in;
+}
+
+size_t frame_srv6(unsigned char *b, unsigned int opcode, unsigned int qpn,
+		  unsigned int psn, unsigned int payload)
+{
+	return frame_srv6_sids(b, opcode, qpn, psn, payload, 1);
 }

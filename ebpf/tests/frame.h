@@ -11,12 +11,15 @@
 
 #include <stddef.h>
 
-/* Big enough for the SRv6 frame with a 64-byte payload. */
+/* Big enough for the SRv6 frame (one SID) with a 64-byte payload. */
 #define FRAME_MAX	256
 
 size_t frame(unsigned char *b, unsigned int opcode, unsigned int tver,
 	     unsigned int qpn, unsigned int psn, unsigned int payload);
 size_t frame_srv6(unsigned char *b, unsigned int opcode, unsigned int qpn,
 		  unsigned int psn, unsigned int payload);
+/* The same with @nsid (1..127) SIDs in the SRH: 8 + 16 * @nsid bytes. */
+size_t frame_srv6_sids(unsigned char *b, unsigned int opcode, unsigned int qpn,
+		       unsigned int psn, unsigned int payload, unsigned int nsid);
 
 #endif /* DMSC_TEST_FRAME_H */

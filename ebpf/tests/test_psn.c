@@ -59,6 +59,44 @@ static int qp_get(int map, unsigned int qpn, struct rt_qp *q)
 }
 
 /*
+ * PSN @p of QP @qpn to the program and to the sink's window @w, the
+ * @sent-th packet: the QP's counts must then be the sink's.
+ */
+static int feed(int prog, int qps, unsigned int qpn, struct psn_window *w,
+		unsigned int p, unsigned int sent, char *why, size_t whylen)
+{
+	unsigned char b[256];
+	struct rt_qp q;
+
+	psn_window_add(w, p);
+	if (run(prog, b, frame(b, 0x04, 0, qpn, p, 16)) != -1) {
+		snprintf(why, whylen, "packet %u: program returned other than TC_ACT_UNSPEC", sent);
+		return -1;
+	}
+	if (qp_get(qps, qpn, &q)) {
+		snprintf(why, whylen, "packet %u: no QP entry", sent);
+		return -1;
+	}
+	if (q.lost != w->missing || q.out_of_order != w->late ||
+	    q.duplicates != w->dups || q.too_old != w->too_old ||
+	    q.next_psn != w->next || q.packets != sent) {
+		snprintf(why, whylen,
+			 "packet %u psn %u: program lost %llu ooo %llu dup %llu old %llu next %u pk %llu; sink %llu %llu %llu %llu %u %u",
+			 sent, p, (unsigned long long)q.lost,
+			 (unsigned long long)q.out_of_order,
+			 (unsigned long long)q.duplicates,
+			 (unsigned long long)q.too_old, q.next_psn,
+			 (unsigned long long)q.packets,
+			 (unsigned long long)w->missing,
+			 (unsigned long long)w->late,
+			 (unsigned long long)w->dups,
+			 (unsigned long long)w->too_old, w->next, sent);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * One random stream on QP @qpn from @first: mostly in order, some PSNs
  * held back and sent up to 1500 later (within the program's window),
  * some sent twice, some dropped, now and then a jump of 3000..200000.
@@ -67,9 +105,7 @@ static int stream(int prog, int qps, unsigned int qpn, unsigned int first,
 		  int packets, unsigned int seed, char *why, size_t whylen)
 {
 	unsigned int held[64], nheld = 0, psn = first, sent = 0;
-	unsigned char b[256];
 	struct psn_window w;
-	struct rt_qp q;
 	int rc = 0;
 
 	srand(seed);
@@ -104,36 +140,55 @@ static int stream(int prog, int qps, unsigned int qpn, unsigned int first,
 			p = psn;
 			psn = (psn + 1) & RT_PSN_MASK;
 		}
-		psn_window_add(&w, p);
-		sent++;
-		if (run(prog, b, frame(b, 0x04, 0, qpn, p, 16)) != -1) {
-			snprintf(why, whylen, "packet %d: program returned other than TC_ACT_UNSPEC", i);
-			rc = -1;
-		} else if (qp_get(qps, qpn, &q)) {
-			snprintf(why, whylen, "packet %d: no QP entry", i);
-			rc = -1;
-		} else if (q.lost != w.missing || q.out_of_order != w.late ||
-			   q.duplicates != w.dups || q.too_old != w.too_old ||
-			   q.next_psn != w.next || q.packets != sent) {
-			snprintf(why, whylen,
-				 "packet %d psn %u: program lost %llu ooo %llu dup %llu old %llu next %u pk %llu; sink %llu %llu %llu %llu %u %u",
-				 i, p, (unsigned long long)q.lost,
-				 (unsigned long long)q.out_of_order,
-				 (unsigned long long)q.duplicates,
-				 (unsigned long long)q.too_old, q.next_psn,
-				 (unsigned long long)q.packets,
-				 (unsigned long long)w.missing,
-				 (unsigned long long)w.late,
-				 (unsigned long long)w.dups,
-				 (unsigned long long)w.too_old, w.next, sent);
-			rc = -1;
-		}
+		rc = feed(prog, qps, qpn, &w, p, ++sent, why, whylen);
 	}
 	if (!rc)
 		snprintf(why, whylen, "%u packets: lost %llu ooo %llu dup %llu too_old %llu",
 			 sent, (unsigned long long)w.missing,
 			 (unsigned long long)w.late, (unsigned long long)w.dups,
 			 (unsigned long long)w.too_old);
+	psn_window_free(&w);
+	return rc;
+}
+
+/*
+ * The program marks missing PSNs and leaves the bitmap alone while
+ * packets come in order, except for the window after a loss, when the
+ * slots of the PSNs it marked must be cleared as new PSNs take them.
+ * Each phase here ends where a stale mark would show: 5 lost, then
+ * in order well past a window, then every PSN of the window again
+ * (all duplicates to the sink); 10 lost and half a window in order,
+ * the 10 late, then all of the window again; 3 lost right at the end.
+ */
+static int after_loss(int prog, int qps, unsigned int qpn, char *why,
+		      size_t whylen)
+{
+	static const struct { int skip, in_order, late, replay; } ph[] = {
+		{ 0, 100, 0, 0 },
+		{ 5, RT_PSN_WINDOW + 50, 0, RT_PSN_WINDOW },
+		{ 10, RT_PSN_WINDOW / 2, 10, RT_PSN_WINDOW },
+		{ 3, 1, 0, RT_PSN_WINDOW },
+	};
+	unsigned int psn = 0, sent = 0;
+	struct psn_window w;
+	int rc = 0;
+
+	psn_window_init(&w, false, 0);
+	for (unsigned int i = 0; i < sizeof(ph) / sizeof(*ph) && !rc; i++) {
+		unsigned int gap = psn;
+
+		psn += ph[i].skip;
+		for (int k = 0; k < ph[i].in_order && !rc; k++)
+			rc = feed(prog, qps, qpn, &w, psn++, ++sent, why, whylen);
+		for (int k = 0; k < ph[i].late && !rc; k++)
+			rc = feed(prog, qps, qpn, &w, gap + k, ++sent, why, whylen);
+		for (int k = ph[i].replay; k > 0 && !rc; k--)
+			rc = feed(prog, qps, qpn, &w, psn - k, ++sent, why, whylen);
+	}
+	if (!rc)
+		snprintf(why, whylen, "%u packets: lost %llu ooo %llu dup %llu",
+			 sent, (unsigned long long)w.missing,
+			 (unsigned long long)w.late, (unsigned long long)w.dups);
 	psn_window_free(&w);
 	return rc;
 }
@@ -154,7 +209,7 @@ int main(void)
 		printf("1..0 # SKIP cannot load BPF here: %s\n", strerror(errno));
 		return 0;
 	}
-	printf("1..10\n");
+	printf("1..12\n");
 	prog = bpf_program__fd(skel->progs.rt_ingress);
 	qps = bpf_map__fd(skel->maps.rt_qps);
 	dev = calloc((size_t)ncpu, sizeof(*dev));
@@ -172,6 +227,37 @@ int main(void)
 		snprintf(name, sizeof(name), "PSN accounting equals the sink's from %#x: %s",
 			 s[i].first, why);
 		ktap(!rc, name);
+	}
+
+	{
+		int rc = after_loss(prog, qps, 110, why, sizeof(why));
+
+		snprintf(name, sizeof(name),
+			 "in order after a loss, replayed windows equal the sink's: %s", why);
+		ktap(!rc, name);
+	}
+
+	/*
+	 * Headers past what the program reads in place (an SRH of 70 SIDs
+	 * puts the inner IPv4 header at byte 1182) are read through
+	 * bpf_skb_load_bytes() instead, as paged data would be: counted
+	 * the same, here with one PSN skipped.
+	 */
+	{
+		static unsigned char big[2048];
+		struct rt_qp qb = { 0 };
+		int bad = 0;
+
+		for (unsigned int i = 0; i < 20; i++)
+			if (run(prog, big, frame_srv6_sids(big, 0x04, 120, i + (i >= 10), 16, 70)) != -1)
+				bad = 1;
+		bad |= qp_get(qps, 120, &qb);
+		snprintf(name, sizeof(name),
+			 "inner headers at byte 1182: %llu packets, %llu SRv6, lost %llu, next %u",
+			 (unsigned long long)qb.packets, (unsigned long long)qb.srv6_packets,
+			 (unsigned long long)qb.lost, qb.next_psn);
+		ktap(!bad && qb.packets == 20 && qb.srv6_packets == 20 && qb.lost == 1 &&
+		     qb.next_psn == 21 && qb.bytes == 20 * (12 + 16 + 4), name);
 	}
 
 	/* Malformed: counted per kind, no QP made. */

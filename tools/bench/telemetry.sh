@@ -31,7 +31,13 @@
 # path is roce-gen's send (H.Encaps for SRv6) + veth + rx's ingress: with
 # one vCPU the program's time adds to it packet for packet.
 #
-# usage: telemetry.sh [-r ROUNDS] [-n PACKETS]
+# The program alone runs three times, its figures' medians are taken;
+# with -b, an older build of it (roce_telemetry.bpf.o of another commit)
+# runs beside it, batch for batch in turn (bench_prog -b), and its
+# overhead is printed too: before and after from the same run, which the
+# machine's load moves alike.
+#
+# usage: telemetry.sh [-r ROUNDS] [-n PACKETS] [-b OBJECT]
 #        as root inside a VM with one vCPU and no slab debugging, after
 #        make -C ebpf bench:
 #        DMSC_VM_SLUB_DEBUG= tools/vm/run.sh -c 1 -- tools/bench/telemetry.sh
@@ -42,10 +48,12 @@ DMSC=$top/agent/dmsc
 RG=$top/tools/roce-gen/roce-gen
 rounds=5
 count=200000
-while getopts "r:n:" o; do
+before=
+while getopts "r:n:b:" o; do
 	case $o in
 	r) rounds=$OPTARG ;;
 	n) count=$OPTARG ;;
+	b) before=$OPTARG ;;
 	*) sed -n '/^# usage/,/^set -eu/p' "$0" | sed '$d'; exit 2 ;;
 	esac
 done
@@ -138,30 +146,42 @@ for ((r = 0; r < rounds; r++)); do
 done
 
 # The program alone, in the same VM run, after the pps rounds.
-"$PROG" 200000 >"$T/prog"
-echo "# program alone (BPF_PROG_TEST_RUN, ns per packet): $(tr '\n' ' ' <"$T/prog")"
+for ((r = 0; r < 3; r++)); do
+	"$PROG" ${before:+-b "$before"} 200000 >"$T/p"
+	echo "# program alone (BPF_PROG_TEST_RUN, ns per packet): $(tr '\n' ' ' <"$T/p")"
+	cat "$T/p" >>"$T/prog"
+done
 
 python3 - "$T/results" "$T/mem" "$T/prog" <<'EOF'
 import json, os, statistics, sys
-prog = {}
+prog, old = {}, {}
 for line in open(sys.argv[3]):
     f = line.split()
-    if f[0] != "timer":
-        prog[(f[0], int(f[1]))] = float(f[2])
+    if f[0] == "before":
+        old.setdefault((f[1], int(f[2])), []).append(float(f[3]))
+    elif f[0] != "timer":
+        prog.setdefault((f[0], int(f[1])), []).append(float(f[2]))
+prog = {k: statistics.median(v) for k, v in prog.items()}
+old = {k: statistics.median(v) for k, v in old.items()}
 res = {}
 for line in open(sys.argv[1]):
     path, q, p, pps = line.split()
     res.setdefault((path, int(q), p), []).append(float(pps))
-print("| path | QPs | pps without | pps with | with / without | path ns/pkt | program ns/pkt | path / (path + program) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+more = " before ns/pkt | path / (path + before) |" if old else ""
+print("| path | QPs | pps without | pps with | with / without | path ns/pkt | program ns/pkt | path / (path + program) |" + more)
+print("| --- " * (10 if old else 8) + "|")
 for path in ("plain", "srv6"):
     for q in (1, 10000):
         off = statistics.median(res[(path, q, "off")])
         on = statistics.median(res[(path, q, "on")])
         pns = 1e9 / off
         g = prog[(path, q)]
-        print("| %s | %d | %.0f | %.0f | %.3f | %.0f | %.0f | %.3f |" % (
-            path, q, off, on, on / off, pns, g, pns / (pns + g)))
+        row = "| %s | %d | %.0f | %.0f | %.3f | %.0f | %.0f | %.3f |" % (
+            path, q, off, on, on / off, pns, g, pns / (pns + g))
+        if old:
+            b = old[(path, q)]
+            row += " %.0f | %.3f |" % (b, pns / (pns + b))
+        print(row)
 if os.path.exists(sys.argv[2]) and os.path.getsize(sys.argv[2]):
     m = json.load(open(sys.argv[2]))
     m = m[0] if isinstance(m, list) else m
