@@ -283,7 +283,8 @@ static int read_number(struct rd *r, struct json_object **out)
 {
 	const unsigned char *s = r->p, *q = r->p;
 	bool frac = false;
-	char tok[64];
+	char small[64], *tok = small;
+	int rc = -1;
 	size_t n;
 
 	if (q < r->end && *q == '-')
@@ -316,19 +317,20 @@ static int read_number(struct rd *r, struct json_object **out)
 	if (q < r->end && (is_digit(*q) || *q == '.' || *q == 'x' ||
 			   *q == 'X' || (*q >= 'a' && *q <= 'z')))
 		return fail(r, "bad number");
+	/* a file may spell a number with many digits: no length limit */
 	n = (size_t)(q - s);
-	if (n >= sizeof(tok))
-		return fail(r, "number longer than %zu characters",
-			    sizeof(tok) - 1);
+	if (n >= sizeof(small) && !(tok = malloc(n + 1)))
+		abort();
 	memcpy(tok, s, n);
 	tok[n] = '\0';
 	errno = 0;
 	if (frac) {
 		double d = strtod(tok, NULL);
 
-		if (!isfinite(d))
-			return fail(r, "%s is out of range (numbers must be finite)",
-				    tok);
+		if (!isfinite(d)) {
+			fail(r, "%s is out of range (numbers must be finite)", tok);
+			goto out;
+		}
 		*out = json_object_new_double_s(d, tok);
 	} else {
 		long long v = strtoll(tok, NULL, 10);
@@ -343,13 +345,19 @@ static int read_number(struct rd *r, struct json_object **out)
 				goto done;
 			}
 		}
-		if (errno == ERANGE)
-			return fail(r, "integer out of range: %s", tok);
+		if (errno == ERANGE) {
+			fail(r, "integer out of range: %s", tok);
+			goto out;
+		}
 		*out = json_object_new_int64(v);
 	}
 done:
 	r->p = q;
-	return 0;
+	rc = 0;
+out:
+	if (tok != small)
+		free(tok);
+	return rc;
 }
 
 /* true, false, null; NaN and Infinity named, which JSON does not have. */

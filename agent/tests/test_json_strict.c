@@ -138,6 +138,17 @@ static void numbers(void)
 		   json_object_get_double(json_object_array_get_idx(o, 1)) == 100,
 		   "a double keeps its text, as json-c's tokener keeps it");
 	json_object_put(o);
+	{
+		char text[160] = "[0.";
+
+		memset(text + 3, '0', 120);
+		strcpy(text + 123, "1e121]");
+		o = json_strict_parse(text, strlen(text), &JSON_STRICT_FILE("T.json"),
+				      err, sizeof(err));
+		ktap_check(o && json_object_get_double(json_object_array_get_idx(o, 0)) == 1,
+			   "a number of 126 characters read");
+		json_object_put(o);
+	}
 }
 
 static void unknown_keys(void)
@@ -178,7 +189,7 @@ static void load(void)
 
 int main(void)
 {
-	ktap_plan(21);
+	ktap_plan(22);
 	limits();
 	places();
 	numbers();
