@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one strict JSON reader of agent/: every JSON text dmsc and
- * dmsc-agent read from outside goes through it, into json-c objects. Its
- * users: the messages between agents (lib/msg.c), the MPTE solver's
- * topology, demands and result files (mpte/json_io.c, mpte/batch.c) and
- * the planner's model, sites and limits (plan/input.c).
+ * The one strict JSON reader of agent/, into json-c objects. Its users:
+ * the messages between agents (lib/msg.c), service access tokens
+ * (lib/token.c), the MPTE solver's topology, demands and result files
+ * (mpte/json_io.c, mpte/batch.c) and the planner's model, sites and
+ * limits (plan/input.c). Not yet: the agent's configuration (lib/config.c)
+ * and etcd's answers (srd/), read by json-c's tokener.
  *
  * json-c's own tokener (0.16, even with JSON_TOKENER_STRICT) reads NaN,
  * Infinity and 'single quotes', turns 1e999 into infinity and keeps the
