@@ -470,8 +470,6 @@ static void test_tabu_bench96(void)
 	const char *dir = getenv("PLAN_TESTDATA");
 	char err[512], path[4096];
 	struct json_object *mj = NULL, *sj = NULL;
-	struct plan_model *m = NULL;
-	struct plan_sites *s = NULL;
 	struct plan_problem *pb = NULL;
 	struct plan_limits l;
 	struct plan_result dp, tabu;
@@ -479,14 +477,13 @@ static void test_tabu_bench96(void)
 	plan_limits_default(&l);
 	CHECK(dir, "PLAN_TESTDATA is not set");
 	snprintf(path, sizeof(path), "%s/chain96-model.json", dir);
-	CHECK((mj = mpte_json_load(path, err, sizeof(err))), "%s", err);
+	CHECK((mj = json_strict_load(path, err, sizeof(err))), "%s", err);
 	snprintf(path, sizeof(path), "%s/chain96-sites.json", dir);
-	CHECK((sj = mpte_json_load(path, err, sizeof(err))), "%s", err);
-	CHECK((m = plan_model_from_json(mj, err, sizeof(err))), "%s", err);
-	CHECK((s = plan_sites_from_json(sj, err, sizeof(err))), "%s", err);
-	pb = plan_problem_new(m, s, &l, err, sizeof(err));
-	m = NULL;
-	s = NULL;
+	CHECK((sj = json_strict_load(path, err, sizeof(err))), "%s", err);
+	pb = plan_problem_load(&(struct plan_docs){
+		.model = mj, .sites = sj,
+		.model_name = "chain96-model.json", .sites_name = "chain96-sites.json",
+	}, &l, NULL, NULL, err, sizeof(err));
 	CHECK(pb, "%s", err);
 	CHECK(!plan_solve(pb, PLAN_DP, &dp, err, sizeof(err)), "dp: %s", err);
 	CHECK(!plan_solve(pb, PLAN_TABU, &tabu, err, sizeof(err)), "tabu: %s", err);
@@ -499,8 +496,6 @@ static void test_tabu_bench96(void)
 out:
 	ktap_result(KTAP_FAILED(), "tabu within 1% of the dp on the 96-layer benchmark chain");
 	plan_problem_free(pb);
-	plan_model_free(m);
-	plan_sites_free(s);
 	if (mj)
 		json_object_put(mj);
 	if (sj)
