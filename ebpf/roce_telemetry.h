@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * RoCEv2 telemetry: the maps the tc program (roce_telemetry.bpf.c) fills
- * and dmsc reads (agent/telemetry.c). One header for both sides, uapi
+ * and dmsc reads (agent/lib/telemetry.c). One header for both sides, uapi
  * types only. Documentation/telemetry.md explains each counter.
  */
 #ifndef DMSC_ROCE_TELEMETRY_H
@@ -31,7 +31,7 @@
  * default is a 1/4 gain per 250 ms: ours answers faster, as a loss burst
  * on a WAN path matters within a second). A window closes at the first
  * packet after it has lasted RT_RATE_WINDOW_NS, so an idle QP keeps its
- * last estimate in the map; readers decay it (agent/telemetry.c).
+ * last estimate in the map; readers decay it (agent/lib/telemetry.c).
  */
 #define RT_RATE_WINDOW_NS	100000000ull	/* 100 ms */
 #define RT_RATE_SHIFT		3

@@ -29,6 +29,7 @@
 
 #include "mpte_cli.h"
 #include "mpte_int.h"
+#include "json_strict.h"
 
 #define EXIT_USAGE 2	/* as dmsc's own usage errors */
 
@@ -319,7 +320,7 @@ int mpte_batch(int argc, char **argv)
 		fprintf(stderr, "mpte: batch needs --result, --src and --tunnel-id\n");
 		return EXIT_USAGE;
 	}
-	r = mpte_json_load(b.result, b.err, sizeof(b.err));
+	r = json_strict_load(b.result, b.err, sizeof(b.err));
 	if (!r) {
 		fprintf(stderr, "mpte: batch: %s\n", b.err);
 		return 1;

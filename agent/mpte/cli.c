@@ -12,6 +12,7 @@
 
 #include "mpte_cli.h"
 #include "mpte_int.h"
+#include "json_strict.h"
 #include "exact.h"
 
 static void usage(FILE *f)
@@ -44,7 +45,7 @@ static void usage(FILE *f)
 static struct json_object *load_json(const char *path, const char *what)
 {
 	char err[512];
-	struct json_object *o = mpte_json_load(path, err, sizeof(err));
+	struct json_object *o = json_strict_load(path, err, sizeof(err));
 
 	if (!o)
 		fprintf(stderr, "mpte: %s %s\n", what, err);

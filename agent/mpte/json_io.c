@@ -18,6 +18,7 @@
 #include <linux/dmsc.h>
 
 #include "mpte_int.h"
+#include "json_strict.h"
 
 struct perr {
 	char *buf;
@@ -160,17 +161,11 @@ static struct json_object *get_array(struct json_object *o, const char *key,
 static int check_keys(struct json_object *o, const char *where,
 		      const char *const *known, struct perr *e)
 {
-	json_object_object_foreach(o, key, val) {
-		const char *const *k;
+	const char *key = json_strict_unknown_key(o, known, NULL);
 
-		(void)val;
-		for (k = known; *k; k++)
-			if (!strcmp(*k, key))
-				break;
-		if (!*k) {
-			fail(e, "%s: unknown key \"%s\"", where, key);
-			return -1;
-		}
+	if (key) {
+		fail(e, "%s: unknown key \"%s\"", where, key);
+		return -1;
 	}
 	return 0;
 }

@@ -68,15 +68,10 @@ struct mpte_options {
 void mpte_options_default(struct mpte_options *o);
 
 /*
- * Strict JSON: RFC 8259 only (json-c alone takes NaN, Infinity, 'quotes'
- * and keeps the last of two equal keys), every number finite, no object
- * with a key twice.  On error NULL and "NAME:LINE: path: problem" in err.
- * mpte_json_load reads a file ("-" for stdin).
+ * The documents are read by agent/lib/json_strict.h (json_strict_load):
+ * RFC 8259 only, every number finite, no key twice; an error is
+ * "NAME:LINE: path: problem".
  */
-struct json_object *mpte_json_parse(const char *text, size_t len,
-				    const char *name, char *err, size_t errlen);
-struct json_object *mpte_json_load(const char *path, char *err,
-				   size_t errlen);
 
 /* Parsing.  On error return NULL and write "field: problem" into err. */
 struct mpte_topology *mpte_topology_from_json(struct json_object *obj,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../mpte/mpte.h"	/* its strict JSON reader, shared */
+#include "json_strict.h"
 #include "plan_cli.h"
 #include "plan_int.h"
 
@@ -72,11 +72,53 @@ struct over {
 static struct json_object *load(const char *what, const char *path)
 {
 	char err[512];
-	struct json_object *o = mpte_json_load(path, err, sizeof(err));
+	struct json_object *o = json_strict_load(path, err, sizeof(err));
 
 	if (!o)
 		fprintf(stderr, "plan segment: %s: %s\n", what, err);
 	return o;
+}
+
+/* What plan_problem_load() applies after the limits document. */
+struct adjust {
+	const struct over *ov;
+	char **pins;
+	int npins;
+};
+
+static int adjust(struct plan_limits *lim, void *arg, char *err, size_t errlen)
+{
+	const struct adjust *a = arg;
+	const struct over *ov = a->ov;
+	int i;
+
+#define OVR(f, dst) do { if (ov->f >= 0) lim->dst = ov->f; } while (0)
+	OVR(stages, stages);
+	OVR(gpus, gpus_per_stage);
+	OVR(maxl, max_layers_per_stage);
+	OVR(mb, micro_batches);
+	OVR(tenure, tabu.tenure);
+	OVR(iters, tabu.iterations);
+	OVR(stall, tabu.stall);
+	OVR(seed, tabu.seed);
+#undef OVR
+	if (ov->method >= 0)
+		lim->method = ov->method;
+	if (ov->moves)
+		lim->tabu.moves = ov->moves;
+	for (i = 0; i < a->npins; i++) {
+		char *layer = plan_xstrdup(a->pins[i]), *eq = strchr(layer, '=');
+		int twice;
+
+		*eq = 0;
+		twice = plan_limits_add_pin(lim, layer, eq + 1);
+		free(layer);
+		if (twice)
+			return plan_fail(err, errlen,
+					 "--pin %s: the layer is pinned twice",
+					 a->pins[i]);
+	}
+	return 0;
 }
 
 static int segment(int argc, char **argv, int json)
@@ -84,8 +126,7 @@ static int segment(int argc, char **argv, int json)
 	const char *mpath = NULL, *spath = NULL, *lpath = NULL;
 	struct over ov = { -1, -1, -1, -1, -1, -1, -1, -1, 0, -1 };
 	struct json_object *mj = NULL, *sj = NULL, *lj = NULL, *out;
-	struct plan_model *m = NULL;
-	struct plan_sites *s = NULL;
+	struct adjust adj = { .ov = &ov };
 	struct plan_problem *pb = NULL;
 	struct plan_limits lim;
 	struct plan_result *r = NULL, *base = NULL;
@@ -176,47 +217,12 @@ static int segment(int argc, char **argv, int json)
 	if (!(mj = load("model", mpath)) || !(sj = load("sites", spath)) ||
 	    (lpath && !(lj = load("limits", lpath))))
 		goto out;
-	if (!(m = plan_model_from_json(mj, err, sizeof(err)))) {
-		fprintf(stderr, "plan segment: %s: %s\n", mpath, err);
-		goto out;
-	}
-	if (!(s = plan_sites_from_json(sj, err, sizeof(err)))) {
-		fprintf(stderr, "plan segment: %s: %s\n", spath, err);
-		goto out;
-	}
-	if (lj && plan_limits_from_json(lj, &lim, err, sizeof(err))) {
-		fprintf(stderr, "plan segment: %s: %s\n", lpath, err);
-		goto out;
-	}
-#define OVR(f, dst) do { if (ov.f >= 0) lim.dst = ov.f; } while (0)
-	OVR(stages, stages);
-	OVR(gpus, gpus_per_stage);
-	OVR(maxl, max_layers_per_stage);
-	OVR(mb, micro_batches);
-	OVR(tenure, tabu.tenure);
-	OVR(iters, tabu.iterations);
-	OVR(stall, tabu.stall);
-	OVR(seed, tabu.seed);
-#undef OVR
-	if (ov.method >= 0)
-		lim.method = ov.method;
-	if (ov.moves)
-		lim.tabu.moves = ov.moves;
-	for (i = 0; i < npins; i++) {
-		char *layer = plan_xstrdup(pins[i]), *eq = strchr(layer, '=');
-
-		*eq = 0;
-		if (plan_limits_add_pin(&lim, layer, eq + 1)) {
-			fprintf(stderr, "plan segment: --pin %s: the layer is pinned twice\n",
-				pins[i]);
-			free(layer);
-			goto out;
-		}
-		free(layer);
-	}
-	pb = plan_problem_new(m, s, &lim, err, sizeof(err));
-	m = NULL;
-	s = NULL;
+	adj.pins = pins;
+	adj.npins = npins;
+	pb = plan_problem_load(&(struct plan_docs){
+		.model = mj, .sites = sj, .limits = lj,
+		.model_name = mpath, .sites_name = spath, .limits_name = lpath,
+	}, &lim, adjust, &adj, err, sizeof(err));
 	if (!pb) {
 		fprintf(stderr, "plan segment: %s\n", err);
 		goto out;
@@ -243,8 +249,6 @@ static int segment(int argc, char **argv, int json)
 	rc = 0;
 out:
 	plan_problem_free(pb);
-	plan_model_free(m);
-	plan_sites_free(s);
 	plan_limits_clear(&lim);
 	if (mj)
 		json_object_put(mj);

@@ -2,14 +2,16 @@
 /*
  * input.c - the model, sites and limits documents (Documentation/
  * planner.md) into structures.  The text was already read by the strict
- * reader of agent/mpte (no NaN, no duplicate keys); here every object is
- * checked for unknown keys, every number for its range, and an error
- * names the field as a path ("layers[3].param_bytes: negative").
+ * reader of agent/lib/json_strict.h (no NaN, no duplicate keys); here
+ * every object is checked for unknown keys, every number for its range,
+ * and an error names the field as a path ("layers[3].param_bytes:
+ * negative").
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_strict.h"
 #include "plan_int.h"
 
 int plan_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -44,16 +46,11 @@ char *plan_xstrdup(const char *s)
 static int only_keys(struct json_object *o, const char *path,
 		     const char *const *keys, char *err, size_t errlen)
 {
-	json_object_object_foreach(o, k, v) {
-		const char *const *p;
+	const char *k = json_strict_unknown_key(o, keys, NULL);
 
-		(void)v;
-		for (p = keys; *p && strcmp(*p, k); p++)
-			;
-		if (!*p)
-			return plan_fail(err, errlen, "%s%sunknown key \"%s\"",
-					 path, *path ? ": " : "", k);
-	}
+	if (k)
+		return plan_fail(err, errlen, "%s%sunknown key \"%s\"",
+				 path, *path ? ": " : "", k);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
  *	s = plan_sites_from_json(sj, err, len);
  *	plan_limits_default(&lim);  plan_limits_from_json(lj, &lim, ...);
  *	pb = plan_problem_new(m, s, &lim, err, len);   (checks it all)
+ * or all four steps at once, with plan_problem_load().
  *	plan_solve(pb, PLAN_DP, &res, err, len);
  *	j = plan_result_json(pb, &res);
  */
@@ -132,6 +133,30 @@ struct plan_problem *plan_problem_new(struct plan_model *m,
 				      const struct plan_limits *l,
 				      char *err, size_t errlen);
 void plan_problem_free(struct plan_problem *pb);
+
+/*
+ * The documents of one problem, as json_strict_load() read them, each
+ * with the name its errors begin with (the file's path).
+ */
+struct plan_docs {
+	struct json_object *model, *sites, *limits;	/* limits: NULL, none */
+	const char *model_name, *sites_name, *limits_name;
+};
+
+/* Changes the limits after the document (options win over --limits). */
+typedef int plan_adjust_fn(struct plan_limits *lim, void *arg, char *err,
+			   size_t errlen);
+
+/*
+ * Model and sites parsed, the limits document read onto *lim (which the
+ * caller defaulted and clears), adjust(lim, arg) if not NULL, then
+ * plan_problem_new(). NULL and "NAME: field: problem", or the adjuster's
+ * or plan_problem_new()'s error, in err.
+ */
+struct plan_problem *plan_problem_load(const struct plan_docs *d,
+				       struct plan_limits *lim,
+				       plan_adjust_fn *adjust, void *arg,
+				       char *err, size_t errlen);
 int plan_problem_is_chain(const struct plan_problem *pb);
 int plan_problem_layers(const struct plan_problem *pb);
 /* Layer i of the problem's order. */

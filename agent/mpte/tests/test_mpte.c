@@ -21,6 +21,7 @@
 #include "mpte_int.h"
 #include "mpte_cli.h"
 #include "exact.h"
+#include "json_strict.h"
 #include "ktap.h"
 
 /* JSON in C strings: write ' for ", swapped on the way in. */
@@ -790,12 +791,13 @@ out:
 	return KTAP_FAILED();
 }
 
-/* Strict JSON text: mpte_json_parse's error for text, or "" if it parses. */
+/* Strict JSON text: json_strict_parse's error for text, or "" if it parses. */
 static int strict_error_is(const char *text, const char *want)
 {
 	char err[512] = "";
-	struct json_object *o = mpte_json_parse(text, strlen(text), "T.json",
-						err, sizeof(err));
+	struct json_object *o = json_strict_parse(text, strlen(text),
+						  &JSON_STRICT_FILE("T.json"),
+						  err, sizeof(err));
 
 	if (o)
 		json_object_put(o);

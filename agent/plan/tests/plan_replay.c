@@ -12,14 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../mpte/mpte.h"
+#include "json_strict.h"
 #include "plan_int.h"
 #include "sim.h"
 
 static struct json_object *load(const char *path)
 {
 	char err[512];
-	struct json_object *o = mpte_json_load(path, err, sizeof(err));
+	struct json_object *o = json_strict_load(path, err, sizeof(err));
 
 	if (!o)
 		fprintf(stderr, "plan_replay: %s\n", err);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../mpte/mpte.h"
+#include "json_strict.h"
 #include "../../mpte/tests/ktap.h"
 #include "plan_cli.h"
 #include "plan_int.h"
@@ -18,8 +18,9 @@
 static struct json_object *J(const char *text)
 {
 	char err[256];
-	struct json_object *o = mpte_json_parse(text, strlen(text), "t", err,
-						sizeof(err));
+	struct json_object *o = json_strict_parse(text, strlen(text),
+						  &JSON_STRICT_FILE("t"), err,
+						  sizeof(err));
 
 	if (!o)
 		fprintf(stderr, "# bad test JSON: %s\n", err);
@@ -35,8 +36,6 @@ static struct plan_problem *mk(const char *model, const char *sites,
 {
 	struct json_object *mj = J(model), *sj = J(sites);
 	struct json_object *lj = limits ? J(limits) : NULL;
-	struct plan_model *m = NULL;
-	struct plan_sites *s = NULL;
 	struct plan_problem *pb = NULL;
 	struct plan_limits l;
 
@@ -46,18 +45,12 @@ static struct plan_problem *mk(const char *model, const char *sites,
 		snprintf(err, len, "json");
 		goto out;
 	}
-	if (!(m = plan_model_from_json(mj, err, len)))
-		goto out;
-	if (!(s = plan_sites_from_json(sj, err, len)))
-		goto out;
-	if (lj && plan_limits_from_json(lj, &l, err, len))
-		goto out;
-	pb = plan_problem_new(m, s, &l, err, len);
-	m = NULL;
-	s = NULL;
+	pb = plan_problem_load(&(struct plan_docs){
+		.model = mj, .sites = sj, .limits = lj,
+		.model_name = "model", .sites_name = "sites",
+		.limits_name = "limits",
+	}, &l, NULL, NULL, err, len);
 out:
-	plan_model_free(m);
-	plan_sites_free(s);
 	plan_limits_clear(&l);
 	if (mj)
 		json_object_put(mj);
@@ -122,10 +115,12 @@ static void test_bad_input(void)
 		char e2[256];
 		const char *nan = "{\"layers\":[{\"name\":\"l\",\"forward_gflop\":NaN}]}";
 		const char *dup = "{\"layers\":[],\"layers\":[]}";
-		int ok = !mpte_json_parse(nan, strlen(nan), "m", e2, sizeof(e2)) &&
+		int ok = !json_strict_parse(nan, strlen(nan), &JSON_STRICT_FILE("m"),
+					    e2, sizeof(e2)) &&
 			 strstr(e2, "layers[0].forward_gflop: NaN");
 
-		ok = ok && !mpte_json_parse(dup, strlen(dup), "m", e2, sizeof(e2)) &&
+		ok = ok && !json_strict_parse(dup, strlen(dup), &JSON_STRICT_FILE("m"),
+					      e2, sizeof(e2)) &&
 		     strstr(e2, "duplicate key \"layers\"");
 		if (!ok)
 			ktap_fail("said \"%s\"", e2);
@@ -475,8 +470,6 @@ static void test_tabu_bench96(void)
 	const char *dir = getenv("PLAN_TESTDATA");
 	char err[512], path[4096];
 	struct json_object *mj = NULL, *sj = NULL;
-	struct plan_model *m = NULL;
-	struct plan_sites *s = NULL;
 	struct plan_problem *pb = NULL;
 	struct plan_limits l;
 	struct plan_result dp, tabu;
@@ -484,14 +477,13 @@ static void test_tabu_bench96(void)
 	plan_limits_default(&l);
 	CHECK(dir, "PLAN_TESTDATA is not set");
 	snprintf(path, sizeof(path), "%s/chain96-model.json", dir);
-	CHECK((mj = mpte_json_load(path, err, sizeof(err))), "%s", err);
+	CHECK((mj = json_strict_load(path, err, sizeof(err))), "%s", err);
 	snprintf(path, sizeof(path), "%s/chain96-sites.json", dir);
-	CHECK((sj = mpte_json_load(path, err, sizeof(err))), "%s", err);
-	CHECK((m = plan_model_from_json(mj, err, sizeof(err))), "%s", err);
-	CHECK((s = plan_sites_from_json(sj, err, sizeof(err))), "%s", err);
-	pb = plan_problem_new(m, s, &l, err, sizeof(err));
-	m = NULL;
-	s = NULL;
+	CHECK((sj = json_strict_load(path, err, sizeof(err))), "%s", err);
+	pb = plan_problem_load(&(struct plan_docs){
+		.model = mj, .sites = sj,
+		.model_name = "chain96-model.json", .sites_name = "chain96-sites.json",
+	}, &l, NULL, NULL, err, sizeof(err));
 	CHECK(pb, "%s", err);
 	CHECK(!plan_solve(pb, PLAN_DP, &dp, err, sizeof(err)), "dp: %s", err);
 	CHECK(!plan_solve(pb, PLAN_TABU, &tabu, err, sizeof(err)), "tabu: %s", err);
@@ -504,8 +496,6 @@ static void test_tabu_bench96(void)
 out:
 	ktap_result(KTAP_FAILED(), "tabu within 1% of the dp on the 96-layer benchmark chain");
 	plan_problem_free(pb);
-	plan_model_free(m);
-	plan_sites_free(s);
 	if (mj)
 		json_object_put(mj);
 	if (sj)

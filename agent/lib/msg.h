@@ -6,10 +6,10 @@
  *
  *   { "version": 1, "type": N, "node": "NAME", "seq": S, ...the type's keys }
  *
- * read by the strict reader of msg_json.h and checked key by key against
- * the type's table entry: an unknown key, a missing one, a value of the
- * wrong type or out of range, a frame longer than its type allows, is an
- * error that names the field. A transport (today a Unix stream socket,
+ * read by the strict reader of json_strict.h (its JSON_STRICT_WIRE rules)
+ * and checked key by key against the type's table entry: an unknown key,
+ * a missing one, a value of the wrong type or out of range, a frame
+ * longer than its type allows, is an error that names the field. A transport (today a Unix stream socket,
  * with issue 10 the TLS channel between agents) moves frames and nothing
  * else; each type lives in its own file (msg_qos.c: type 5) behind one
  * struct msg_type.

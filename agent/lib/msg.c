@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "msg.h"
-#include "msg_json.h"
+#include "json_strict.h"
 #include "msg_qos.h"
 
 static const struct msg_type *const types[] = {
@@ -51,18 +51,10 @@ int msg_keys_only(struct json_object *obj, const char *path,
 		  const char *const *keys, const char *const *more, char *err,
 		  size_t errlen)
 {
-	json_object_object_foreach(obj, key, val) {
-		const char *const *k;
-		bool known = false;
+	const char *key = json_strict_unknown_key(obj, keys, more);
 
-		(void)val;
-		for (k = keys; k && *k && !known; k++)
-			known = !strcmp(*k, key);
-		for (k = more; k && *k && !known; k++)
-			known = !strcmp(*k, key);
-		if (!known)
-			return errf(err, errlen, path, key, "unknown field");
-	}
+	if (key)
+		return errf(err, errlen, path, key, "unknown field");
 	return 0;
 }
 
@@ -87,7 +79,7 @@ int msg_get_u64(struct json_object *obj, const char *path, const char *key,
 		return -1;
 	if (!json_object_is_type(o, json_type_int))
 		return errf(err, errlen, path, key, "expected an unsigned integer");
-	/* The reader makes negative integers int64 and the others uint64. */
+	/* The reader makes an integer above INT64_MAX uint64, others int64. */
 	if (json_object_get_int64(o) < 0)
 		return errf(err, errlen, path, key, "negative");
 	*v = json_object_get_uint64(o);
@@ -233,7 +225,7 @@ int msg_decode(const char *payload, size_t len, struct msg *m, char *err,
 		snprintf(err, errlen, "%zu bytes, more than %u", len, MSG_MAX_LEN);
 		return -1;
 	}
-	root = msg_json_parse(payload, len, err, errlen);
+	root = json_strict_parse(payload, len, &JSON_STRICT_WIRE, err, errlen);
 	if (!root)
 		return -1;
 	if (!json_object_is_type(root, json_type_object)) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sr role's telemetry: agent/telemetry.c does the attaching,
+ * The sr role's telemetry: agent/lib/telemetry.c does the attaching,
  * detaching and reading (the same code as dmsc telemetry), telemetry_prom.c
  * the HTTP (as dmsc telemetry serve), telemetry_qos.c and msg_qos.c the
  * report. This file only sequences them and moves the frames.

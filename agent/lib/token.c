@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 #include <openssl/rand.h>
 
-#include "msg_json.h"
+#include "json_strict.h"
 #include "token.h"
 
 #define SIG_LEN	64	/* Ed25519 */
@@ -325,7 +325,8 @@ static struct json_object *part_json(const char *s, size_t n,
 		snprintf(err, errlen, "%s: not canonical base64url", part);
 		return NULL;
 	}
-	o = msg_json_parse((const char *)buf, len, jerr, sizeof(jerr));
+	o = json_strict_parse((const char *)buf, len, &JSON_STRICT_WIRE, jerr,
+			      sizeof(jerr));
 	if (!o) {
 		snprintf(err, errlen, "%s: %s", part, jerr);
 		return NULL;
