@@ -18,7 +18,7 @@
 #include "etcd.h"
 #include "registry.h"
 #include "etcd_cluster.h"
-#include "../../tests/ktap.h"
+#include "../../../tests/ktap.h"
 
 static char err[256];
 

@@ -21,7 +21,7 @@
 #include "conn.h"
 #include "policy.h"
 #include "tls.h"
-#include "../../tests/ktap.h"
+#include "../../../tests/ktap.h"
 
 static char dir[] = "/tmp/dmsc-net.XXXXXX", err[256], path[8][256];
 static struct event_base *base;
@@ -164,9 +164,9 @@ int main(int argc, char **argv)
 	ktap_plan(15);
 	if (!mkdtemp(dir))
 		return 1;
-	/* tools/pki/dmsc-pki, from agent/net/tests/ */
+	/* tools/pki/dmsc-pki, from agent/lib/net/tests/ */
 	snprintf(cmd, sizeof(cmd),
-		 "(set -e; p=$(dirname %s)/../../../tools/pki/dmsc-pki; d=%s;"
+		 "(set -e; p=$(dirname %s)/../../../../tools/pki/dmsc-pki; d=%s;"
 		 "$p -d $d/ca init; $p -d $d/ca node ctl --roles srd,smo,aam;"
 		 "$p -d $d/ca node pe1 --roles sr; $p -d $d/ca node old --roles sr --expired;"
 		 "$p -d $d/ca node gone --roles sr; $p -d $d/ca revoke gone;"

@@ -15,7 +15,7 @@
 
 #include "election.h"
 #include "etcd_cluster.h"
-#include "../../tests/ktap.h"
+#include "../../../tests/ktap.h"
 
 #define TTL_S	2
 #define KEY	"/t/smo/leader"

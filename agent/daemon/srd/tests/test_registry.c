@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "registry.h"
-#include "../../tests/ktap.h"
+#include "../../../tests/ktap.h"
 
 #define T0	1764000000000ll
 
