@@ -94,3 +94,11 @@ int srd_instance_check(const struct srd_instance *i, char *err, size_t errlen)
 	snprintf(err, errlen, "%s", bad);
 	return -1;
 }
+
+int srd_not_owner(const char *id, const char *owner, const char *node,
+		  char *err, size_t errlen)
+{
+	snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
+		 id, owner, node);
+	return -1;
+}

@@ -130,6 +130,10 @@ struct srd_store *srd_store_etcd_open(const char *endpoints, const char *prefix,
 int srd_instance_check(const struct srd_instance *i, char *err,
 		       size_t errlen);
 
+/* The error of a request by @node for @id, which @owner registered. */
+int srd_not_owner(const char *id, const char *owner, const char *node,
+		  char *err, size_t errlen);
+
 const char *srd_state_name(enum srd_state s);
 /* -1 if @name is none of "pending", "active", "faulted" */
 int srd_state_parse(const char *name);

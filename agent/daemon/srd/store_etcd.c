@@ -366,9 +366,7 @@ static int et_renew(struct srd_store *s, const char *id, const char *node,
 		return -1;
 	}
 	if (node && strcmp(node, owner)) {
-		snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
-			 id, owner, node);
-		return -1;
+		return srd_not_owner(id, owner, node, err, errlen);
 	}
 	req = json_object_new_object();
 	json_object_object_add(req, "ID", json_object_new_int64(lid));
@@ -408,9 +406,7 @@ static int et_del(struct srd_store *s, const char *id, const char *node,
 	if (lid < 0)
 		return -1;
 	if (lid && node && strcmp(node, owner)) {
-		snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
-			 id, owner, node);
-		return -1;
+		return srd_not_owner(id, owner, node, err, errlen);
 	}
 	txn = json_object_new_object();
 	json_object_object_add(txn, "compare",

@@ -212,8 +212,8 @@ static int not_owner(struct sqlite_store *st, const char *id, const char *node,
 	rc = sqlite3_step(st->get_node);
 	if (rc == SQLITE_ROW &&
 	    strcmp((const char *)sqlite3_column_text(st->get_node, 0), node)) {
-		snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
-			 id, sqlite3_column_text(st->get_node, 0), node);
+		srd_not_owner(id, (const char *)sqlite3_column_text(st->get_node, 0),
+			      node, err, errlen);
 		bad = 1;
 	}
 	sqlite3_reset(st->get_node);
@@ -275,9 +275,7 @@ static int sq_del(struct srd_store *s, const char *id, const char *node,
 	sqlite3_reset(st->get_node);
 	if (node && strcmp(node, owner)) {
 		rollback(st);
-		snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
-			 id, owner, node);
-		return -1;
+		return srd_not_owner(id, owner, node, err, errlen);
 	}
 	if (remove_one(st, id, owner, SRD_OP_DEL, err, errlen) ||
 	    exec(st, "COMMIT", err, errlen)) {

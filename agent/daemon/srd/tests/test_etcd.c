@@ -17,23 +17,11 @@
 
 #include "etcd.h"
 #include "registry.h"
+#include "instance_fixture.h"
 #include "etcd_cluster.h"
 #include "../../../tests/ktap.h"
 
 static char err[256];
-
-static void mi(struct srd_instance *i, const char *id, const char *node, int n)
-{
-	memset(i, 0, sizeof(*i));
-	snprintf(i->id, sizeof(i->id), "%s", id);
-	snprintf(i->node, sizeof(i->node), "%s", node);
-	snprintf(i->sid, sizeof(i->sid), "fc00:%x::100", n);
-	snprintf(i->prefix, sizeof(i->prefix), "2001:db8:%x::/48", n);
-	strcpy(i->rtype, "gpu");
-	i->capability = 312 + n;
-	i->state = SRD_ACTIVE;
-	i->ttl_ms = 3000;
-}
 
 struct seen {
 	int n, has_c;

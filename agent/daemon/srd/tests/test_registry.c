@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "registry.h"
+#include "instance_fixture.h"
 #include "../../../tests/ktap.h"
 
 #define T0	1764000000000ll
@@ -32,20 +33,6 @@ static struct srd_store *open_store(uint64_t keep, int64_t now)
 	if (!s)
 		printf("# open: %s\n", err);
 	return s;
-}
-
-static void mi(struct srd_instance *i, const char *id, const char *node,
-	       int n)
-{
-	memset(i, 0, sizeof(*i));
-	snprintf(i->id, sizeof(i->id), "%s", id);
-	snprintf(i->node, sizeof(i->node), "%s", node);
-	snprintf(i->sid, sizeof(i->sid), "fc00:%x::100", n);
-	snprintf(i->prefix, sizeof(i->prefix), "2001:db8:%x::/48", n);
-	strcpy(i->rtype, "gpu");
-	i->capability = 312 + n;
-	i->state = SRD_ACTIVE;
-	i->ttl_ms = 3000;
 }
 
 struct seen {
