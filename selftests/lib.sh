@@ -197,7 +197,7 @@ cases_only() {
 
 # ktap_run FN DESCRIPTION [FN DESCRIPTION...]: run each case, print KTAP.
 ktap_run() {
-	local n=$(($# / 2)) i=0 fn desc rc log reason
+	local n=$(($# / 2)) i=0 fn desc rc log reason started
 	echo "TAP version 13"
 	echo "1..$n"
 	while [ $# -ge 2 ]; do
@@ -205,11 +205,14 @@ ktap_run() {
 		shift 2
 		i=$((i + 1))
 		log=$(mktemp)
+		started=$SECONDS
 		# Not in an && list: errexit must stay in force inside the case.
 		set +e
 		( set -e; trap cleanup_ns EXIT; "$fn" ) >"$log" 2>&1
 		rc=$?
 		sed 's/^/# /' "$log"
+		# Where a selftest's minutes go (make check's budget is 45).
+		echo "# $fn took $((SECONDS - started)) s"
 		case $rc in
 		0) echo "ok $i $desc"; ksft_pass=$((ksft_pass + 1)) ;;
 		4) echo "ok $i $desc # SKIP $(grep -m1 '^SKIP: ' "$log" | cut -c7-)"
