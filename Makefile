@@ -6,6 +6,7 @@
 #   make check      unit tests, then the VM selftests on every test kernel
 #   make demo       the demo, in a VM
 #   make modules-all  dmsc.ko for every installed test kernel, in build/
+#   make check-deep  make check with the slow scale and soak cases too
 #   make check-debug  every selftest on a KASAN/lockdep/kmemleak kernel
 #   make modules-debug  that kernel (built once, cached) and dmsc.ko for it
 #   make install    dmsc, dmsc-agent, man pages, the systemd unit and the
@@ -24,6 +25,7 @@ SUBDIRS_USER := agent tools/roce-gen
 
 .PHONY: all module ebpf agent tools modules-all deps check unit selftests \
 	demo checkpatch dkms-install clean modules-debug deps-debug check-debug \
+	check-deep \
 	install install-bin install-man install-unit install-dkms install-tc \
 	uninstall uninstall-tc
 
@@ -74,6 +76,11 @@ deps-debug: deps
 check: deps
 	$(MAKE) all modules-all
 	tools/check.sh
+
+# The cases a selftest lists in DEEP_CASES (selftests/lib.sh) as well.
+check-deep: deps
+	$(MAKE) all modules-all
+	DMSC_DEEP=1 tools/check.sh
 
 check-debug: deps-debug
 	$(MAKE) all modules-debug

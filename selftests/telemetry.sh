@@ -521,6 +521,9 @@ cases=(
 	test_detach_under_traffic "attach and detach under traffic: traffic untouched, nothing left"
 	test_prometheus "telemetry serve: Prometheus text equal to show"
 )
+# make check-deep runs these too (selftests/lib.sh): 64 attachments, and
+# SRv6 with an IPv6 inner, whose halves test_srv6_v4 and test_ipv6 cover.
+DEEP_CASES="test_srv6_v6 test_many_devices"
 # DMSC_TELEMETRY_CASES="test_a test_b": run only those (while debugging).
 cases_only cases "${DMSC_TELEMETRY_CASES:-}"
 ktap_run "${cases[@]}"

@@ -66,8 +66,10 @@ t_pass() { check "(( 2 + 2 == 4 ))"; }
 t_check() { check "(( 2 + 2 == 5 ))" "2 + 2 is not 5"; }
 t_errexit() { false; echo "not reached"; }
 t_skip() { skip "not here"; }
+t_deep() { fail "a deep case ran"; }
+DEEP_CASES="t_deep"
 ktap_run t_pass "passes" t_check "a failed check" t_errexit "false mid-case" \
-	t_skip "skips"
+	t_skip "skips" t_deep "deep"
 EOF
 
 run=$tmp/run.log
@@ -96,10 +98,16 @@ has "not ok - $tmp/noplan.sh: no plan (exit 0)" "results without a plan are a fa
 has "ok - $tmp/skip.sh # SKIP nothing to run" "a 1..0 plan that says SKIP, with exit 4, is a skip"
 has "not ok 3 false mid-case # exit 1" "lib.sh: a command failing mid-case fails it"
 has "not ok 2 a failed check # 2 + 2 is not 5" "lib.sh: check fails with its reason"
+has "ok 5 deep # SKIP deep case: make check-deep runs it" \
+	"lib.sh: a case in DEEP_CASES is a skip without DMSC_DEEP"
+# make check-deep: the same case runs (and here fails, as written).
+deep=$(DMSC_DEEP=1 "$tmp/lib.sh" 2>&1 | grep '^not ok 5 ')
+[ "$deep" = "not ok 5 deep # a deep case ran" ]
+ktap_result $? "lib.sh: DMSC_DEEP=1 runs the DEEP_CASES" "got '$deep'"
 
 # The count make check would print: every failure once (a broken program
 # and the harness's line about it are one), then the exit status.
-want="10 passed, 8 failed, 3 skipped"
+want="10 passed, 8 failed, 4 skipped"
 got=$("$count" "$run")
 crc=$?
 [ "$got" = "$want" ] && [ "$crc" = 1 ]
