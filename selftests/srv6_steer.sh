@@ -128,28 +128,27 @@ while True:
 '
 
 # snap NS [ID]: counters into shell variables, with one dmsc call per
-# object and one python: S_<name> for each namespace counter; with ID,
+# object and one jq: S_<name> for each namespace counter; with ID,
 # T_packets T_flows T_switches T_active, per path i T_p<i> (packets) and
 # T_f<i> (flows), for the backup T_pb and T_fb (-1 if none). A dmsc that
 # fails fails the case: no value of an older snapshot stays behind.
 snap() {
 	local ns=$1 id=${2:-} out
+	# jq, not python: snap runs some forty times, and python's start-up
+	# under TCG is most of a snap.
 	out=$({ dns "$ns" -j info; echo
 		[ -z "$id" ] || dns "$ns" -j -s tunnel show "$id"; } |
-	python3 -c "$DOCS_PY"'
-if len(docs) != (2 if sys.argv[1] else 1):
-    sys.exit("%d JSON documents from dmsc" % len(docs))
-for k, v in docs[0]["stats"].items():
-    print("S_%s=%s" % (k, v))
-if len(docs) > 1:
-    t = docs[1][0] if isinstance(docs[1], list) else docs[1]
-    for k in ("packets", "flows", "switches", "active"):
-        print("T_%s=%s" % (k, t.get(k, -1)))
-    for p in t.get("paths", []):
-        print("T_p%d=%d T_f%d=%d" % (p["index"], p["packets"], p["index"], p["flows"]))
-    b = t.get("backup") or {}
-    print("T_pb=%d T_fb=%d" % (b.get("packets", -1), b.get("flows", -1)))
-' "$id") || fail "cannot read dmsc counters"
+	jq -r -s --arg id "$id" '
+if length != (if $id == "" then 1 else 2 end) then
+	error("\(length) JSON documents from dmsc")
+else . end |
+(.[0].stats | to_entries[] | "S_\(.key)=\(.value)"),
+(if length > 1 then
+	(.[1] | if type == "array" then .[0] else . end) as $t |
+	("packets", "flows", "switches", "active" | "T_\(.)=\($t[.] // -1)"),
+	($t.paths // [] | .[] | "T_p\(.index)=\(.packets) T_f\(.index)=\(.flows)"),
+	($t.backup // {} | "T_pb=\(.packets // -1) T_fb=\(.flows // -1)")
+else empty end)') || fail "cannot read dmsc counters"
 	unset "${!S_@}" "${!T_@}"
 	eval "$out"
 }
