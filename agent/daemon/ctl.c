@@ -5,8 +5,9 @@
  * client. One request per connection, one line of JSON:
  *
  *   { "show": "instances" | "routes" | "peers" | "policies" | "rejected" }
- *   { "register": { "id", "node", "sid", "prefix", "rtype", "capability",
- *                   "state" } }          (sr: an instance of this node)
+ *   { "register": { "id", "sid", "prefix", "rtype", "capability",
+ *                   "state", "node" (optional: this node) } }
+ *                                        (sr: an instance of this node)
  *   { "deregister": "ID" }
  *
  * and one line back, { "ok": true, "data": ... } or { "ok": false,
@@ -99,7 +100,6 @@ static struct json_object *do_register(struct agent *a, struct json_object *v)
 		return fail("register: %s", "expected an object");
 	if (msg_keys_only(v, "register", keys, NULL, err, sizeof(err)) ||
 	    msg_get_string(v, "register", "id", m.id, sizeof(m.id), err, sizeof(err)) ||
-	    msg_get_string(v, "register", "node", m.node, sizeof(m.node), err, sizeof(err)) ||
 	    msg_get_string(v, "register", "sid", m.sid, sizeof(m.sid), err, sizeof(err)) ||
 	    msg_get_string(v, "register", "prefix", m.prefix, sizeof(m.prefix), err, sizeof(err)) ||
 	    msg_get_string(v, "register", "rtype", m.rtype, sizeof(m.rtype), err, sizeof(err)) ||
@@ -107,6 +107,11 @@ static struct json_object *do_register(struct agent *a, struct json_object *v)
 	    msg_get_string(v, "register", "state", m.state, sizeof(m.state), err, sizeof(err)))
 		return fail("%s", err);
 	m.capability = (uint32_t)cap;
+	/* the node is this one unless the client says (sr_role_register checks) */
+	snprintf(m.node, sizeof(m.node), "%s", a->cfg.node);
+	if (json_object_object_get_ex(v, "node", NULL) &&
+	    msg_get_string(v, "register", "node", m.node, sizeof(m.node), err, sizeof(err)))
+		return fail("%s", err);
 	if (sr_role_register(a->sr, &m, err, sizeof(err)))
 		return fail("register: %s", err);
 	return ok(json_object_new_string(m.id));

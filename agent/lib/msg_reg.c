@@ -189,8 +189,8 @@ static int routes_decode(struct json_object *root, void *body, char *err,
 	struct json_object *a, *w, *f;
 	char path[48];
 
-	if (msg_keys_only(root, "", routes_keys, NULL, err, errlen) ||
-	    msg_get_u64(root, "", "rev", UINT64_MAX, &r->rev, err, errlen) ||
+	/* msg_decode() refused keys of neither the header nor routes_keys */
+	if (msg_get_u64(root, "", "rev", UINT64_MAX, &r->rev, err, errlen) ||
 	    msg_get_u64(root, "", "prev", UINT64_MAX, &r->prev, err, errlen))
 		return -1;
 	if (!json_object_object_get_ex(root, "full", &f)) {
