@@ -57,6 +57,7 @@ struct sr_role {
 	size_t nroutes, cap;
 	/* this node's instances */
 	struct msg_instance local[SR_LOCAL_MAX];
+	int64_t local_sent[SR_LOCAL_MAX];	/* its last registration */
 	size_t nlocal;
 };
 
@@ -185,6 +186,27 @@ static void ask_sync(struct sr_role *r)
 	agent_msg_send(r->a, r->c, &msg_reg_type, &g);
 }
 
+static void send_register(struct sr_role *r, const struct msg_instance *i);
+
+/*
+ * An instance of this node that the table lacks was expired by the SRD
+ * while this agent lived (a renewal late behind a busy SRD, a partition
+ * shorter than the reconnection): register it again.
+ */
+static void reassert_local(struct sr_role *r)
+{
+	int64_t now = agent_now_ms();
+
+	/* one sent within a heartbeat may not have reached the table yet */
+	for (size_t i = 0; i < r->nlocal; i++)
+		if (!route_find(r, r->local[i].id) &&
+		    now - r->local_sent[i] > (int64_t)r->a->cfg.sr.heartbeat_ms) {
+			agent_log("sr: %s of this node is not in the SRD's table: registering it again",
+				  r->local[i].id);
+			send_register(r, &r->local[i]);
+		}
+}
+
 static void routes_apply(struct sr_role *r, const struct msg_routes *m)
 {
 	if (m->full) {
@@ -196,6 +218,7 @@ static void routes_apply(struct sr_role *r, const struct msg_routes *m)
 		r->sync_asked = 0;
 		agent_log("sr: full table of %zu routes at revision %llu",
 			  m->nroutes, (unsigned long long)m->rev);
+		reassert_local(r);
 		return;
 	}
 	if (m->rev <= r->rev) {
@@ -216,6 +239,8 @@ static void routes_apply(struct sr_role *r, const struct msg_routes *m)
 		route_put(r, &m->routes[i]);
 	r->rev = m->rev;
 	r->increments++;
+	if (m->nwithdrawn)
+		reassert_local(r);
 }
 
 /* --- this node's instances ---------------------------------------------- */
@@ -316,6 +341,7 @@ static void send_register(struct sr_role *r, const struct msg_instance *i)
 {
 	struct msg_reg g = { .op = REG_REGISTER, .inst = *i };
 
+	r->local_sent[i - r->local] = agent_now_ms();
 	if (r->up)
 		agent_msg_send(r->a, r->c, &msg_reg_type, &g);
 }
@@ -343,7 +369,7 @@ int sr_role_register(struct sr_role *r, const struct msg_instance *i,
 	if (k == r->nlocal)
 		r->nlocal++;
 	state_save(r);
-	send_register(r, &m);
+	send_register(r, &r->local[k]);
 	return 0;
 }
 
@@ -359,7 +385,9 @@ int sr_role_deregister(struct sr_role *r, const char *id, char *err,
 		snprintf(err, errlen, "id: %s is no instance of this node", id);
 		return -1;
 	}
-	r->local[k] = r->local[--r->nlocal];
+	r->nlocal--;
+	r->local[k] = r->local[r->nlocal];
+	r->local_sent[k] = r->local_sent[r->nlocal];
 	state_save(r);
 	snprintf(g.id, sizeof(g.id), "%s", id);
 	if (r->up)

@@ -128,39 +128,71 @@ static void push_now(struct srd_role *r)
 	} else if (rc == SRD_GAP) {
 		/* the log is shorter than the distance: full tables for all */
 		r->pushed = rev;
-		for (struct srd_peer *p = r->peers; p; p = p->next)
-			if (p->synced)
-				send_full(r, p);
+		send_full(r, NULL);
 	} else {
+		struct msg m = { .type = &msg_routes_type, .body = &t.mr,
+				 .seq = ++r->a->seq };
+		char *frame;
+		size_t len;
+
 		t.mr.rev = rev;
 		t.mr.prev = r->pushed;
+		snprintf(m.node, sizeof(m.node), "%s", r->a->cfg.node);
+		if (msg_encode(&m, &frame, &len, err, sizeof(err))) {
+			/* too large for a frame: full tables instead */
+			agent_log("srd: push %llu..%llu: %s",
+				  (unsigned long long)r->pushed,
+				  (unsigned long long)rev, err);
+			r->pushed = rev;
+			send_full(r, NULL);
+			goto out;
+		}
 		for (struct srd_peer *p = r->peers; p; p = p->next)
-			if (p->synced && !agent_msg_send(r->a, p->c, &msg_routes_type,
-							  &t.mr))
+			if (p->synced &&
+			    !conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN))
 				p->msgs++;
+		free(frame);
 		r->pushes++;
 		r->pushed = rev;
 	}
+out:
 	free(t.mr.routes);
 	free(t.mr.withdrawn);
 }
 
-static void send_full(struct srd_role *r, struct srd_peer *p)
+/*
+ * The full table to @only, or to every synced SR if NULL: listed and
+ * encoded once, whatever the number of SRs.
+ */
+static void send_full(struct srd_role *r, struct srd_peer *only)
 {
 	struct table t = { 0 };
-	char err[256];
+	struct msg m = { .type = &msg_routes_type, .body = &t.mr };
+	char err[256], *frame = NULL;
+	size_t len;
 
 	if (r->st->ops->list(r->st, table_add, &t, &t.mr.rev, err, sizeof(err))) {
 		agent_log("srd: listing the registry: %s", err);
 		goto out;
 	}
 	t.mr.full = true;
-	if (!agent_msg_send(r->a, p->c, &msg_routes_type, &t.mr)) {
-		p->msgs++;
-		p->synced = 1;
-		r->fulls++;
+	m.seq = ++r->a->seq;
+	snprintf(m.node, sizeof(m.node), "%s", r->a->cfg.node);
+	if (msg_encode(&m, &frame, &len, err, sizeof(err))) {
+		agent_log("srd: full table of %zu: %s", t.mr.nroutes, err);
+		goto out;
+	}
+	for (struct srd_peer *p = r->peers; p; p = p->next) {
+		if (only ? p != only : !p->synced)
+			continue;
+		if (!conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
+			p->msgs++;
+			p->synced = 1;
+			r->fulls++;
+		}
 	}
 out:
+	free(frame);
 	free(t.mr.routes);
 }
 
@@ -361,9 +393,7 @@ static void on_full(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	push_now(r);
-	for (struct srd_peer *p = r->peers; p; p = p->next)
-		if (p->synced)
-			send_full(r, p);
+	send_full(r, NULL);
 }
 
 /* --- the role ------------------------------------------------------------ */
