@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <event2/listener.h>
 #include <json-c/json.h>
 #include <openssl/err.h>
 
@@ -109,7 +110,7 @@ static void config_ctl(const char *extra)
 		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/ctl.crt\",\n"
 		 "           \"key\": \"%s/ca/ctl.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
 		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"sqlite\": \"%s/srd.db\" },\n"
-		 "           \"full_interval_ms\": 2000 }%s }\n",
+		 "           \"full_interval_ms\": 10000 }%s }\n",
 		 dir, dir, dir, dir, dir, port, dir, extra);
 	write_config("ctl", t);
 }
@@ -129,6 +130,15 @@ static pid_t spawn(const char *node)
 	dup2(fd, 2);
 	execl(agent_bin, agent_bin, "-c", cfg, (char *)NULL);
 	_exit(127);
+}
+
+static void stop(pid_t *p)
+{
+	if (*p > 0) {
+		kill(*p, SIGKILL);
+		waitpid(*p, NULL, 0);
+	}
+	*p = 0;
 }
 
 /* One request to @node's control socket: its "data", or NULL. */
@@ -479,16 +489,196 @@ static int bench(int n, int rounds, int nreg)
 	return ok;
 }
 
-/* --- the cases ------------------------------------------------------------ */
+/* --- a fake SRD, to hold an SR agent to its revisions -------------------- */
 
-static void stop(pid_t *p)
+struct fake {
+	struct conn *c;
+	int up, syncs;
+	uint64_t since;
+} fake;
+static SSL_CTX *fake_ctx;
+
+static int f_up(struct conn *c, void *arg)
 {
-	if (*p > 0) {
-		kill(*p, SIGKILL);
-		waitpid(*p, NULL, 0);
-	}
-	*p = 0;
+	(void)arg;
+	fake.c = c;
+	fake.up = 1;
+	return 0;
 }
+
+static int f_frame(struct conn *c, const unsigned char *p, size_t len, void *arg)
+{
+	char err[256];
+	struct msg m;
+
+	(void)c;
+	(void)arg;
+	if (msg_decode((const char *)p, len, &m, err, sizeof(err)))
+		return 0;
+	if (m.type->type == MSG_REGISTRATION &&
+	    ((struct msg_reg *)m.body)->op == REG_SYNC) {
+		fake.syncs++;
+		fake.since = ((struct msg_reg *)m.body)->since;
+	}
+	msg_free(&m);
+	return 0;
+}
+
+static void f_down(struct conn *c, const char *why, void *arg)
+{
+	(void)c;
+	(void)arg;
+	printf("# fake srd: sr left: %s\n", why);
+	fake.c = NULL;
+	fake.up = 0;
+}
+
+static const struct conn_ops f_ops = { f_up, f_frame, f_down };
+
+static void f_accept(struct evconnlistener *l, evutil_socket_t fd,
+		     struct sockaddr *sa, int salen, void *arg)
+{
+	(void)l;
+	(void)sa;
+	(void)salen;
+	(void)arg;
+	if (!conn_new(base, fake_ctx, 1, fd, NULL, 0, NULL, 0, &f_ops, NULL))
+		close(fd);
+}
+
+/* Type 2 from the fake SRD: @n routes r1..r@n, full or from @prev. */
+static void f_routes(uint64_t rev, uint64_t prev, int full, int from, int n)
+{
+	struct msg_instance ri[8] = { 0 };
+	struct msg_routes mr = { .rev = rev, .prev = prev, .full = full,
+				 .routes = ri, .nroutes = (size_t)(n - from + 1) };
+	struct msg m = { .type = &msg_routes_type, .node = "ctl", .seq = rev,
+			 .body = &mr };
+	char err[256], *f;
+	size_t len;
+
+	for (int i = from; i <= n; i++) {
+		struct msg_instance *x = &ri[i - from];
+
+		snprintf(x->id, sizeof(x->id), "r%d", i);
+		snprintf(x->node, sizeof(x->node), "n9");
+		snprintf(x->sid, sizeof(x->sid), "fc00:9::%d", i);
+		snprintf(x->prefix, sizeof(x->prefix), "fc00:9%d::/64", i);
+		snprintf(x->rtype, sizeof(x->rtype), "gpu");
+		snprintf(x->state, sizeof(x->state), "active");
+		x->ttl_ms = 600;
+	}
+	if (!msg_encode(&m, &f, &len, err, sizeof(err))) {
+		conn_send(fake.c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		free(f);
+	}
+}
+
+static void pump(int ms)
+{
+	int64_t t = now_ms() + ms;
+
+	while (now_ms() < t) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(5000);
+	}
+}
+
+static uint64_t sr_counter(const char *node, const char *key)
+{
+	struct json_object *d = ask(node, "{\"show\":\"routes\"}");
+	uint64_t v = json_object_get_uint64(path_get(d, "sr", key));
+
+	json_object_put(d);
+	return v;
+}
+
+/* An SR agent (n3) against the fake SRD: revisions applied once, gaps noticed. */
+static void sr_revisions(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(sa);
+	struct evconnlistener *ln;
+	char cert[300], key[300], ca[300], err[256], t[300];
+	struct tls_conf tc = { cert, key, ca, NULL };
+	struct peer_id self;
+	uint64_t rev = 0;
+	int real_port = port, ok, n = 0;
+	pid_t pid;
+
+	snprintf(cert, sizeof(cert), "%s/ca/ctl.crt", dir);
+	snprintf(key, sizeof(key), "%s/ca/ctl.key", dir);
+	snprintf(ca, sizeof(ca), "%s/ca/ca.crt", dir);
+	fake_ctx = tls_ctx_new(&tc, 1, &self, err, sizeof(err));
+	ln = evconnlistener_new_bind(base, f_accept, NULL,
+				     LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 16,
+				     (struct sockaddr *)&sa, sizeof(sa));
+	getsockname(evconnlistener_get_fd(ln), (struct sockaddr *)&sa, &l);
+	port = ntohs(sa.sin_port);
+	config_sr("n3");
+	port = real_port;
+	pid = spawn("n3");
+	ok = ({ int64_t e = now_ms() + 5000;
+		while (!fake.up && now_ms() < e)
+			event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		fake.up; });
+	if (ok) {
+		f_routes(5, 0, 1, 1, 1);	/* full: r1 at 5 */
+		f_routes(6, 5, 0, 2, 2);	/* r2: 5 -> 6 */
+		f_routes(8, 7, 0, 3, 3);	/* r3: 7 -> 8, but 7 never came */
+		pump(300);
+		n = sr_routes("n3", &rev, NULL, NULL);
+	}
+	ktap_check(ok && fake.syncs == 1 && fake.since == 6 && n == 2 && rev == 6 &&
+		   sr_counter("n3", "gaps") == 1,
+		   "sr: a gap (7..8 at revision 6) is not applied; it asks for the full table since 6");
+	if (!(fake.syncs == 1 && fake.since == 6 && n == 2 && rev == 6))
+		printf("# syncs %d since %llu, %d routes at %llu\n", fake.syncs,
+		       (unsigned long long)fake.since, n, (unsigned long long)rev);
+	f_routes(6, 5, 0, 2, 2);		/* 5 -> 6 again */
+	pump(200);
+	n = sr_routes("n3", &rev, NULL, NULL);
+	ok = n == 2 && rev == 6 && sr_counter("n3", "stale") == 1;
+	f_routes(8, 0, 1, 1, 3);		/* the full table at 8 */
+	pump(300);
+	n = sr_routes("n3", &rev, NULL, NULL);
+	ktap_check(ok && n == 3 && rev == 8 && fake.syncs == 1,
+		   "sr: a change it has is applied once; the full table brings it to 8");
+	{
+		/* the SRD's certificate says srd: it may not register */
+		struct msg_reg g = { .op = REG_REGISTER };
+		uint64_t a;
+		size_t len;
+
+		g.inst = (struct msg_instance){ "mi-q", "ctl", "fc00::9", "fc00::/64",
+						"gpu", 1, "active", 1000 };
+		len = frame_reg("ctl", &g, t, sizeof(t));
+		{
+			struct json_object *d = ask("n3", "{\"show\":\"rejected\"}");
+
+			a = json_object_get_uint64(path_get(d, "by_reason", "role"));
+			json_object_put(d);
+		}
+		conn_send(fake.c, t + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		pump(300);
+		{
+			struct json_object *d = ask("n3", "{\"show\":\"rejected\"}");
+
+			ok = json_object_get_uint64(path_get(d, "by_reason", "role")) == a + 1;
+			json_object_put(d);
+		}
+		ktap_check(ok && sr_routes("n3", &rev, NULL, NULL) == 3,
+			   "sr: a registration from its SRD refused (role), its table unchanged");
+	}
+	stop(&pid);
+	if (fake.c)
+		conn_close(fake.c);
+	evconnlistener_free(ln);
+	SSL_CTX_free(fake_ctx);
+}
+
+/* --- the cases ------------------------------------------------------------ */
 
 static void dump_logs(void)
 {
@@ -511,7 +701,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(19);
+	ktap_plan(22);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -590,6 +780,8 @@ int main(int argc, char **argv)
 	stop(&pid_n2);
 	reg("n1", "mi-a3", "fc00:1::a3");	/* a change it misses */
 	pid_n2 = spawn("n2");
+	/* past a lease: an instance it did not renew would be gone */
+	usleep(4 * HB_MS * 1000);
 	ok = WAIT(5000, ({
 		uint64_t r2 = 0;
 		struct json_object *d;
@@ -615,7 +807,16 @@ int main(int argc, char **argv)
 	ktap_check(ok && t <= 3 * HB_MS + 100 + 200,
 		   "n1's instances expire and are withdrawn within 3 heartbeats");
 	sr_routes("n2", &rev, "mi-b1", &has);
-	ktap_check(has, "n2's own instance, renewed, stays");
+	{
+		struct json_object *d = ask("ctl", "{\"show\":\"instances\"}");
+		uint64_t x = json_object_get_uint64(path_get(path_get(d, "srd", NULL),
+							     "expired", NULL));
+
+		json_object_put(d);
+		ktap_check(has && x == 3, "n2's own instance, renewed, stays: 3 expiries, all n1's");
+		if (x != 3)
+			printf("# the srd expired %llu instances\n", (unsigned long long)x);
+	}
 
 	/* 8..: what must be refused; nothing of it acted on */
 	rev0 = srd_revision(&n0);
@@ -726,6 +927,7 @@ int main(int argc, char **argv)
 	base = event_base_new();
 	ok = bench(2, 200, 0) && bench(10, 200, 500);
 	ktap_check(ok, "push to 2 and 10 SRs: every change reached every SR, p99 under 1 s");
+	sr_revisions();
 	event_base_free(base);
 
 	/* SIGTERM: a clean stop */
