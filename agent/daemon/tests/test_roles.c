@@ -184,6 +184,13 @@ static struct json_object *path_get(struct json_object *o, const char *a,
 	return b ? y : x;
 }
 
+/* The length of @o, or -1 if it is no array (a failing case goes on). */
+static int arr_len(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_array) ?
+	       (int)json_object_array_length(o) : -1;
+}
+
 /* @node's SR: how many routes, at which revision, and whether @id is one. */
 static int sr_routes(const char *node, uint64_t *rev, const char *id, int *has)
 {
@@ -210,8 +217,7 @@ static uint64_t srd_revision(int *ninst)
 	struct json_object *d = ask("ctl", "{\"show\":\"instances\"}");
 	uint64_t rev = json_object_get_uint64(path_get(d, "srd", "revision"));
 
-	*ninst = (int)json_object_array_length(path_get(path_get(d, "srd", NULL),
-							"instances", NULL));
+	*ninst = arr_len(path_get(path_get(d, "srd", NULL), "instances", NULL));
 	json_object_put(d);
 	return rev;
 }
@@ -770,7 +776,7 @@ int main(int argc, char **argv)
 
 		snprintf(buf, sizeof(buf), "%s/cli.json", dir);
 		d = json_object_from_file(buf);
-		ok = json_object_array_length(path_get(path_get(d, "sr", NULL), "routes", NULL)) == 3 &&
+		ok = arr_len(path_get(path_get(d, "sr", NULL), "routes", NULL)) == 3 &&
 		     json_object_get_uint64(path_get(d, "sr", "revision")) == 3;
 		json_object_put(d);
 	}
