@@ -16,7 +16,7 @@
 source "$(dirname "$0")/lib.sh"
 AGENT=${AGENT:-$top/agent/dmsc-agent}
 PKI=$top/tools/pki/dmsc-pki
-HB=300	# ms: a lease is 3 heartbeats
+HB=1000	# ms: a lease is 3 heartbeats (TCG is slow)
 
 T="" PIDS=()
 case_cleanup() {
@@ -28,8 +28,9 @@ case_cleanup() {
 	[ -z "$T" ] || rm -rf "$T"
 }
 
-wait_for() {	# wait_for COND REASON: up to 5 s; then shows the logs
-	for _ in $(seq 50); do
+wait_for() {	# wait_for COND REASON: up to 30 s; then shows the logs
+	local end=$((SECONDS + 30))
+	while ((SECONDS < end)); do
 		eval "$1" && return 0
 		sleep 0.1
 	done
@@ -53,12 +54,14 @@ ask() {	# ask NODE show WHAT: the agent's JSON answer
 	"$DMSC" -j agent socket "$T/$1.sock" "${@:2}"
 }
 
+# The text forms, read with awk: polls must be cheap in a TCG guest.
 routes_at() {	# routes_at NODE: "COUNT REVISION" of its sr table
-	ask "$1" show routes | json_get 'f"{len(d[\"sr\"][\"routes\"])} {d[\"sr\"][\"revision\"]}"'
+	"$DMSC" agent socket "$T/$1.sock" show routes |
+		awk '/^sr revision/ { r = $3 } /^  / { n++ } END { print n + 0, r }'
 }
 
 srd_rev() {
-	ask c show instances | json_get 'd["srd"]["revision"]'
+	"$DMSC" agent socket "$T/c.sock" show instances | awk '/^srd revision/ { print $3 }'
 }
 
 test_roles() {
@@ -99,7 +102,7 @@ test_roles() {
 	wait_for "[ -S '$T/c.sock' ]" "the srd did not start"
 	start a "$a"
 	start b "$b"
-	wait_for "[ \"\$(ask c show peers | json_get 'len(d[\"srd\"][\"peers\"])')\" = 2 ]" \
+	wait_for "[ \"\$(\"\$DMSC\" agent socket '$T/c.sock' show peers | grep -c 'synced true')\" = 2 ]" \
 		"the two SRs did not connect"
 
 	ask a register id mi-a1 sid fc00:a::1 prefix fc00:a1::/64 >/dev/null
@@ -110,24 +113,26 @@ test_roles() {
 	check "[ \"\$(ask b show routes | json_get 'sorted(r[\"sid\"] for r in d[\"sr\"][\"routes\"])')\" = \"['fc00:a::1', 'fc00:a::2']\" ]" \
 		"b's routes: $(ask b show routes)"
 
-	# b killed and restarted: the full table again
+	# b killed and restarted: the full table again. Its socket goes with
+	# it, so that every answer below is the new agent's.
 	kill -9 "$PID_b"
 	wait "$PID_b" 2>/dev/null || true
+	rm -f "$T/b.sock"
 	start b "$b"
-	wait_for "[ \"\$(routes_at b)\" = \"2 \$(srd_rev)\" ]" "b after its restart: $(routes_at b)"
+	wait_for "[ \"\$(routes_at b 2>/dev/null)\" = \"2 \$(srd_rev)\" ]" "b after its restart: $(routes_at b)"
 	check "[ \"\$(ask b show routes | json_get 'd[\"sr\"][\"full_tables\"]')\" = 1 ]" \
-		"b restarted: not one full table"
+		"b restarted: not one full table: $(ask b show routes)"
 
 	# a killed: its instances expire and are withdrawn within 3 heartbeats
 	local t0 t1
 	kill -9 "$PID_a"
 	wait "$PID_a" 2>/dev/null || true
 	t0=$(date +%s%N)
-	wait_for "[ \"\$(routes_at b | cut -d' ' -f1)\" = 0 ]" "a's routes not withdrawn at b"
+	wait_for "[ \"\$(routes_at b 2>/dev/null | cut -d' ' -f1)\" = 0 ]" "a's routes not withdrawn at b"
 	t1=$(date +%s%N)
 	echo "a's instances withdrawn at b after $(((t1 - t0) / 1000000)) ms (heartbeat $HB ms)"
-	# 3 heartbeats, the srd's 100 ms check, 300 ms for this poll and dmsc
-	check "(( (t1 - t0) / 1000000 <= 3 * HB + 100 + 300 ))" "withdrawn after $(((t1 - t0) / 1000000)) ms"
+	# 3 heartbeats, the srd's 100 ms check, 1 s for this poll in a TCG guest
+	check "(( (t1 - t0) / 1000000 <= 3 * HB + 100 + 1000 ))" "withdrawn after $(((t1 - t0) / 1000000)) ms"
 
 	# nothing in any kernel table: the roles program none yet
 	for ns in "$a" "$b" "$c"; do
