@@ -760,12 +760,14 @@ int main(int argc, char **argv)
 	config_sr("n1");
 	config_sr("n2");
 	pid_ctl = spawn("ctl");
-	WAIT(3000, access(strcat(strcpy(buf, dir), "/ctl.sock"), F_OK) == 0);
+	WAIT(15000, access(strcat(strcpy(buf, dir), "/ctl.sock"), F_OK) == 0);
 	pid_n1 = spawn("n1");
 	pid_n2 = spawn("n2");
 
-	/* 2: both SRs connected and given the (empty) table */
-	ok = WAIT(5000, ({
+	/* 2: both SRs connected and given the (empty) table (ASan agents on a
+	 * machine shared with VMs may take seconds to start)
+	 */
+	ok = WAIT(20000, ({
 		struct json_object *d = ask("ctl", "{\"show\":\"peers\"}");
 		struct json_object *p = path_get(path_get(d, "srd", NULL), "peers", NULL);
 		int k = 0;
