@@ -51,6 +51,8 @@ cmd_parse_fn cmd_info, cmd_set, cmd_tunnel, cmd_rule, cmd_flow, cmd_monitor,
 int cmd_mpte(struct cli *cli, int argc, char **argv);
 /* dmsc plan, the segmentation planner: likewise. */
 int cmd_plan(struct cli *cli, int argc, char **argv);
+/* dmsc agent: asks a dmsc-agent on its control socket; no netlink. */
+int cmd_agent(struct cli *cli, int argc, char **argv);
 /* dmsc telemetry: parsed into @req (telemetry.h), run by telemetry_run(). */
 struct telemetry_req;
 int cmd_telemetry(struct cli *cli, int argc, char **argv,

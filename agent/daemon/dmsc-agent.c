@@ -1,36 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dmsc-agent: the control-plane daemon of a node. It reads its roles
- * from the configuration; as a service router (sr) it checks the kernel
- * module and reports the module's events. The other roles (srd, smo,
- * aam) grow here as their issues land.
+ * dmsc-agent: the control-plane daemon of a node. It reads its roles from
+ * the configuration and runs them on one libevent loop (agent.h):
+ *   sr   the node's agent: the dmsc module's events and telemetry, routes
+ *        from the SRD, this node's instances (sr/sr_role.c);
+ *   srd  the service registry over mutual TLS (srd/srd_role.c);
+ *   aam  its policy table is lib/net/policy.c, which every role applies
+ *        to every message it receives: nothing to run on its own yet;
+ *   smo, mg  not yet (issue 11): said so in the log.
  *
  * Under systemd (Type=notify) it says READY=1 once its roles are running:
  * for sr, once it has joined the events group, so that no event after
  * "systemctl start" returns is missed, and its telemetry is attached and
  * served. Outside systemd sd_notify() does nothing.
  *
- * One poll() loop: the events socket, the telemetry report timer and a
- * signalfd for SIGTERM and SIGINT. On a signal the agent undoes what it
- * did (detaches its telemetry) and then dies of the same signal, so that
- * its exit status is the one systemd expects of a stop (128 + SIGTERM).
+ * Signals arrive through the loop (evsignal). SIGHUP reloads: the
+ * configuration is read again and, if it is valid, the certificates, key
+ * and CRL it names are loaded for the connections to come; a bad one is
+ * refused, logged, and the old one kept. Roles and addresses take a
+ * restart. On SIGTERM or SIGINT the agent undoes what it did (detaches
+ * its telemetry, closes its connections) and then dies of the same
+ * signal, so that its exit status is the one systemd expects of a stop
+ * (128 + SIGTERM).
  */
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <linux/dmsc.h>
 #include <systemd/sd-daemon.h>
 
-#include "config.h"
+#include "agent.h"
 #include "log.h"
-#include "nl.h"
-#include "sr_telemetry.h"
 
 static void usage(FILE *f)
 {
@@ -38,96 +41,94 @@ static void usage(FILE *f)
 		   "  --check  validate the configuration and exit\n");
 }
 
-static int on_event(struct nlattr **tb, void *arg)
+static int stop_sig;
+
+static void on_stop(evutil_socket_t sig, short what, void *arg)
 {
-	char ev[16], tun[16] = "?";
-
-	(void)arg;
-	if (!tb[DMSC_A_EVENT])
-		return 0;
-	snprintf(ev, sizeof(ev), "%u", nla_get_u32(tb[DMSC_A_EVENT]));
-	if (tb[DMSC_A_TUNNEL]) {
-		struct nlattr *t[DMSC_TUNNEL_A_MAX + 1];
-
-		if (!nla_parse_nested(t, DMSC_TUNNEL_A_MAX, tb[DMSC_A_TUNNEL],
-				      NULL) && t[DMSC_TUNNEL_A_ID])
-			snprintf(tun, sizeof(tun), "%u",
-				 nla_get_u32(t[DMSC_TUNNEL_A_ID]));
-	}
-	agent_log("event %s tunnel %s", ev, tun);
-	return 0;
+	(void)what;
+	stop_sig = (int)sig;
+	event_base_loopbreak(arg);
 }
 
-/* Wait for a signal, the events socket and the report timer. */
-static int loop(int sfd, struct dmsc_nl *nl, struct dmsc_nl_listener *ls,
-		struct sr_telemetry *tm, int *sig)
+static void on_hup(evutil_socket_t sig, short what, void *arg)
 {
-	struct signalfd_siginfo si;
-	struct pollfd p[3] = {
-		{ .fd = sfd, .events = POLLIN },
-		{ .fd = nl ? nl_socket_get_fd(nl->sk) : -1, .events = POLLIN },
-		{ .fd = tm ? sr_telemetry_fd(tm) : -1, .events = POLLIN },
-	};
-	int err;
+	struct agent *a = arg;
+	struct agent_config cfg;
+	char err[256];
 
-	for (;;) {
-		if (poll(p, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "dmsc-agent: poll: %s\n", strerror(errno));
-			return 1;
-		}
-		if (p[0].revents) {
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				*sig = (int)si.ssi_signo;
-				return 0;
-			}
-		}
-		if (p[1].revents) {
-			err = dmsc_nl_listen_recv(nl, ls);
-			if (err < 0) {
-				fprintf(stderr, "dmsc-agent: sr: listening failed: %s\n",
-					strerror(-err));
-				return 1;
-			}
-		}
-		if (p[2].revents)
-			sr_telemetry_tick(tm);
+	(void)sig;
+	(void)what;
+	sd_notify(0, "RELOADING=1");
+	if (config_load(a->cfg_path, &cfg, err, sizeof(err))) {
+		agent_log("reload refused, keeping the running configuration: %s: %s",
+			  a->cfg_path, err);
+	} else if (strcmp(cfg.node, a->cfg.node) || cfg.roles != a->cfg.roles) {
+		agent_log("reload refused: node or roles changed, which takes a restart");
+	} else if (agent_tls_load(a, &cfg)) {
+		agent_log("reload refused: the certificates of %s do not load; the old ones stay",
+			  a->cfg_path);
+	} else {
+		/* what a running role reads at each use */
+		a->cfg.tls = cfg.tls;
+		a->cfg.sr.heartbeat_ms = cfg.sr.heartbeat_ms;
+		agent_log("reloaded %s: certificates%s", a->cfg_path,
+			  cfg.tls.crl[0] ? " and CRL" : "");
 	}
+	sd_notify(0, "READY=1");
 }
 
-static int run_sr(const struct agent_config *cfg, int sfd, int *sig)
+static int run(struct agent *a)
 {
-	struct dmsc_nl_listener ls = { DMSC_CMD_EVENT, on_event, NULL, 0 };
-	struct sr_telemetry *tm = NULL;
-	struct dmsc_nl nl;
-	int err, ret;
+	struct event *ev_term, *ev_int, *ev_hup;
+	char status[160];
+	int ret = 1;
 
-	err = dmsc_nl_open(&nl);
-	if (err) {
-		dmsc_nl_perror(&nl, "sr", err);
-		return 1;
+	ev_term = evsignal_new(a->base, SIGTERM, on_stop, a->base);
+	ev_int = evsignal_new(a->base, SIGINT, on_stop, a->base);
+	ev_hup = evsignal_new(a->base, SIGHUP, on_hup, a);
+	if (!ev_term || !ev_int || !ev_hup || event_add(ev_term, NULL) ||
+	    event_add(ev_int, NULL) || event_add(ev_hup, NULL)) {
+		agent_log("signals: cannot watch them");
+		goto out;
 	}
-	err = dmsc_nl_listen_start(&nl, &ls);
-	if (err) {
-		fprintf(stderr, "dmsc-agent: sr: joining the events group failed: %s\n",
-			strerror(-err));
-		dmsc_nl_close(&nl);
-		return 1;
+	if (agent_tls_load(a, &a->cfg))
+		goto out;
+	if (a->cfg.roles & ROLE_SMO)
+		agent_log("smo: not yet: the orchestrator's closed loop is issue 11");
+	if (a->cfg.roles & ROLE_MG)
+		agent_log("mg: not yet: the gateway is issue 11");
+	if ((a->cfg.roles & ROLE_SRD) && !(a->srd = srd_role_start(a)))
+		goto out;
+	if ((a->cfg.roles & ROLE_SR) && !(a->sr = sr_role_start(a)))
+		goto out;
+	if (a->cfg.control[0] && !(a->ctl = ctl_start(a, a->cfg.control)))
+		goto out;
+	if (!a->srd && !a->sr) {
+		agent_log("no role of this node is implemented yet");
+		/* Started and done: without READY=1 systemd would call the
+		 * exit a protocol failure.
+		 */
+		sd_notify(0, "READY=1\nSTATUS=no role of this node is implemented yet");
+		ret = 0;
+		goto out;
 	}
-	agent_log("sr: connected to the kernel family %s", DMSC_GENL_NAME);
-	if (cfg->telemetry.enabled) {
-		tm = sr_telemetry_start(&cfg->telemetry, cfg->node);
-		if (!tm) {
-			dmsc_nl_close(&nl);
-			return 1;
-		}
-	}
-	sd_notify(0, tm ? "READY=1\nSTATUS=sr: logging the events of the dmsc module, telemetry attached" :
-			  "READY=1\nSTATUS=sr: logging the events of the dmsc module");
-	ret = loop(sfd, &nl, &ls, tm, sig);
-	sr_telemetry_stop(tm);
-	dmsc_nl_close(&nl);
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s%s%s", a->srd ? "srd: serving the registry; " : "",
+		 a->sr ? "sr: logging the events of the dmsc module" : "",
+		 a->sr && a->cfg.telemetry.enabled ? ", telemetry attached" : "");
+	sd_notify(0, status);
+	ret = event_base_dispatch(a->base) < 0;
+out:
+	ctl_stop(a->ctl);
+	sr_role_stop(a->sr);
+	srd_role_stop(a->srd);
+	if (ev_term)
+		event_free(ev_term);
+	if (ev_int)
+		event_free(ev_int);
+	if (ev_hup)
+		event_free(ev_hup);
+	SSL_CTX_free(a->tls_server);
+	SSL_CTX_free(a->tls_client);
 	return ret;
 }
 
@@ -139,17 +140,15 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *path = NULL;
-	struct agent_config cfg;
+	static struct agent a;
 	bool check = false;
 	char err[256];
-	int c, sfd, sig = 0, ret;
-	sigset_t set;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			path = optarg;
+			a.cfg_path = optarg;
 			break;
 		case 'k':
 			check = true;
@@ -162,44 +161,31 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!path || optind != argc) {
+	if (!a.cfg_path || optind != argc) {
 		usage(stderr);
 		return 2;
 	}
-	if (config_load(path, &cfg, err, sizeof(err))) {
-		fprintf(stderr, "dmsc-agent: %s: %s\n", path, err);
+	if (config_load(a.cfg_path, &a.cfg, err, sizeof(err))) {
+		fprintf(stderr, "dmsc-agent: %s: %s\n", a.cfg_path, err);
 		return 1;
 	}
 	if (check) {
-		printf("%s: ok\n", path);
+		printf("%s: ok\n", a.cfg_path);
 		return 0;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	agent_log("node %s starting", cfg.node);
-	if (cfg.roles & ROLE_SR) {
-		/* Blocked before any thread (libmicrohttpd's) inherits the mask. */
-		sigemptyset(&set);
-		sigaddset(&set, SIGTERM);
-		sigaddset(&set, SIGINT);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		sfd = signalfd(-1, &set, SFD_CLOEXEC);
-		if (sfd < 0) {
-			fprintf(stderr, "dmsc-agent: signalfd: %s\n", strerror(errno));
-			return 1;
-		}
-		ret = run_sr(&cfg, sfd, &sig);
-		if (sig) {
-			/* Undone: now die of it, as without a handler. */
-			signal(sig, SIG_DFL);
-			sigprocmask(SIG_UNBLOCK, &set, NULL);
-			raise(sig);
-		}
-		return ret;
+	agent_log("node %s starting", a.cfg.node);
+	a.base = event_base_new();
+	if (!a.base) {
+		fprintf(stderr, "dmsc-agent: event_base_new failed\n");
+		return 1;
 	}
-	agent_log("no role of this node is implemented yet");
-	/* Started and done: without READY=1 systemd would call the exit a
-	 * protocol failure.
-	 */
-	sd_notify(0, "READY=1\nSTATUS=no role of this node is implemented yet");
-	return 0;
+	ret = run(&a);
+	event_base_free(a.base);
+	if (stop_sig) {
+		/* Undone: now die of it, as without a handler. */
+		signal(stop_sig, SIG_DFL);
+		raise(stop_sig);
+	}
+	return ret;
 }

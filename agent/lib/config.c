@@ -2,6 +2,7 @@
 /* dmsc-agent configuration: read and check every field, name what is wrong. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -9,16 +10,16 @@
 #include "config.h"
 
 static const struct {
-	enum agent_role role;
+	unsigned int role;
 	const char *name;
 } role_names[] = {
 	{ ROLE_SR, "sr" }, { ROLE_SRD, "srd" },
-	{ ROLE_SMO, "smo" }, { ROLE_AAM, "aam" },
+	{ ROLE_SMO, "smo" }, { ROLE_AAM, "aam" }, { ROLE_MG, "mg" },
 };
 
 #define NROLES (sizeof(role_names) / sizeof(*role_names))
 
-const char *config_role_name(enum agent_role role)
+const char *config_role_name(unsigned int role)
 {
 	size_t i;
 
@@ -84,7 +85,7 @@ static int get_roles(struct json_object *root, unsigned int *roles, char *err,
 				break;
 		if (j == NROLES) {
 			snprintf(err, errlen,
-				 "roles[%zu]: unknown role \"%s\" (sr, srd, smo, aam)",
+				 "roles[%zu]: unknown role \"%s\" (sr, srd, smo, aam, mg)",
 				 i, s);
 			return -1;
 		}
@@ -307,8 +308,286 @@ static int get_telemetry(struct json_object *root, struct agent_config *cfg,
 	return 0;
 }
 
+int config_addr_parse(const char *text, struct sockaddr_storage *sa,
+		      socklen_t *len)
+{
+	char host[128];
+	const char *colon;
+	char *end;
+	unsigned long port;
+	size_t n;
+
+	memset(sa, 0, sizeof(*sa));
+	colon = strrchr(text, ':');
+	if (!colon || colon == text)
+		return -1;
+	port = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || !port || port > 65535)
+		return -1;
+	n = (size_t)(colon - text);
+	if (text[0] == '[') {
+		if (n < 3 || text[n - 1] != ']')
+			return -1;
+		text++;
+		n -= 2;
+	}
+	if (n >= sizeof(host))
+		return -1;
+	memcpy(host, text, n);
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)sa)->sin_addr) == 1) {
+		((struct sockaddr_in *)sa)->sin_family = AF_INET;
+		((struct sockaddr_in *)sa)->sin_port = htons((uint16_t)port);
+		*len = sizeof(struct sockaddr_in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)sa)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)sa)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)sa)->sin6_port = htons((uint16_t)port);
+		*len = sizeof(struct sockaddr_in6);
+		return 0;
+	}
+	return -1;
+}
+
+static int get_path(struct json_object *obj, const char *path, const char *key,
+		    char *dst, size_t size, bool required, char *err, int errlen)
+{
+	struct json_object *v;
+	char p[96];
+
+	snprintf(p, sizeof(p), "%s.%s", path, key);
+	if (!json_object_object_get_ex(obj, key, &v)) {
+		if (!required)
+			return 0;
+		snprintf(err, errlen, "%s: required", p);
+		return -1;
+	}
+	if (get_str(v, p, dst, size, err, errlen))
+		return -1;
+	if (dst[0] != '/') {
+		snprintf(err, errlen, "%s: \"%s\" is not an absolute path", p, dst);
+		return -1;
+	}
+	return 0;
+}
+
+static int get_address(struct json_object *obj, const char *path,
+		       const char *key, char *dst, size_t size, char *err,
+		       int errlen)
+{
+	struct sockaddr_storage sa;
+	struct json_object *v;
+	socklen_t len;
+	char p[96];
+
+	snprintf(p, sizeof(p), "%s.%s", path, key);
+	if (!json_object_object_get_ex(obj, key, &v)) {
+		snprintf(err, errlen, "%s: required", p);
+		return -1;
+	}
+	if (get_str(v, p, dst, size, err, errlen))
+		return -1;
+	if (config_addr_parse(dst, &sa, &len)) {
+		snprintf(err, errlen, "%s: \"%s\" is not ADDRESS:PORT ([ADDRESS]:PORT for IPv6)",
+			 p, dst);
+		return -1;
+	}
+	return 0;
+}
+
+static struct json_object *section(struct json_object *root, const char *key,
+				   const char *const *keys, char *err,
+				   int errlen, int *bad)
+{
+	struct json_object *t;
+
+	*bad = 0;
+	if (!json_object_object_get_ex(root, key, &t))
+		return NULL;
+	if (!json_object_is_type(t, json_type_object)) {
+		snprintf(err, errlen, "%s: expected an object", key);
+		*bad = 1;
+		return NULL;
+	}
+	if (only_keys(t, key, keys, err, errlen)) {
+		*bad = 1;
+		return NULL;
+	}
+	return t;
+}
+
+static int get_tls(struct json_object *root, struct agent_config *cfg,
+		   char *err, int errlen)
+{
+	static const char *const keys[] = { "ca", "cert", "key", "crl", NULL };
+	struct tls_files *t = &cfg->tls;
+	struct json_object *s;
+	int bad;
+
+	s = section(root, "tls", keys, err, errlen, &bad);
+	if (!s)
+		return -bad;
+	t->set = true;
+	return get_path(s, "tls", "ca", t->ca, sizeof(t->ca), true, err, errlen) ||
+	       get_path(s, "tls", "cert", t->cert, sizeof(t->cert), true, err,
+			errlen) ||
+	       get_path(s, "tls", "key", t->key, sizeof(t->key), true, err,
+			errlen) ||
+	       get_path(s, "tls", "crl", t->crl, sizeof(t->crl), false, err,
+			errlen) ? -1 : 0;
+}
+
+static int get_srd(struct json_object *root, struct agent_config *cfg,
+		   char *err, int errlen)
+{
+	static const char *const keys[] = {
+		"listen", "store", "full_interval_ms", NULL,
+	};
+	static const char *const store_keys[] = { "sqlite", "etcd", NULL };
+	struct srd_config *c = &cfg->srd;
+	struct json_object *s, *st, *v;
+	int bad;
+
+	c->full_interval_ms = CONFIG_FULL_MS;
+	strcpy(c->sqlite, "/var/lib/dmsc/srd.db");
+	s = section(root, "srd", keys, err, errlen, &bad);
+	if (!s) {
+		if (!bad && (cfg->roles & ROLE_SRD)) {
+			snprintf(err, errlen, "srd: required by the srd role");
+			return -1;
+		}
+		return -bad;
+	}
+	if (!(cfg->roles & ROLE_SRD)) {
+		snprintf(err, errlen, "srd: roles has no \"srd\"");
+		return -1;
+	}
+	c->set = true;
+	if (get_address(s, "srd", "listen", c->listen, sizeof(c->listen), err,
+			errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "store", &st)) {
+		if (!json_object_is_type(st, json_type_object)) {
+			snprintf(err, errlen, "srd.store: expected an object");
+			return -1;
+		}
+		if (only_keys(st, "srd.store", store_keys, err, errlen))
+			return -1;
+		if (json_object_object_get_ex(st, "sqlite", NULL) ==
+		    json_object_object_get_ex(st, "etcd", NULL)) {
+			snprintf(err, errlen, "srd.store: one of \"sqlite\" (a path) or \"etcd\" (member URLs)");
+			return -1;
+		}
+		if (json_object_object_get_ex(st, "etcd", &v)) {
+			c->sqlite[0] = '\0';
+			if (get_str(v, "srd.store.etcd", c->etcd, sizeof(c->etcd),
+				    err, errlen))
+				return -1;
+		} else if (get_path(st, "srd.store", "sqlite", c->sqlite,
+				    sizeof(c->sqlite), true, err, errlen)) {
+			return -1;
+		}
+	}
+	if (json_object_object_get_ex(s, "full_interval_ms", &v) &&
+	    get_uint(v, "srd.full_interval_ms", 100, 3600000,
+		     &c->full_interval_ms, err, errlen))
+		return -1;
+	return 0;
+}
+
+static int get_sr(struct json_object *root, struct agent_config *cfg,
+		  char *err, int errlen)
+{
+	static const char *const keys[] = {
+		"srd", "heartbeat_ms", "state", "kernel", NULL,
+	};
+	static const char *const srd_keys[] = { "node", "address", NULL };
+	struct sr_config *c = &cfg->sr;
+	struct json_object *s, *v;
+	char path[64];
+	int bad;
+
+	c->heartbeat_ms = CONFIG_HEARTBEAT_MS;
+	c->kernel = true;
+	s = section(root, "sr", keys, err, errlen, &bad);
+	if (!s)
+		return -bad;
+	if (!(cfg->roles & ROLE_SR)) {
+		snprintf(err, errlen, "sr: roles has no \"sr\"");
+		return -1;
+	}
+	if (json_object_object_get_ex(s, "srd", &v)) {
+		if (!json_object_is_type(v, json_type_array) ||
+		    !json_object_array_length(v) ||
+		    json_object_array_length(v) > CONFIG_SR_SRDS) {
+			snprintf(err, errlen, "sr.srd: expected an array of 1..%d",
+				 CONFIG_SR_SRDS);
+			return -1;
+		}
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			struct json_object *d = json_object_array_get_idx(v, i), *n;
+
+			snprintf(path, sizeof(path), "sr.srd[%zu]", i);
+			if (!json_object_is_type(d, json_type_object)) {
+				snprintf(err, errlen, "%s: expected an object", path);
+				return -1;
+			}
+			if (only_keys(d, path, srd_keys, err, errlen))
+				return -1;
+			if (!json_object_object_get_ex(d, "node", &n)) {
+				snprintf(err, errlen, "%s.node: required", path);
+				return -1;
+			}
+			snprintf(path, sizeof(path), "sr.srd[%zu].node", i);
+			if (get_str(n, path, c->srd[i].node, sizeof(c->srd[i].node),
+				    err, errlen))
+				return -1;
+			snprintf(path, sizeof(path), "sr.srd[%zu]", i);
+			if (get_address(d, path, "address", c->srd[i].address,
+					sizeof(c->srd[i].address), err, errlen))
+				return -1;
+			c->nsrd = i + 1;
+		}
+	}
+	if (json_object_object_get_ex(s, "heartbeat_ms", &v) &&
+	    get_uint(v, "sr.heartbeat_ms", 100, 600000, &c->heartbeat_ms, err,
+		     errlen))
+		return -1;
+	if (get_path(s, "sr", "state", c->state, sizeof(c->state), false, err,
+		     errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "kernel", &v)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			snprintf(err, errlen, "sr.kernel: expected true or false");
+			return -1;
+		}
+		c->kernel = json_object_get_boolean(v);
+	}
+	return 0;
+}
+
+static int get_control(struct json_object *root, struct agent_config *cfg,
+		       char *err, int errlen)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(root, "control", &v))
+		return 0;
+	if (get_str(v, "control", cfg->control, sizeof(cfg->control), err,
+		    errlen))
+		return -1;
+	if (cfg->control[0] != '/') {
+		snprintf(err, errlen, "control: \"%s\" is not an absolute path",
+			 cfg->control);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *const known_keys[] = {
-	"node", "roles", "controller", "listen", "telemetry",
+	"node", "roles", "controller", "listen", "telemetry", "tls", "srd",
+	"sr", "control",
 };
 
 int config_parse(const char *text, struct agent_config *cfg, char *err,
@@ -354,8 +633,18 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 		       sizeof(cfg->controller), false, err, errlen) ||
 	    get_string(root, "listen", cfg->listen, sizeof(cfg->listen), false,
 		       err, errlen) ||
-	    get_telemetry(root, cfg, err, errlen))
+	    get_telemetry(root, cfg, err, errlen) ||
+	    get_tls(root, cfg, err, errlen) ||
+	    get_srd(root, cfg, err, errlen) ||
+	    get_sr(root, cfg, err, errlen) ||
+	    get_control(root, cfg, err, errlen))
 		goto out;
+	/* talking to other agents is mutual TLS or nothing */
+	if (!cfg->tls.set && ((cfg->roles & ROLE_SRD) || cfg->sr.nsrd)) {
+		snprintf(err, errlen, "tls: required by %s",
+			 cfg->roles & ROLE_SRD ? "the srd role" : "sr.srd");
+		goto out;
+	}
 	ret = 0;
 out:
 	json_object_put(root);

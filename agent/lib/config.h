@@ -7,13 +7,14 @@
 #define DMSC_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
 
-enum agent_role {
-	ROLE_SR  = 1 << 0,	/* service router: programs this node's kernel */
-	ROLE_SRD = 1 << 1,	/* service registry and discovery */
-	ROLE_SMO = 1 << 2,	/* service mesh orchestrator: runs MPTE */
-	ROLE_AAM = 1 << 3,	/* authentication and authorisation */
-};
+/*
+ * The roles (sr, srd, smo, aam, mg) are those a certificate names:
+ * enum peer_role, one set of bits for the configuration and the wire.
+ */
+#include "net/peer.h"
 
 #define CONFIG_TM_MAX_DEVS	64
 #define CONFIG_TM_PORT		9791	/* dmsc telemetry serve's too */
@@ -34,13 +35,54 @@ struct telemetry_config {
 	char report_to[108];		/* Unix socket path; "" = no reports */
 };
 
+#define CONFIG_PATH_MAX	256
+#define CONFIG_SR_SRDS		4
+#define CONFIG_HEARTBEAT_MS	1000
+#define CONFIG_FULL_MS		30000
+
+/* "tls": this node's certificate for the agents' mutual TLS. */
+struct tls_files {
+	bool set;
+	char ca[CONFIG_PATH_MAX], cert[CONFIG_PATH_MAX], key[CONFIG_PATH_MAX];
+	char crl[CONFIG_PATH_MAX];	/* "" = none */
+};
+
+/* "srd": the registry the srd role serves. */
+struct srd_config {
+	bool set;
+	char listen[128];		/* host:port, [v6]:port */
+	char sqlite[CONFIG_PATH_MAX];	/* the store: one of the two */
+	char etcd[512];			/* comma-separated member URLs */
+	unsigned int full_interval_ms;	/* anti-entropy: full table period */
+};
+
+/* "sr": the SRDs this node's sr role learns routes from. */
+struct sr_config {
+	size_t nsrd;
+	struct {
+		char node[64];		/* the node its certificate must name */
+		char address[128];
+	} srd[CONFIG_SR_SRDS];
+	unsigned int heartbeat_ms;	/* renewal of this node's MIs */
+	char state[CONFIG_PATH_MAX];	/* "" = none */
+	bool kernel;			/* program the dmsc module (default) */
+};
+
 struct agent_config {
 	char node[64];		/* this node's name */
-	unsigned int roles;	/* enum agent_role bits */
+	unsigned int roles;	/* enum peer_role bits */
 	char controller[128];	/* host:port of the SRD/SMO; "" = none */
 	char listen[128];	/* host:port to serve on; "" = none */
+	char control[108];	/* the local Unix socket; "" = none */
 	struct telemetry_config telemetry;
+	struct tls_files tls;
+	struct srd_config srd;
+	struct sr_config sr;
 };
+
+/* "host:port", "[v6]:port" into @sa. -1 if it is neither. */
+int config_addr_parse(const char *text, struct sockaddr_storage *sa,
+		      socklen_t *len);
 
 /*
  * Parse @text into @cfg. On error returns -1 with a message naming the
@@ -50,6 +92,6 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 		 int errlen);
 int config_load(const char *path, struct agent_config *cfg, char *err,
 		int errlen);
-const char *config_role_name(enum agent_role role);
+const char *config_role_name(unsigned int role);
 
 #endif /* DMSC_CONFIG_H */

@@ -16,11 +16,12 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(24);
+	ktap_plan(33);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
-	ktap_check(!parse("{\"node\":\"c\",\"roles\":[\"srd\",\"smo\"],"
+	/* the srd role has its own section (below); smo does not yet */
+	ktap_check(!parse("{\"node\":\"c\",\"roles\":[\"smo\"],"
 			  "\"listen\":\"127.0.0.1:7450\"}") &&
 		   !strcmp(cfg.listen, "127.0.0.1:7450"), "listen address");
 	ktap_check(parse("{\"roles\":[\"sr\"]}") &&
@@ -85,5 +86,35 @@ int main(void)
 	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"report_to\":\"smo.sock\"}}") &&
 		   !strcmp(err, "telemetry.report_to: \"smo.sock\" is not an absolute path"),
 		   "telemetry: report_to absolute");
+	/* tls, srd, sr, control (issue 10) */
+#define TLS "\"tls\":{\"ca\":\"/p/ca.crt\",\"cert\":\"/p/c.crt\",\"key\":\"/p/c.key\"}"
+	ktap_check(!parse("{\"node\":\"c\",\"roles\":[\"srd\",\"aam\"]," TLS ","
+			  "\"control\":\"/run/a.sock\",\"srd\":{\"listen\":\"[::1]:7400\","
+			  "\"store\":{\"etcd\":\"http://127.0.0.1:2379\"},\"full_interval_ms\":500}}") &&
+		   !strcmp(cfg.srd.listen, "[::1]:7400") && !strcmp(cfg.srd.etcd, "http://127.0.0.1:2379") &&
+		   !cfg.srd.sqlite[0] && cfg.srd.full_interval_ms == 500 &&
+		   !strcmp(cfg.control, "/run/a.sock") && !strcmp(cfg.tls.key, "/p/c.key"),
+		   "srd with etcd, tls, control");
+	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"srd\"]," TLS "}") &&
+		   !strcmp(err, "srd: required by the srd role"), "srd role needs its section");
+	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"srd\"],\"srd\":{\"listen\":\"127.0.0.1:1\"}}") &&
+		   !strcmp(err, "tls: required by the srd role"), "srd needs tls");
+	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"srd\"]," TLS ",\"srd\":{\"listen\":\"ctl:7400\"}}") &&
+		   !strcmp(err, "srd.listen: \"ctl:7400\" is not ADDRESS:PORT ([ADDRESS]:PORT for IPv6)"),
+		   "srd.listen must be an address");
+	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"srd\"]," TLS ",\"srd\":{\"listen\":\"127.0.0.1:1\","
+			 "\"store\":{\"sqlite\":\"/a\",\"etcd\":\"http://x\"}}}") &&
+		   !strncmp(err, "srd.store: one of", 17), "srd.store: one store");
+	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\"]," TLS ",\"sr\":{\"srd\":["
+			  "{\"node\":\"c\",\"address\":\"10.0.0.1:7400\"},{\"node\":\"d\",\"address\":\"10.0.0.2:7400\"}],"
+			  "\"heartbeat_ms\":250,\"kernel\":false,\"state\":\"/var/s.json\"}}") &&
+		   cfg.sr.nsrd == 2 && !strcmp(cfg.sr.srd[1].node, "d") && cfg.sr.heartbeat_ms == 250 &&
+		   !cfg.sr.kernel && !strcmp(cfg.sr.state, "/var/s.json"), "sr with two SRDs");
+	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\"]}") && cfg.sr.kernel &&
+		   cfg.sr.heartbeat_ms == 1000 && !cfg.sr.nsrd, "sr defaults");
+	ktap_check(parse("{\"node\":\"pe1\",\"roles\":[\"sr\"]," TLS ",\"sr\":{\"srd\":[{\"node\":\"c\"}]}}") &&
+		   !strcmp(err, "sr.srd[0].address: required"), "sr.srd address required, by index");
+	ktap_check(parse("{\"node\":\"pe1\",\"roles\":[\"aam\"],\"sr\":{}}") &&
+		   !strcmp(err, "sr: roles has no \"sr\""), "sr section needs the sr role");
 	return ktap_finish();
 }

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmsc agent: ask a running dmsc-agent through its local control socket
+ * (daemon/ctl.c has the protocol): what it holds and what it refused, and
+ * the registration of this node's instances. No netlink.
+ *
+ *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rejected }
+ *   dmsc agent [socket PATH] register id ID sid SID prefix PREFIX
+ *              [rtype TYPE] [capability N] [state { active | pending | faulted }]
+ *   dmsc agent [socket PATH] deregister ID
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "cmd.h"
+#include "err.h"
+#include "parse.h"
+
+#define AGENT_SOCKET	"/run/dmsc/agent.sock"
+
+static void agent_usage(void)
+{
+	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rejected }\n"
+	       "       dmsc agent [socket PATH] register id ID sid SID prefix PREFIX\n"
+	       "                  [rtype TYPE] [capability N] [state { active | pending | faulted }]\n"
+	       "       dmsc agent [socket PATH] deregister ID\n"
+	       "PATH defaults to " AGENT_SOCKET " (the agent's \"control\").\n");
+}
+
+/* One request line, one answer line; the answer's "data", or NULL. */
+static struct json_object *ask(const char *path, const char *req)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	struct json_object *resp, *v, *data = NULL;
+	char buf[1 << 16], *text = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd;
+
+	if (strlen(path) >= sizeof(un.sun_path)) {
+		errorf("socket: %s: path too long", path);
+		return NULL;
+	}
+	strcpy(un.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&un, sizeof(un))) {
+		errorf("socket: %s: %s (is dmsc-agent running with \"control\" set?)",
+		       path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req) ||
+	    write(fd, "\n", 1) != 1) {
+		errorf("socket: %s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (len + (size_t)n + 1 > cap) {
+			cap = 2 * (len + (size_t)n + 1);
+			text = realloc(text, cap);
+			if (!text) {
+				close(fd);
+				errorf("out of memory");
+				return NULL;
+			}
+		}
+		memcpy(text + len, buf, (size_t)n);
+		len += (size_t)n;
+	}
+	close(fd);
+	if (!text) {
+		errorf("socket: %s: no answer", path);
+		return NULL;
+	}
+	text[len] = '\0';
+	resp = json_tokener_parse(text);
+	free(text);
+	if (!resp || !json_object_object_get_ex(resp, "ok", &v)) {
+		errorf("socket: %s: an answer that is not the agent's", path);
+	} else if (!json_object_get_boolean(v)) {
+		json_object_object_get_ex(resp, "error", &v);
+		errorf("%s", json_object_get_string(v));
+	} else if (json_object_object_get_ex(resp, "data", &v)) {
+		data = json_object_get(v);
+	}
+	json_object_put(resp);
+	return data;
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+static void print_instances(struct json_object *arr)
+{
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *x = json_object_array_get_idx(arr, i);
+
+		printf("  %s node %s sid %s prefix %s rtype %s capability %s state %s\n",
+		       str(x, "id"), str(x, "node"), str(x, "sid"), str(x, "prefix"),
+		       str(x, "rtype"), str(x, "capability"), str(x, "state"));
+	}
+}
+
+/* The text form: a line per item under the role that holds it. */
+static void print_text(const char *what, struct json_object *d)
+{
+	struct json_object *role, *v;
+
+	if (!strcmp(what, "rejected")) {
+		printf("rejected %s\n", str(d, "total"));
+		json_object_object_get_ex(d, "by_reason", &v);
+		json_object_object_foreach(v, reason, n)
+			printf("  %s %s\n", reason, json_object_get_string(n));
+		json_object_object_get_ex(d, "recent", &v);
+		for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+			struct json_object *x = json_object_array_get_idx(v, i);
+
+			printf("  recent %s from %s: %s\n", str(x, "reason"),
+			       str(x, "peer"), str(x, "why"));
+		}
+		return;
+	}
+	if (!strcmp(what, "policies")) {
+		json_object_object_get_ex(d, "policies", &v);
+		printf("policies %zu\n", v ? json_object_array_length(v) : 0);
+		return;
+	}
+	if (json_object_object_get_ex(d, "srd", &role)) {
+		printf("srd revision %s\n", str(role, "revision"));
+		if (json_object_object_get_ex(role, "instances", &v))
+			print_instances(v);
+		if (json_object_object_get_ex(role, "peers", &v))
+			for (size_t i = 0; i < json_object_array_length(v); i++) {
+				struct json_object *x = json_object_array_get_idx(v, i);
+
+				printf("  peer %s roles %s synced %s messages %s\n",
+				       str(x, "node"), str(x, "roles"),
+				       str(x, "synced"), str(x, "messages"));
+			}
+	}
+	if (json_object_object_get_ex(d, "sr", &role)) {
+		if (json_object_object_get_ex(role, "routes", &v)) {
+			printf("sr revision %s full %s increments %s gaps %s\n",
+			       str(role, "revision"), str(role, "full_tables"),
+			       str(role, "increments"), str(role, "gaps"));
+			print_instances(v);
+		}
+		if (json_object_object_get_ex(role, "local", &v)) {
+			printf("sr local instances\n");
+			print_instances(v);
+		}
+		if (json_object_object_get_ex(role, "srd", &v))
+			for (size_t i = 0; i < json_object_array_length(v); i++) {
+				struct json_object *x = json_object_array_get_idx(v, i);
+
+				printf("sr srd %s at %s up %s connects %s\n",
+				       str(x, "node"), str(x, "address"),
+				       str(x, "up"), str(x, "connects"));
+			}
+	}
+}
+
+static int do_register(struct cli *cli, const char *path, int argc, char **argv)
+{
+	static const char *const words[] = {
+		"id", "sid", "prefix", "rtype", "capability", "state", "node", NULL,
+	};
+	struct json_object *inst = json_object_new_object(), *req, *d;
+	unsigned long cap;
+	char *end;
+	int ret;
+
+	json_object_object_add(inst, "rtype", json_object_new_string("gpu"));
+	json_object_object_add(inst, "capability", json_object_new_int(0));
+	json_object_object_add(inst, "state", json_object_new_string("active"));
+	for (; argc > 0; argc -= 2, argv += 2) {
+		size_t k;
+
+		for (k = 0; words[k] && strcmp(argv[0], words[k]); k++)
+			;
+		if (!words[k]) {
+			json_object_put(inst);
+			return usage_error("register: unknown word \"%s\"", argv[0]);
+		}
+		if (argc < 2) {
+			json_object_put(inst);
+			return usage_error("register: %s needs a value", argv[0]);
+		}
+		if (!strcmp(argv[0], "capability")) {
+			errno = 0;
+			cap = strtoul(argv[1], &end, 0);
+			if (errno || *end || !*argv[1] || cap > UINT32_MAX) {
+				json_object_put(inst);
+				return usage_error("register: capability: \"%s\" is not 0..4294967295",
+						   argv[1]);
+			}
+			json_object_object_add(inst, "capability",
+					       json_object_new_int64((int64_t)cap));
+		} else {
+			json_object_object_add(inst, argv[0],
+					       json_object_new_string(argv[1]));
+		}
+	}
+	for (const char *need[] = { "id", "sid", "prefix", NULL }, **w = need; *w; w++)
+		if (!json_object_object_get_ex(inst, *w, NULL)) {
+			json_object_put(inst);
+			return usage_error("register: %s is required", *w);
+		}
+	req = json_object_new_object();
+	json_object_object_add(req, "register", inst);
+	d = ask(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
+	json_object_put(req);
+	if (!d)
+		return EXIT_FAIL;
+	ret = EXIT_OK;
+	if (cli->json)
+		printf("{\"registered\":%s}\n", json_object_to_json_string(d));
+	json_object_put(d);
+	return ret;
+}
+
+int cmd_agent(struct cli *cli, int argc, char **argv)
+{
+	const char *path = AGENT_SOCKET;
+	struct json_object *req, *d;
+	char line[128];
+
+	if (argc >= 1 && !strcmp(argv[0], "socket")) {
+		if (argc < 2)
+			return usage_error("socket needs a path");
+		path = argv[1];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc == 0)
+		return usage_error("a command is required");
+	if (matches(argv[0], "help")) {
+		agent_usage();
+		return EXIT_OK;
+	}
+	if (matches(argv[0], "show")) {
+		static const char *const what[] = {
+			"instances", "routes", "peers", "policies", "rejected", NULL,
+		};
+		size_t k;
+
+		if (argc != 2)
+			return usage_error("show: one of instances, routes, peers, policies, rejected");
+		for (k = 0; what[k] && !matches(argv[1], what[k]); k++)
+			;
+		if (!what[k])
+			return usage_error("show: \"%s\" is not instances, routes, peers, policies or rejected",
+					   argv[1]);
+		snprintf(line, sizeof(line), "{\"show\":\"%s\"}", what[k]);
+		d = ask(path, line);
+		if (!d)
+			return EXIT_FAIL;
+		if (cli->json)
+			printf("%s\n", json_object_to_json_string_ext(d,
+				cli->pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN));
+		else
+			print_text(what[k], d);
+		json_object_put(d);
+		return EXIT_OK;
+	}
+	if (matches(argv[0], "register"))
+		return do_register(cli, path, argc - 1, argv + 1);
+	if (matches(argv[0], "deregister")) {
+		if (argc != 2)
+			return usage_error("deregister: one instance id");
+		req = json_object_new_object();
+		json_object_object_add(req, "deregister", json_object_new_string(argv[1]));
+		d = ask(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
+		json_object_put(req);
+		if (!d)
+			return EXIT_FAIL;
+		json_object_put(d);
+		return EXIT_OK;
+	}
+	return usage_error("unknown command \"%s\"", argv[0]);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dmsc-agent's roles share one event loop (libevent: its OpenSSL
+ * bufferevents carry the mutual TLS of lib/net/) and this state. Each
+ * role is a module with start, reload and stop (after BIRD's protocols):
+ * srd/srd_role.c, sr/sr_role.c; ctl.c is the local socket the CLI asks;
+ * reject.c counts what the agent refused.
+ */
+#ifndef DMSC_AGENT_H
+#define DMSC_AGENT_H
+
+#include <stdint.h>
+#include <event2/event.h>
+#include <json-c/json.h>
+#include <openssl/ssl.h>
+
+#include "config.h"
+#include "conn.h"
+#include "msg.h"
+#include "reject.h"
+
+struct srd_role;
+struct sr_role;
+struct ctl;
+struct msg_instance;
+
+struct agent {
+	struct event_base *base;
+	const char *cfg_path;
+	struct agent_config cfg;
+	/* the mutual TLS of this node: replaced on SIGHUP */
+	SSL_CTX *tls_server, *tls_client;
+	struct peer_id self;
+	uint64_t seq;			/* of the messages this agent sends */
+	struct rejects rej;
+	struct srd_role *srd;
+	struct sr_role *sr;
+	struct ctl *ctl;
+};
+
+int64_t agent_now_ms(void);
+
+/* (Re)load the TLS contexts of @cfg into @a. -1, with the reason logged. */
+int agent_tls_load(struct agent *a, const struct agent_config *cfg);
+
+/*
+ * Decode the frame @p from @c and check it against the AAM's policy
+ * (lib/net/policy.c) by the sender's certificate: the header's node must
+ * be the certificate's, the type one @c's role may send, about the node
+ * it names. 0 with @m decoded (msg_free() it); -1 when refused, counted
+ * and logged, and @m is empty. @want is the only type the receiving role
+ * reads here: another one is refused too.
+ */
+int agent_msg_accept(struct agent *a, struct conn *c, const unsigned char *p,
+		     size_t len, unsigned int want, struct msg *m);
+/* Encode and queue @body of @type on @c. -1 (logged) if it could not. */
+int agent_msg_send(struct agent *a, struct conn *c,
+		   const struct msg_type *type, void *body);
+/* A connection's end before or after its handshake, counted if refused. */
+void agent_conn_down(struct agent *a, struct conn *c, int was_up,
+		     const char *role, const char *why);
+
+/* The roles: NULL (logged) on failure. */
+struct srd_role *srd_role_start(struct agent *a);
+void srd_role_stop(struct srd_role *r);
+struct json_object *srd_role_show(struct srd_role *r, const char *what);
+
+struct sr_role *sr_role_start(struct agent *a);
+void sr_role_stop(struct sr_role *r);
+struct json_object *sr_role_show(struct sr_role *r, const char *what);
+/* The local MIs a client registers through the control socket. */
+int sr_role_register(struct sr_role *r, const struct msg_instance *i,
+		     char *err, size_t errlen);
+int sr_role_deregister(struct sr_role *r, const char *id, char *err,
+		       size_t errlen);
+
+struct ctl *ctl_start(struct agent *a, const char *path);
+void ctl_stop(struct ctl *c);
+
+#endif /* DMSC_AGENT_H */

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The local control socket (agent.h): a Unix stream socket, mode 0660, so
+ * that root and the socket's group may ask; the CLI (dmsc agent) is its
+ * client. One request per connection, one line of JSON:
+ *
+ *   { "show": "instances" | "routes" | "peers" | "policies" | "rejected" }
+ *   { "register": { "id", "sid", "prefix", "rtype", "capability",
+ *                   "state", "node" (optional: this node) } }
+ *                                        (sr: an instance of this node)
+ *   { "deregister": "ID" }
+ *
+ * and one line back, { "ok": true, "data": ... } or { "ok": false,
+ * "error": "..." }, then the agent closes. Requests are read with the
+ * strict reader, at most CTL_MAX bytes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+
+#include "agent.h"
+#include "json_strict.h"
+#include "log.h"
+#include "msg_reg.h"
+
+#define CTL_MAX	8192
+
+struct ctl {
+	struct agent *a;
+	struct evconnlistener *ln;
+	char path[108];
+};
+
+static struct json_object *fail(const char *fmt, const char *what)
+{
+	struct json_object *o = json_object_new_object();
+	char e[320];
+
+	snprintf(e, sizeof(e), fmt, what);
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "error", json_object_new_string(e));
+	return o;
+}
+
+static struct json_object *ok(struct json_object *data)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	json_object_object_add(o, "data", data);
+	return o;
+}
+
+static struct json_object *show(struct agent *a, const char *what)
+{
+	struct json_object *d = json_object_new_object();
+
+	if (!strcmp(what, "rejected")) {
+		json_object_put(d);
+		return ok(reject_json(&a->rej));
+	}
+	if (!strcmp(what, "policies")) {
+		/* the SMO's policy pushes are the next issue's; none yet */
+		json_object_object_add(d, "policies", json_object_new_array());
+		return ok(d);
+	}
+	if (strcmp(what, "instances") && strcmp(what, "routes") &&
+	    strcmp(what, "peers")) {
+		json_object_put(d);
+		return fail("show: \"%s\" is not instances, routes, peers, policies or rejected",
+			    what);
+	}
+	if (a->srd && strcmp(what, "routes"))
+		json_object_object_add(d, "srd", srd_role_show(a->srd, what));
+	if (a->sr)
+		json_object_object_add(d, "sr", sr_role_show(a->sr, what));
+	return ok(d);
+}
+
+static struct json_object *do_register(struct agent *a, struct json_object *v)
+{
+	static const char *const keys[] = {
+		"id", "node", "sid", "prefix", "rtype", "capability", "state", NULL,
+	};
+	struct msg_instance m = { 0 };
+	char err[256];
+	uint64_t cap;
+
+	if (!a->sr)
+		return fail("register: %s runs no sr role", a->cfg.node);
+	if (!json_object_is_type(v, json_type_object))
+		return fail("register: %s", "expected an object");
+	if (msg_keys_only(v, "register", keys, NULL, err, sizeof(err)) ||
+	    msg_get_string(v, "register", "id", m.id, sizeof(m.id), err, sizeof(err)) ||
+	    msg_get_string(v, "register", "sid", m.sid, sizeof(m.sid), err, sizeof(err)) ||
+	    msg_get_string(v, "register", "prefix", m.prefix, sizeof(m.prefix), err, sizeof(err)) ||
+	    msg_get_string(v, "register", "rtype", m.rtype, sizeof(m.rtype), err, sizeof(err)) ||
+	    msg_get_u64(v, "register", "capability", UINT32_MAX, &cap, err, sizeof(err)) ||
+	    msg_get_string(v, "register", "state", m.state, sizeof(m.state), err, sizeof(err)))
+		return fail("%s", err);
+	m.capability = (uint32_t)cap;
+	/* the node is this one unless the client says (sr_role_register checks) */
+	snprintf(m.node, sizeof(m.node), "%s", a->cfg.node);
+	if (json_object_object_get_ex(v, "node", NULL) &&
+	    msg_get_string(v, "register", "node", m.node, sizeof(m.node), err, sizeof(err)))
+		return fail("%s", err);
+	if (sr_role_register(a->sr, &m, err, sizeof(err)))
+		return fail("register: %s", err);
+	return ok(json_object_new_string(m.id));
+}
+
+static struct json_object *handle(struct agent *a, const char *line, size_t len)
+{
+	struct json_object *req, *v, *resp;
+	char err[256];
+
+	req = json_strict_parse(line, len, &JSON_STRICT_WIRE, err, sizeof(err));
+	if (!req)
+		return fail("request: %s", err);
+	if (!json_object_is_type(req, json_type_object) ||
+	    json_object_object_length(req) != 1) {
+		resp = fail("request: %s", "expected an object of one key");
+	} else if (json_object_object_get_ex(req, "show", &v)) {
+		resp = json_object_is_type(v, json_type_string) ?
+		       show(a, json_object_get_string(v)) :
+		       fail("show: %s", "expected a string");
+	} else if (json_object_object_get_ex(req, "register", &v)) {
+		resp = do_register(a, v);
+	} else if (json_object_object_get_ex(req, "deregister", &v)) {
+		if (!a->sr)
+			resp = fail("deregister: %s runs no sr role", a->cfg.node);
+		else if (!json_object_is_type(v, json_type_string))
+			resp = fail("deregister: %s", "expected an id");
+		else if (sr_role_deregister(a->sr, json_object_get_string(v), err,
+					    sizeof(err)))
+			resp = fail("deregister: %s", err);
+		else
+			resp = ok(json_object_new_string(json_object_get_string(v)));
+	} else {
+		resp = fail("request: %s", "unknown; show, register or deregister");
+	}
+	json_object_put(req);
+	return resp;
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+	(void)what;
+	(void)arg;
+	bufferevent_free(bev);
+}
+
+static void on_written(struct bufferevent *bev, void *arg)
+{
+	(void)arg;
+	if (!evbuffer_get_length(bufferevent_get_output(bev)))
+		bufferevent_free(bev);
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+	struct ctl *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer_ptr eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
+	struct json_object *resp;
+	const char *text;
+
+	if (eol.pos < 0) {
+		if (evbuffer_get_length(in) <= CTL_MAX)
+			return;
+		resp = fail("request: longer than %s bytes", "8192");
+	} else {
+		resp = handle(c->a, (const char *)evbuffer_pullup(in, eol.pos),
+			      (size_t)eol.pos);
+	}
+	text = json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	bufferevent_disable(bev, EV_READ);
+	bufferevent_write(bev, text, strlen(text));
+	bufferevent_write(bev, "\n", 1);
+	json_object_put(resp);
+	bufferevent_setcb(bev, NULL, on_written, on_event, c);
+}
+
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
+		      struct sockaddr *sa, int salen, void *arg)
+{
+	struct ctl *c = arg;
+	struct bufferevent *bev;
+
+	(void)l;
+	(void)sa;
+	(void)salen;
+	bev = bufferevent_socket_new(c->a->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev) {
+		close(fd);
+		return;
+	}
+	bufferevent_setcb(bev, on_read, NULL, on_event, c);
+	bufferevent_enable(bev, EV_READ);
+}
+
+struct ctl *ctl_start(struct agent *a, const char *path)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	struct ctl *c = calloc(1, sizeof(*c));
+	mode_t old;
+
+	if (!c)
+		return NULL;
+	c->a = a;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	unlink(path);	/* a socket left by an agent that died */
+	/* no moment at which the socket is open to all */
+	old = umask(0117);
+	c->ln = evconnlistener_new_bind(a->base, on_accept, c,
+					LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
+					16, (struct sockaddr *)&un, sizeof(un));
+	umask(old);
+	if (!c->ln) {
+		agent_log("control: %s: %s", path, strerror(errno));
+		free(c);
+		return NULL;
+	}
+	chmod(path, 0660);
+	agent_log("control socket %s", path);
+	return c;
+}
+
+void ctl_stop(struct ctl *c)
+{
+	if (!c)
+		return;
+	evconnlistener_free(c->ln);
+	unlink(c->path);
+	free(c);
+}

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sr role, a node's agent:
+ *  - the dmsc module's events, logged, and the RoCEv2 telemetry
+ *    (sr_telemetry.c), unless sr.kernel is false;
+ *  - a mutual-TLS connection to an SRD of sr.srd, the next one after a
+ *    failure, with a backoff from 100 ms doubling to 5 s;
+ *  - the routes the SRD advertises (type 2), applied once each by
+ *    revision: an incremental message whose "prev" is not this SR's
+ *    revision means one was missed, and the SR asks for the full table;
+ *  - the instances of this node that local clients register through the
+ *    control socket: registered with the SRD (type 1) with a lease of
+ *    3 heartbeats, renewed every heartbeat, registered again after a
+ *    reconnection, and kept in sr.state (written atomically) so that a
+ *    restarted agent registers them again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/dmsc.h>
+#include <systemd/sd-daemon.h>
+
+#include "agent.h"
+#include "json_strict.h"
+#include "log.h"
+#include "msg_reg.h"
+#include "nl.h"
+#include "sr_telemetry.h"
+
+#define BACKOFF_MIN_MS	100
+#define BACKOFF_MAX_MS	5000
+#define SR_LOCAL_MAX	1024
+
+struct sr_role {
+	struct agent *a;
+	/* the kernel */
+	struct dmsc_nl nl;
+	int nl_open;
+	struct dmsc_nl_listener ls;
+	struct event *nl_ev, *tm_ev;
+	struct sr_telemetry *tm;
+	/* the SRD */
+	struct conn *c;
+	int up;
+	size_t srd;			/* index in cfg.sr.srd */
+	unsigned int backoff_ms;
+	struct event *retry_ev, *hb_ev;
+	uint64_t rev;
+	int sync_asked;
+	uint64_t fulls, increments, gaps, stale, connects;
+	/* routes (type 2) */
+	struct msg_instance *routes;
+	size_t nroutes, cap;
+	/* this node's instances */
+	struct msg_instance local[SR_LOCAL_MAX];
+	int64_t local_sent[SR_LOCAL_MAX];	/* its last registration */
+	size_t nlocal;
+};
+
+/* --- the kernel ---------------------------------------------------------- */
+
+static int on_event(struct nlattr **tb, void *arg)
+{
+	char ev[16], tun[16] = "?";
+
+	(void)arg;
+	if (!tb[DMSC_A_EVENT])
+		return 0;
+	snprintf(ev, sizeof(ev), "%u", nla_get_u32(tb[DMSC_A_EVENT]));
+	if (tb[DMSC_A_TUNNEL]) {
+		struct nlattr *t[DMSC_TUNNEL_A_MAX + 1];
+
+		if (!nla_parse_nested(t, DMSC_TUNNEL_A_MAX, tb[DMSC_A_TUNNEL],
+				      NULL) && t[DMSC_TUNNEL_A_ID])
+			snprintf(tun, sizeof(tun), "%u",
+				 nla_get_u32(t[DMSC_TUNNEL_A_ID]));
+	}
+	agent_log("event %s tunnel %s", ev, tun);
+	return 0;
+}
+
+static void on_nl(evutil_socket_t fd, short what, void *arg)
+{
+	struct sr_role *r = arg;
+	int err;
+
+	(void)fd;
+	(void)what;
+	err = dmsc_nl_listen_recv(&r->nl, &r->ls);
+	if (err < 0) {
+		agent_log("sr: listening failed: %s", strerror(-err));
+		event_base_loopbreak(r->a->base);
+	}
+}
+
+static void on_tm(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sr_telemetry_tick(((struct sr_role *)arg)->tm);
+}
+
+static int kernel_start(struct sr_role *r)
+{
+	struct agent *a = r->a;
+	int err;
+
+	r->ls = (struct dmsc_nl_listener){ DMSC_CMD_EVENT, on_event, NULL, 0 };
+	err = dmsc_nl_open(&r->nl);
+	if (err) {
+		dmsc_nl_perror(&r->nl, "sr", err);
+		return -1;
+	}
+	r->nl_open = 1;
+	err = dmsc_nl_listen_start(&r->nl, &r->ls);
+	if (err) {
+		agent_log("sr: joining the events group failed: %s", strerror(-err));
+		return -1;
+	}
+	r->nl_ev = event_new(a->base, nl_socket_get_fd(r->nl.sk),
+			     EV_READ | EV_PERSIST, on_nl, r);
+	if (!r->nl_ev || event_add(r->nl_ev, NULL))
+		return -1;
+	agent_log("sr: connected to the kernel family %s", DMSC_GENL_NAME);
+	if (a->cfg.telemetry.enabled) {
+		r->tm = sr_telemetry_start(&a->cfg.telemetry, a->cfg.node);
+		if (!r->tm)
+			return -1;
+		r->tm_ev = event_new(a->base, sr_telemetry_fd(r->tm),
+				     EV_READ | EV_PERSIST, on_tm, r);
+		if (!r->tm_ev || event_add(r->tm_ev, NULL))
+			return -1;
+	}
+	return 0;
+}
+
+/* --- routes ----------------------------------------------------------- */
+
+static struct msg_instance *route_find(struct sr_role *r, const char *id)
+{
+	for (size_t i = 0; i < r->nroutes; i++)
+		if (!strcmp(r->routes[i].id, id))
+			return &r->routes[i];
+	return NULL;
+}
+
+static int route_put(struct sr_role *r, const struct msg_instance *m)
+{
+	struct msg_instance *x = route_find(r, m->id);
+
+	if (!x) {
+		if (r->nroutes == r->cap) {
+			size_t cap = r->cap ? 2 * r->cap : 64;
+			void *p = realloc(r->routes, cap * sizeof(*r->routes));
+
+			if (!p)
+				return -1;
+			r->routes = p;
+			r->cap = cap;
+		}
+		x = &r->routes[r->nroutes++];
+	}
+	*x = *m;
+	return 0;
+}
+
+static void route_del(struct sr_role *r, const char *id)
+{
+	struct msg_instance *x = route_find(r, id);
+
+	if (x)
+		*x = r->routes[--r->nroutes];
+}
+
+static void ask_sync(struct sr_role *r)
+{
+	struct msg_reg g = { .op = REG_SYNC, .since = r->rev };
+
+	if (r->sync_asked)
+		return;
+	r->sync_asked = 1;
+	agent_msg_send(r->a, r->c, &msg_reg_type, &g);
+}
+
+static void send_register(struct sr_role *r, const struct msg_instance *i);
+
+/*
+ * An instance of this node that the table lacks was expired by the SRD
+ * while this agent lived (a renewal late behind a busy SRD, a partition
+ * shorter than the reconnection): register it again.
+ */
+static void reassert_local(struct sr_role *r)
+{
+	int64_t now = agent_now_ms();
+
+	/* one sent within a heartbeat may not have reached the table yet */
+	for (size_t i = 0; i < r->nlocal; i++)
+		if (!route_find(r, r->local[i].id) &&
+		    now - r->local_sent[i] > (int64_t)r->a->cfg.sr.heartbeat_ms) {
+			agent_log("sr: %s of this node is not in the SRD's table: registering it again",
+				  r->local[i].id);
+			send_register(r, &r->local[i]);
+		}
+}
+
+static void routes_apply(struct sr_role *r, const struct msg_routes *m)
+{
+	if (m->full) {
+		r->nroutes = 0;
+		for (size_t i = 0; i < m->nroutes; i++)
+			route_put(r, &m->routes[i]);
+		r->rev = m->rev;
+		r->fulls++;
+		r->sync_asked = 0;
+		agent_log("sr: full table of %zu routes at revision %llu",
+			  m->nroutes, (unsigned long long)m->rev);
+		reassert_local(r);
+		return;
+	}
+	if (m->rev <= r->rev) {
+		r->stale++;	/* had it: applied once only */
+		return;
+	}
+	if (m->prev != r->rev) {
+		r->gaps++;
+		agent_log("sr: revision %llu..%llu, this SR is at %llu: asking for the full table",
+			  (unsigned long long)m->prev, (unsigned long long)m->rev,
+			  (unsigned long long)r->rev);
+		ask_sync(r);
+		return;
+	}
+	for (size_t i = 0; i < m->nwithdrawn; i++)
+		route_del(r, m->withdrawn[i]);
+	for (size_t i = 0; i < m->nroutes; i++)
+		route_put(r, &m->routes[i]);
+	r->rev = m->rev;
+	r->increments++;
+	if (m->nwithdrawn)
+		reassert_local(r);
+}
+
+/* --- this node's instances ---------------------------------------------- */
+
+static struct json_object *inst_json(const struct msg_instance *i)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_string(i->id));
+	json_object_object_add(o, "node", json_object_new_string(i->node));
+	json_object_object_add(o, "sid", json_object_new_string(i->sid));
+	json_object_object_add(o, "prefix", json_object_new_string(i->prefix));
+	json_object_object_add(o, "rtype", json_object_new_string(i->rtype));
+	json_object_object_add(o, "capability", json_object_new_uint64(i->capability));
+	json_object_object_add(o, "state", json_object_new_string(i->state));
+	json_object_object_add(o, "ttl_ms", json_object_new_uint64(i->ttl_ms));
+	return o;
+}
+
+/* Write the state file whole or not at all: a temporary, fsync, rename. */
+static void state_save(struct sr_role *r)
+{
+	const char *path = r->a->cfg.sr.state;
+	struct json_object *o, *arr;
+	char tmp[CONFIG_PATH_MAX + 8];
+	const char *text;
+	int fd, ok;
+
+	if (!*path)
+		return;
+	o = json_object_new_object();
+	arr = json_object_new_array();
+	for (size_t i = 0; i < r->nlocal; i++)
+		json_object_array_add(arr, inst_json(&r->local[i]));
+	json_object_object_add(o, "instances", arr);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text) &&
+	     !fsync(fd);
+	if (fd >= 0)
+		close(fd);
+	if (!ok || rename(tmp, path))
+		agent_log("sr: state %s: %s", path, strerror(errno));
+	json_object_put(o);
+}
+
+static int state_load(struct sr_role *r)
+{
+	const char *path = r->a->cfg.sr.state;
+	struct json_object *o, *arr;
+	char err[256], buf[65536 * 4];
+	ssize_t n;
+	int fd;
+
+	if (!*path)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0 || n == sizeof(buf)) {
+		agent_log("sr: state %s: unreadable or too long", path);
+		return -1;
+	}
+	o = json_strict_parse(buf, (size_t)n, &JSON_STRICT_WIRE, err, sizeof(err));
+	if (!o || !json_object_object_get_ex(o, "instances", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		agent_log("sr: state %s: %s", path, o ? "no instances array" : err);
+		json_object_put(o);
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(arr) && r->nlocal < SR_LOCAL_MAX; i++) {
+		struct json_object *x = json_object_array_get_idx(arr, i), *v;
+		struct msg_instance *m = &r->local[r->nlocal];
+		const char *k[] = { "id", "node", "sid", "prefix", "rtype", "state" };
+		char *d[] = { m->id, m->node, m->sid, m->prefix, m->rtype, m->state };
+		size_t sz[] = { sizeof(m->id), sizeof(m->node), sizeof(m->sid),
+				sizeof(m->prefix), sizeof(m->rtype), sizeof(m->state) };
+
+		memset(m, 0, sizeof(*m));
+		for (size_t j = 0; j < 6; j++)
+			if (json_object_object_get_ex(x, k[j], &v))
+				snprintf(d[j], sz[j], "%s", json_object_get_string(v));
+		if (json_object_object_get_ex(x, "capability", &v))
+			m->capability = (uint32_t)json_object_get_int64(v);
+		m->ttl_ms = 3 * r->a->cfg.sr.heartbeat_ms;
+		if (m->id[0])
+			r->nlocal++;
+	}
+	json_object_put(o);
+	agent_log("sr: %zu instances of this node from %s", r->nlocal, path);
+	return 0;
+}
+
+static void send_register(struct sr_role *r, const struct msg_instance *i)
+{
+	struct msg_reg g = { .op = REG_REGISTER, .inst = *i };
+
+	r->local_sent[i - r->local] = agent_now_ms();
+	if (r->up)
+		agent_msg_send(r->a, r->c, &msg_reg_type, &g);
+}
+
+int sr_role_register(struct sr_role *r, const struct msg_instance *i,
+		     char *err, size_t errlen)
+{
+	struct msg_instance m = *i;
+	size_t k;
+
+	if (strcmp(i->node, r->a->cfg.node)) {
+		snprintf(err, errlen, "node: %s is not this node (%s)", i->node,
+			 r->a->cfg.node);
+		return -1;
+	}
+	m.ttl_ms = 3 * r->a->cfg.sr.heartbeat_ms;
+	for (k = 0; k < r->nlocal && strcmp(r->local[k].id, i->id); k++)
+		;
+	if (k == SR_LOCAL_MAX) {
+		snprintf(err, errlen, "more than %d instances on this node",
+			 SR_LOCAL_MAX);
+		return -1;
+	}
+	r->local[k] = m;
+	if (k == r->nlocal)
+		r->nlocal++;
+	state_save(r);
+	send_register(r, &r->local[k]);
+	return 0;
+}
+
+int sr_role_deregister(struct sr_role *r, const char *id, char *err,
+		       size_t errlen)
+{
+	struct msg_reg g = { .op = REG_DEREGISTER };
+	size_t k;
+
+	for (k = 0; k < r->nlocal && strcmp(r->local[k].id, id); k++)
+		;
+	if (k == r->nlocal) {
+		snprintf(err, errlen, "id: %s is no instance of this node", id);
+		return -1;
+	}
+	r->nlocal--;
+	r->local[k] = r->local[r->nlocal];
+	r->local_sent[k] = r->local_sent[r->nlocal];
+	state_save(r);
+	snprintf(g.id, sizeof(g.id), "%s", id);
+	if (r->up)
+		agent_msg_send(r->a, r->c, &msg_reg_type, &g);
+	return 0;
+}
+
+static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
+{
+	struct sr_role *r = arg;
+	struct msg_reg g = { .op = REG_RENEW };
+
+	(void)fd;
+	(void)what;
+	if (!r->up)
+		return;
+	for (size_t i = 0; i < r->nlocal; i++) {
+		snprintf(g.id, sizeof(g.id), "%s", r->local[i].id);
+		agent_msg_send(r->a, r->c, &msg_reg_type, &g);
+	}
+}
+
+/* --- the SRD connection ---------------------------------------------- */
+
+static void connect_srd(struct sr_role *r);
+
+static void retry_later(struct sr_role *r)
+{
+	struct timeval tv = { r->backoff_ms / 1000, r->backoff_ms % 1000 * 1000 };
+
+	event_add(r->retry_ev, &tv);
+	r->backoff_ms = r->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS :
+							      r->backoff_ms * 2;
+}
+
+static int on_up(struct conn *c, void *arg)
+{
+	struct sr_role *r = arg;
+
+	r->up = 1;
+	r->connects++;
+	r->backoff_ms = BACKOFF_MIN_MS;
+	r->sync_asked = 0;
+	agent_log("sr: connected to srd %s", conn_peer(c)->node);
+	/* the SRD may have lost them while we were away */
+	for (size_t i = 0; i < r->nlocal; i++)
+		send_register(r, &r->local[i]);
+	return 0;
+}
+
+static int on_frame(struct conn *c, const unsigned char *p, size_t len,
+		    void *arg)
+{
+	struct sr_role *r = arg;
+	struct msg m;
+
+	if (agent_msg_accept(r->a, c, p, len, MSG_ROUTES, &m))
+		return 0;
+	routes_apply(r, m.body);
+	msg_free(&m);
+	return 0;
+}
+
+static void on_down(struct conn *c, const char *why, void *arg)
+{
+	struct sr_role *r = arg;
+
+	agent_conn_down(r->a, c, r->up, "sr", why);
+	r->c = NULL;
+	r->up = 0;
+	/* the next SRD, if there are several */
+	r->srd = (r->srd + 1) % r->a->cfg.sr.nsrd;
+	retry_later(r);
+}
+
+static const struct conn_ops sr_conn_ops = { on_up, on_frame, on_down };
+
+static void connect_srd(struct sr_role *r)
+{
+	const typeof(r->a->cfg.sr.srd[0]) *s = &r->a->cfg.sr.srd[r->srd];
+	struct sockaddr_storage sa;
+	socklen_t len;
+
+	config_addr_parse(s->address, &sa, &len);
+	r->c = conn_new(r->a->base, r->a->tls_client, 0, -1,
+			(struct sockaddr *)&sa, (int)len, s->node, 0,
+			&sr_conn_ops, r);
+	if (!r->c) {
+		agent_log("sr: cannot connect to srd %s at %s", s->node, s->address);
+		r->srd = (r->srd + 1) % r->a->cfg.sr.nsrd;
+		retry_later(r);
+	}
+}
+
+static void on_retry(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	connect_srd(arg);
+}
+
+/* --- the role ------------------------------------------------------------ */
+
+struct sr_role *sr_role_start(struct agent *a)
+{
+	struct timeval hb = { a->cfg.sr.heartbeat_ms / 1000,
+			      a->cfg.sr.heartbeat_ms % 1000 * 1000 };
+	struct sr_role *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->a = a;
+	r->backoff_ms = BACKOFF_MIN_MS;
+	if (a->cfg.sr.kernel && kernel_start(r))
+		goto fail;
+	if (state_load(r))
+		goto fail;
+	if (a->cfg.sr.nsrd) {
+		r->retry_ev = evtimer_new(a->base, on_retry, r);
+		r->hb_ev = event_new(a->base, -1, EV_PERSIST, on_heartbeat, r);
+		if (!r->retry_ev || !r->hb_ev)
+			goto fail;
+		event_add(r->hb_ev, &hb);
+		connect_srd(r);
+	}
+	return r;
+fail:
+	sr_role_stop(r);
+	return NULL;
+}
+
+int sr_role_has_telemetry(const struct sr_role *r);
+int sr_role_has_telemetry(const struct sr_role *r)
+{
+	return r->tm != NULL;
+}
+
+void sr_role_stop(struct sr_role *r)
+{
+	if (!r)
+		return;
+	if (r->c)
+		conn_close(r->c);
+	if (r->retry_ev)
+		event_free(r->retry_ev);
+	if (r->hb_ev)
+		event_free(r->hb_ev);
+	if (r->tm_ev)
+		event_free(r->tm_ev);
+	sr_telemetry_stop(r->tm);
+	if (r->nl_ev)
+		event_free(r->nl_ev);
+	if (r->nl_open)
+		dmsc_nl_close(&r->nl);
+	free(r->routes);
+	free(r);
+}
+
+struct json_object *sr_role_show(struct sr_role *r, const char *what)
+{
+	struct json_object *o = json_object_new_object(), *arr;
+
+	if (!strcmp(what, "routes")) {
+		arr = json_object_new_array();
+		for (size_t i = 0; i < r->nroutes; i++)
+			json_object_array_add(arr, inst_json(&r->routes[i]));
+		json_object_object_add(o, "revision", json_object_new_uint64(r->rev));
+		json_object_object_add(o, "full_tables", json_object_new_uint64(r->fulls));
+		json_object_object_add(o, "increments", json_object_new_uint64(r->increments));
+		json_object_object_add(o, "gaps", json_object_new_uint64(r->gaps));
+		json_object_object_add(o, "stale", json_object_new_uint64(r->stale));
+		json_object_object_add(o, "routes", arr);
+	} else if (!strcmp(what, "instances")) {
+		arr = json_object_new_array();
+		for (size_t i = 0; i < r->nlocal; i++)
+			json_object_array_add(arr, inst_json(&r->local[i]));
+		json_object_object_add(o, "local", arr);
+	} else if (!strcmp(what, "peers")) {
+		struct json_object *x = json_object_new_object();
+
+		arr = json_object_new_array();
+		if (r->a->cfg.sr.nsrd) {
+			json_object_object_add(x, "node", json_object_new_string(
+				r->a->cfg.sr.srd[r->srd].node));
+			json_object_object_add(x, "address", json_object_new_string(
+				r->a->cfg.sr.srd[r->srd].address));
+			json_object_object_add(x, "roles", json_object_new_string("srd"));
+			json_object_object_add(x, "up", json_object_new_boolean(r->up));
+			json_object_object_add(x, "connects", json_object_new_uint64(r->connects));
+			json_object_array_add(arr, x);
+		} else {
+			json_object_put(x);
+		}
+		json_object_object_add(o, "srd", arr);
+	}
+	return o;
+}

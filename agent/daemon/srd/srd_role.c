@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The srd role: the service registry on the network. SRs connect with
+ * mutual TLS; type 1 from an SR registers, renews and deregisters the
+ * instances of its own node in the store (registry.h); every change is
+ * pushed to every SR as type 2 with the store's revision, and each SR gets
+ * the full table when it connects, when it asks (a gap), and every
+ * full_interval_ms (anti-entropy). Leases are checked every tenth of a
+ * second, so an instance expires within its ttl and 100 ms.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/listener.h>
+
+#include "agent.h"
+#include "log.h"
+#include "msg_reg.h"
+#include "registry.h"
+
+#define EXPIRE_CHECK_MS	100
+#define SRD_LOG_KEEP	100000
+
+struct srd_peer {
+	struct srd_role *r;
+	struct conn *c;
+	int up, synced;
+	uint64_t msgs;
+	struct srd_peer *next;
+};
+
+struct srd_role {
+	struct agent *a;
+	struct srd_store *st;
+	struct evconnlistener *ln;
+	struct event *expire_ev, *full_ev, *push_ev;
+	struct srd_peer *peers;
+	uint64_t pushed;	/* the revision every synced SR has been sent */
+	uint64_t registered, renewed, deregistered, expired, pushes, fulls;
+};
+
+/* --- type 2 out ----------------------------------------------------------- */
+
+static void to_msg(const struct srd_instance *i, struct msg_instance *m)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->id, sizeof(m->id), "%s", i->id);
+	snprintf(m->node, sizeof(m->node), "%s", i->node);
+	snprintf(m->sid, sizeof(m->sid), "%s", i->sid);
+	snprintf(m->prefix, sizeof(m->prefix), "%s", i->prefix);
+	snprintf(m->rtype, sizeof(m->rtype), "%s", i->rtype);
+	snprintf(m->state, sizeof(m->state), "%s", srd_state_name(i->state));
+	m->capability = i->capability;
+	m->ttl_ms = i->ttl_ms;
+}
+
+struct table {
+	struct msg_routes mr;
+	size_t cap, wcap;
+};
+
+static int table_add(const struct srd_instance *i, void *arg)
+{
+	struct table *t = arg;
+
+	if (t->mr.nroutes == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		void *p = realloc(t->mr.routes, cap * sizeof(*t->mr.routes));
+
+		if (!p)
+			return -1;
+		t->mr.routes = p;
+		t->cap = cap;
+	}
+	to_msg(i, &t->mr.routes[t->mr.nroutes++]);
+	return 0;
+}
+
+/* A change: its put replaces, its delete or expiry withdraws. */
+static int table_change(const struct srd_change *c, void *arg)
+{
+	struct table *t = arg;
+	size_t k;
+
+	/* only the last word on an id counts within one message */
+	for (k = 0; k < t->mr.nroutes; k++)
+		if (!strcmp(t->mr.routes[k].id, c->inst.id))
+			t->mr.routes[k--] = t->mr.routes[--t->mr.nroutes];
+	for (k = 0; k < t->mr.nwithdrawn; k++)
+		if (!strcmp(t->mr.withdrawn[k], c->inst.id))
+			memcpy(t->mr.withdrawn[k--], t->mr.withdrawn[--t->mr.nwithdrawn],
+			       MSG_ID_MAX);
+	if (c->op == SRD_OP_PUT)
+		return table_add(&c->inst, t);
+	if (t->mr.nwithdrawn == t->wcap) {
+		size_t cap = t->wcap ? 2 * t->wcap : 16;
+		void *p = realloc(t->mr.withdrawn, cap * MSG_ID_MAX);
+
+		if (!p)
+			return -1;
+		t->mr.withdrawn = p;
+		t->wcap = cap;
+	}
+	snprintf(t->mr.withdrawn[t->mr.nwithdrawn++], MSG_ID_MAX, "%s", c->inst.id);
+	return 0;
+}
+
+static void send_full(struct srd_role *r, struct srd_peer *p);
+
+/* Push what changed since the last push to every synced SR. */
+static void push_now(struct srd_role *r)
+{
+	struct table t = { 0 };
+	char err[256];
+	uint64_t rev = r->st->ops->revision(r->st);
+	int rc;
+
+	if (rev == r->pushed)
+		return;
+	rc = r->st->ops->changes(r->st, r->pushed, table_change, &t, err,
+				 sizeof(err));
+	if (rc < 0) {
+		agent_log("srd: changes since %llu: %s",
+			  (unsigned long long)r->pushed, err);
+	} else if (rc == SRD_GAP) {
+		/* the log is shorter than the distance: full tables for all */
+		r->pushed = rev;
+		send_full(r, NULL);
+	} else {
+		struct msg m = { .type = &msg_routes_type, .body = &t.mr,
+				 .seq = ++r->a->seq };
+		char *frame;
+		size_t len;
+
+		t.mr.rev = rev;
+		t.mr.prev = r->pushed;
+		snprintf(m.node, sizeof(m.node), "%s", r->a->cfg.node);
+		if (msg_encode(&m, &frame, &len, err, sizeof(err))) {
+			/* too large for a frame: full tables instead */
+			agent_log("srd: push %llu..%llu: %s",
+				  (unsigned long long)r->pushed,
+				  (unsigned long long)rev, err);
+			r->pushed = rev;
+			send_full(r, NULL);
+			goto out;
+		}
+		for (struct srd_peer *p = r->peers; p; p = p->next)
+			if (p->synced &&
+			    !conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN))
+				p->msgs++;
+		free(frame);
+		r->pushes++;
+		r->pushed = rev;
+	}
+out:
+	free(t.mr.routes);
+	free(t.mr.withdrawn);
+}
+
+/*
+ * The full table to @only, or to every synced SR if NULL: listed and
+ * encoded once, whatever the number of SRs.
+ */
+static void send_full(struct srd_role *r, struct srd_peer *only)
+{
+	struct table t = { 0 };
+	struct msg m = { .type = &msg_routes_type, .body = &t.mr };
+	char err[256], *frame = NULL;
+	size_t len;
+
+	if (r->st->ops->list(r->st, table_add, &t, &t.mr.rev, err, sizeof(err))) {
+		agent_log("srd: listing the registry: %s", err);
+		goto out;
+	}
+	t.mr.full = true;
+	m.seq = ++r->a->seq;
+	snprintf(m.node, sizeof(m.node), "%s", r->a->cfg.node);
+	if (msg_encode(&m, &frame, &len, err, sizeof(err))) {
+		agent_log("srd: full table of %zu: %s", t.mr.nroutes, err);
+		goto out;
+	}
+	for (struct srd_peer *p = r->peers; p; p = p->next) {
+		if (only ? p != only : !p->synced)
+			continue;
+		if (!conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
+			p->msgs++;
+			p->synced = 1;
+			r->fulls++;
+		}
+	}
+out:
+	free(frame);
+	free(t.mr.routes);
+}
+
+/* Changes of one turn of the loop go out as one message. */
+static void on_push(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	push_now(arg);
+}
+
+static void changed(struct srd_role *r)
+{
+	event_active(r->push_ev, EV_TIMEOUT, 0);
+}
+
+/* A peer new or asking: what is pending goes to the others first, so the
+ * full table it gets is as of the revision the next push starts from.
+ */
+static void sync_peer(struct srd_role *r, struct srd_peer *p)
+{
+	p->synced = 0;
+	push_now(r);
+	send_full(r, p);
+}
+
+/* --- type 1 in ------------------------------------------------------------ */
+
+static int from_msg(const struct msg_instance *m, struct srd_instance *i,
+		    char *err, size_t errlen)
+{
+	int st = srd_state_parse(m->state);
+
+	memset(i, 0, sizeof(*i));
+	if (st < 0) {
+		snprintf(err, errlen, "instance.state: \"%s\" is not pending, active or faulted",
+			 m->state);
+		return -1;
+	}
+	snprintf(i->id, sizeof(i->id), "%s", m->id);
+	snprintf(i->node, sizeof(i->node), "%s", m->node);
+	snprintf(i->sid, sizeof(i->sid), "%s", m->sid);
+	snprintf(i->prefix, sizeof(i->prefix), "%s", m->prefix);
+	snprintf(i->rtype, sizeof(i->rtype), "%s", m->rtype);
+	i->capability = m->capability;
+	i->state = (enum srd_state)st;
+	i->ttl_ms = m->ttl_ms;
+	return srd_instance_check(i, err, errlen);
+}
+
+static void registration(struct srd_role *r, struct srd_peer *p,
+			 const struct msg_reg *g)
+{
+	const char *node = conn_peer(p->c)->node;
+	struct srd_store *st = r->st;
+	struct srd_instance i;
+	char err[256];
+	uint64_t rev;
+	int rc = 0;
+
+	switch (g->op) {
+	case REG_REGISTER:
+		rc = from_msg(&g->inst, &i, err, sizeof(err)) ||
+		     st->ops->put(st, &i, agent_now_ms(), &rev, err, sizeof(err));
+		if (!rc) {
+			r->registered++;
+			changed(r);
+		}
+		break;
+	case REG_RENEW:
+		rc = st->ops->renew(st, g->id, node, agent_now_ms(), err,
+				    sizeof(err));
+		if (!rc)
+			r->renewed++;
+		break;
+	case REG_DEREGISTER:
+		rc = st->ops->del(st, g->id, node, &rev, err, sizeof(err));
+		if (!rc) {
+			r->deregistered++;
+			changed(r);
+		}
+		break;
+	case REG_SYNC:
+		agent_log("srd: %s asks for the full table (it is at %llu)", node,
+			  (unsigned long long)g->since);
+		sync_peer(r, p);
+		break;
+	}
+	if (rc)
+		reject_note(&r->a->rej, strstr(err, "is registered on node") ?
+			    "owner" : "registry", node, err);
+}
+
+/* --- connections -------------------------------------------------------- */
+
+static void peer_free(struct srd_role *r, struct srd_peer *p)
+{
+	struct srd_peer **pp;
+
+	for (pp = &r->peers; *pp && *pp != p; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = p->next;
+	free(p);
+}
+
+static int on_up(struct conn *c, void *arg)
+{
+	struct srd_peer *p = arg;
+	char roles[32];
+
+	p->up = 1;
+	agent_log("srd: %s [%s] connected", conn_peer(c)->node,
+		  peer_roles_text(conn_peer(c)->roles, roles, sizeof(roles)));
+	if (conn_peer(c)->roles & ROLE_SR)
+		sync_peer(p->r, p);
+	return 0;
+}
+
+static int on_frame(struct conn *c, const unsigned char *payload, size_t len,
+		    void *arg)
+{
+	struct srd_peer *p = arg;
+	struct msg m;
+
+	if (agent_msg_accept(p->r->a, c, payload, len, MSG_REGISTRATION, &m))
+		return 0;
+	registration(p->r, p, m.body);
+	msg_free(&m);
+	return 0;
+}
+
+static void on_down(struct conn *c, const char *why, void *arg)
+{
+	struct srd_peer *p = arg;
+
+	agent_conn_down(p->r->a, c, p->up, "srd", why);
+	peer_free(p->r, p);
+}
+
+static const struct conn_ops srd_conn_ops = { on_up, on_frame, on_down };
+
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
+		      struct sockaddr *sa, int salen, void *arg)
+{
+	struct srd_role *r = arg;
+	struct srd_peer *p = calloc(1, sizeof(*p));
+
+	(void)l;
+	(void)sa;
+	(void)salen;
+	if (!p) {
+		close(fd);
+		return;
+	}
+	p->r = r;
+	p->c = conn_new(r->a->base, r->a->tls_server, 1, fd, NULL, 0, NULL, 0,
+			&srd_conn_ops, p);
+	if (!p->c) {
+		close(fd);
+		free(p);
+		return;
+	}
+	p->next = r->peers;
+	r->peers = p;
+}
+
+/* --- timers ----------------------------------------------------------- */
+
+static int count_expired(const struct srd_change *c, void *arg)
+{
+	struct srd_role *r = arg;
+
+	agent_log("srd: %s of node %s expired", c->inst.id, c->inst.node);
+	r->expired++;
+	return 0;
+}
+
+static void on_expire(evutil_socket_t fd, short what, void *arg)
+{
+	struct srd_role *r = arg;
+	uint64_t before = r->expired;
+	char err[256];
+
+	(void)fd;
+	(void)what;
+	if (r->st->ops->expire(r->st, agent_now_ms(), count_expired, r, err,
+			       sizeof(err)))
+		agent_log("srd: expiry: %s", err);
+	if (r->expired != before)
+		push_now(r);
+}
+
+static void on_full(evutil_socket_t fd, short what, void *arg)
+{
+	struct srd_role *r = arg;
+
+	(void)fd;
+	(void)what;
+	push_now(r);
+	send_full(r, NULL);
+}
+
+/* --- the role ------------------------------------------------------------ */
+
+struct srd_role *srd_role_start(struct agent *a)
+{
+	const struct srd_config *cfg = &a->cfg.srd;
+	struct timeval ex = { 0, EXPIRE_CHECK_MS * 1000 };
+	struct timeval full = { cfg->full_interval_ms / 1000,
+				cfg->full_interval_ms % 1000 * 1000 };
+	struct sockaddr_storage sa;
+	struct srd_role *r;
+	socklen_t len;
+	char err[256];
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->a = a;
+	if (cfg->etcd[0])
+		r->st = srd_store_etcd_open(cfg->etcd, NULL, agent_now_ms(), err,
+					    sizeof(err));
+	else
+		r->st = srd_store_sqlite_open(cfg->sqlite, SRD_LOG_KEEP,
+					      agent_now_ms(), err, sizeof(err));
+	if (!r->st) {
+		agent_log("srd: store %s: %s", cfg->etcd[0] ? cfg->etcd : cfg->sqlite,
+			  err);
+		goto fail;
+	}
+	r->pushed = r->st->ops->revision(r->st);
+	config_addr_parse(cfg->listen, &sa, &len);
+	r->ln = evconnlistener_new_bind(a->base, on_accept, r,
+					LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
+					LEV_OPT_CLOSE_ON_EXEC, 128,
+					(struct sockaddr *)&sa, (int)len);
+	if (!r->ln) {
+		agent_log("srd: listen %s: %s", cfg->listen, strerror(errno));
+		goto fail;
+	}
+	r->expire_ev = event_new(a->base, -1, EV_PERSIST, on_expire, r);
+	r->full_ev = event_new(a->base, -1, EV_PERSIST, on_full, r);
+	r->push_ev = event_new(a->base, -1, 0, on_push, r);
+	if (!r->expire_ev || !r->full_ev || !r->push_ev)
+		goto fail;
+	event_add(r->expire_ev, &ex);
+	event_add(r->full_ev, &full);
+	agent_log("srd: serving on %s, store %s (%s), revision %llu", cfg->listen,
+		  r->st->ops->name, cfg->etcd[0] ? cfg->etcd : cfg->sqlite,
+		  (unsigned long long)r->pushed);
+	return r;
+fail:
+	srd_role_stop(r);
+	return NULL;
+}
+
+void srd_role_stop(struct srd_role *r)
+{
+	if (!r)
+		return;
+	while (r->peers) {
+		struct srd_peer *p = r->peers;
+
+		conn_close(p->c);
+		peer_free(r, p);
+	}
+	if (r->ln)
+		evconnlistener_free(r->ln);
+	if (r->expire_ev)
+		event_free(r->expire_ev);
+	if (r->full_ev)
+		event_free(r->full_ev);
+	if (r->push_ev)
+		event_free(r->push_ev);
+	if (r->st)
+		r->st->ops->close(r->st);
+	free(r);
+}
+
+static int show_inst(const struct srd_instance *i, void *arg)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_string(i->id));
+	json_object_object_add(o, "node", json_object_new_string(i->node));
+	json_object_object_add(o, "sid", json_object_new_string(i->sid));
+	json_object_object_add(o, "prefix", json_object_new_string(i->prefix));
+	json_object_object_add(o, "rtype", json_object_new_string(i->rtype));
+	json_object_object_add(o, "capability", json_object_new_uint64(i->capability));
+	json_object_object_add(o, "state", json_object_new_string(srd_state_name(i->state)));
+	json_object_object_add(o, "ttl_ms", json_object_new_uint64(i->ttl_ms));
+	json_object_object_add(o, "rev", json_object_new_uint64(i->mod_rev));
+	json_object_array_add(arg, o);
+	return 0;
+}
+
+struct json_object *srd_role_show(struct srd_role *r, const char *what)
+{
+	struct json_object *o = json_object_new_object(), *arr;
+	char err[256];
+	uint64_t rev = 0;
+
+	if (!strcmp(what, "instances")) {
+		arr = json_object_new_array();
+		if (r->st->ops->list(r->st, show_inst, arr, &rev, err, sizeof(err)))
+			agent_log("srd: show instances: %s", err);
+		json_object_object_add(o, "revision", json_object_new_uint64(rev));
+		json_object_object_add(o, "instances", arr);
+		json_object_object_add(o, "registered", json_object_new_uint64(r->registered));
+		json_object_object_add(o, "renewed", json_object_new_uint64(r->renewed));
+		json_object_object_add(o, "deregistered", json_object_new_uint64(r->deregistered));
+		json_object_object_add(o, "expired", json_object_new_uint64(r->expired));
+	} else if (!strcmp(what, "peers")) {
+		arr = json_object_new_array();
+		for (struct srd_peer *p = r->peers; p; p = p->next) {
+			struct json_object *x;
+			char roles[32];
+
+			if (!p->up)
+				continue;
+			x = json_object_new_object();
+			json_object_object_add(x, "node", json_object_new_string(conn_peer(p->c)->node));
+			json_object_object_add(x, "roles", json_object_new_string(
+				peer_roles_text(conn_peer(p->c)->roles, roles, sizeof(roles))));
+			json_object_object_add(x, "synced", json_object_new_boolean(p->synced));
+			json_object_object_add(x, "messages", json_object_new_uint64(p->msgs));
+			json_object_array_add(arr, x);
+		}
+		json_object_object_add(o, "revision", json_object_new_uint64(r->pushed));
+		json_object_object_add(o, "pushes", json_object_new_uint64(r->pushes));
+		json_object_object_add(o, "full_tables", json_object_new_uint64(r->fulls));
+		json_object_object_add(o, "peers", arr);
+	}
+	return o;
+}

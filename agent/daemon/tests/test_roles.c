@@ -1,0 +1,994 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmsc-agent's roles as they run: an srd+aam agent and sr agents, each a
+ * process on loopback with its certificate from tools/pki/dmsc-pki, asked
+ * through their control sockets. Instances register through their node's
+ * SR and their routes reach every SR with the SRD's revision; an SR killed
+ * and restarted gets the full table and registers its node's instances
+ * again; an SR that dies stops renewing, and its instances are withdrawn
+ * within 3 heartbeats; what must be refused is refused, counted by reason
+ * and not acted on; SIGHUP and SIGTERM. Last, figures: registrations per
+ * second through the SRD over TLS, and the latency of a push to 2 and 10
+ * SRs (in-process TLS clients), p50 and p99.
+ *
+ *   test_roles AGENT DMSC-PKI DMSC
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <json-c/json.h>
+#include <openssl/err.h>
+
+#include "conn.h"
+#include "msg.h"
+#include "msg_reg.h"
+#include "tls.h"
+#include "../../tests/ktap.h"
+
+#define HB_MS	400	/* the SRs' heartbeat: a lease of 1.2 s */
+
+static char dir[] = "/tmp/dmsc-roles.XXXXXX";
+static const char *agent_bin, *pki_bin, *dmsc_bin;
+static int port;
+static pid_t pid_ctl, pid_n1, pid_n2;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* --- agents ------------------------------------------------------------- */
+
+static void write_config(const char *node, const char *text)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s.json", dir, node);
+	f = fopen(p, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static void config_sr(const char *node)
+{
+	char t[2048];
+
+	snprintf(t, sizeof(t),
+		 "{ \"node\": \"%s\", \"roles\": [\"sr\"], \"control\": \"%s/%s.sock\",\n"
+		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/%s.crt\",\n"
+		 "           \"key\": \"%s/ca/%s.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
+		 "  \"sr\": { \"srd\": [ { \"node\": \"ctl\", \"address\": \"127.0.0.1:%d\" } ],\n"
+		 "          \"heartbeat_ms\": %d, \"kernel\": false, \"state\": \"%s/%s.state\" } }\n",
+		 node, dir, node, dir, dir, node, dir, node, dir, port, HB_MS,
+		 dir, node);
+	write_config(node, t);
+}
+
+static void config_ctl(const char *extra)
+{
+	char t[2048];
+
+	snprintf(t, sizeof(t),
+		 "{ \"node\": \"ctl\", \"roles\": [\"srd\", \"aam\"], \"control\": \"%s/ctl.sock\",\n"
+		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/ctl.crt\",\n"
+		 "           \"key\": \"%s/ca/ctl.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
+		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"sqlite\": \"%s/srd.db\" },\n"
+		 "           \"full_interval_ms\": 10000 }%s }\n",
+		 dir, dir, dir, dir, dir, port, dir, extra);
+	write_config("ctl", t);
+}
+
+static pid_t spawn(const char *node)
+{
+	char cfg[256], log[256];
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	snprintf(cfg, sizeof(cfg), "%s/%s.json", dir, node);
+	snprintf(log, sizeof(log), "%s/%s.log", dir, node);
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	dup2(fd, 1);
+	dup2(fd, 2);
+	execl(agent_bin, agent_bin, "-c", cfg, (char *)NULL);
+	_exit(127);
+}
+
+static void stop(pid_t *p)
+{
+	if (*p > 0) {
+		kill(*p, SIGKILL);
+		waitpid(*p, NULL, 0);
+	}
+	*p = 0;
+}
+
+/* One request to @node's control socket: its "data", or NULL. */
+static struct json_object *ask(const char *node, const char *req)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	struct json_object *r, *v, *d = NULL;
+	char buf[1 << 20];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s/%s.sock", dir, node);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (connect(fd, (struct sockaddr *)&un, sizeof(un))) {
+		close(fd);
+		return NULL;
+	}
+	if (write(fd, req, strlen(req)) < 0 || write(fd, "\n", 1) < 0) {
+		close(fd);
+		return NULL;
+	}
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	r = json_tokener_parse(buf);
+	if (r && json_object_object_get_ex(r, "data", &v))
+		d = json_object_get(v);
+	else
+		printf("# %s: %s -> %s\n", node, req, buf);
+	json_object_put(r);
+	return d;
+}
+
+static struct json_object *path_get(struct json_object *o, const char *a,
+				    const char *b)
+{
+	struct json_object *x = NULL, *y = NULL;
+
+	if (o && json_object_object_get_ex(o, a, &x) && b)
+		json_object_object_get_ex(x, b, &y);
+	return b ? y : x;
+}
+
+/* The length of @o, or -1 if it is no array (a failing case goes on). */
+static int arr_len(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_array) ?
+	       (int)json_object_array_length(o) : -1;
+}
+
+/* @node's SR: how many routes, at which revision, and whether @id is one. */
+static int sr_routes(const char *node, uint64_t *rev, const char *id, int *has)
+{
+	struct json_object *d = ask(node, "{\"show\":\"routes\"}"), *r;
+	int n = -1;
+
+	if (has)
+		*has = 0;
+	r = path_get(d, "sr", "routes");
+	if (r) {
+		n = (int)json_object_array_length(r);
+		*rev = json_object_get_uint64(path_get(d, "sr", "revision"));
+		for (int i = 0; has && i < n; i++)
+			if (!strcmp(json_object_get_string(path_get(
+				json_object_array_get_idx(r, i), "id", NULL)), id))
+				*has = 1;
+	}
+	json_object_put(d);
+	return n;
+}
+
+static uint64_t srd_revision(int *ninst)
+{
+	struct json_object *d = ask("ctl", "{\"show\":\"instances\"}");
+	uint64_t rev = json_object_get_uint64(path_get(d, "srd", "revision"));
+
+	*ninst = arr_len(path_get(path_get(d, "srd", NULL), "instances", NULL));
+	json_object_put(d);
+	return rev;
+}
+
+static uint64_t srd_expired(void)
+{
+	struct json_object *d = ask("ctl", "{\"show\":\"instances\"}");
+	uint64_t x = json_object_get_uint64(path_get(path_get(d, "srd", NULL),
+						     "expired", NULL));
+
+	json_object_put(d);
+	return x;
+}
+
+static uint64_t rejected(const char *reason)
+{
+	struct json_object *d = ask("ctl", "{\"show\":\"rejected\"}");
+	uint64_t n = json_object_get_uint64(path_get(d, "by_reason", reason));
+
+	json_object_put(d);
+	return n;
+}
+
+static int reg(const char *node, const char *id, const char *sid)
+{
+	char req[512];
+	struct json_object *d;
+
+	snprintf(req, sizeof(req),
+		 "{\"register\":{\"id\":\"%s\",\"sid\":\"%s\",\"prefix\":\"fc00:%s::/64\","
+		 "\"rtype\":\"gpu\",\"capability\":100,\"state\":\"active\"}}",
+		 id, sid, id + 3);
+	d = ask(node, req);
+	json_object_put(d);
+	return d ? 0 : -1;
+}
+
+/* Wait up to @ms for @cond; true if it held. */
+#define WAIT(ms, cond) ({						\
+	int64_t _t = now_ms() + (ms);					\
+	int _ok;							\
+	while (!(_ok = (cond)) && now_ms() < _t)			\
+		usleep(20000);						\
+	_ok; })
+
+/* --- raw TLS clients, to be refused ------------------------------------ */
+
+static SSL_CTX *client_ctx(const char *cadir, const char *name)
+{
+	char cert[300], key[300], ca[300], err[256];
+	struct tls_conf c = { cert, key, ca, NULL };
+	struct peer_id self;
+	SSL_CTX *x;
+
+	snprintf(cert, sizeof(cert), "%s/%s/%s.crt", dir, cadir, name);
+	snprintf(key, sizeof(key), "%s/%s/%s.key", dir, cadir, name);
+	snprintf(ca, sizeof(ca), "%s/%s/ca.crt", dir, cadir);
+	x = tls_ctx_new(&c, 0, &self, err, sizeof(err));
+	if (!x)
+		printf("# %s\n", err);
+	return x;
+}
+
+/*
+ * Connect as @name of CA @cadir, send @len bytes of @data (if any), and
+ * wait for the SRD to close or 300 ms: a refused message gets no answer.
+ */
+static void raw_send(const char *cadir, const char *name, const void *data,
+		     size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { 0, 300000 };
+	SSL_CTX *ctx = client_ctx(cadir, name);
+	char buf[4096];
+	SSL *ssl;
+	int fd;
+
+	if (!ctx)
+		return;
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		SSL_CTX_free(ctx);
+		return;
+	}
+	ssl = SSL_new(ctx);
+	SSL_set_fd(ssl, fd);
+	if (SSL_connect(ssl) == 1) {
+		if (len)
+			SSL_write(ssl, data, (int)len);
+		/* the SRD's first frame (a full table, if it took us) or the end */
+		while (SSL_read(ssl, buf, sizeof(buf)) > 0)
+			;
+	}
+	ERR_clear_error();
+	SSL_free(ssl);
+	close(fd);
+	SSL_CTX_free(ctx);
+}
+
+/* A frame of type 1 from @node with @body, as the codec writes it. */
+static size_t frame_reg(const char *node, const struct msg_reg *body,
+			char *out, size_t size)
+{
+	struct msg m = { .type = &msg_reg_type, .seq = 1, .body = (void *)body };
+	char err[256], *f;
+	size_t len;
+
+	snprintf(m.node, sizeof(m.node), "%s", node);
+	if (msg_encode(&m, &f, &len, err, sizeof(err)) || len > size) {
+		printf("# encode: %s\n", err);
+		return 0;
+	}
+	memcpy(out, f, len);
+	free(f);
+	return len;
+}
+
+/* --- in-process SRs, for the figures ------------------------------------ */
+
+static struct event_base *base;
+
+struct bsr {
+	struct conn *c;
+	int up;
+	uint64_t rev;
+	double seen_us;		/* when it reached want */
+	uint64_t want;
+};
+
+static int b_up(struct conn *c, void *arg)
+{
+	(void)c;
+	((struct bsr *)arg)->up = 1;
+	return 0;
+}
+
+static int b_frame(struct conn *c, const unsigned char *p, size_t len, void *arg)
+{
+	struct bsr *s = arg;
+	char err[256];
+	struct msg m;
+
+	(void)c;
+	if (msg_decode((const char *)p, len, &m, err, sizeof(err)))
+		return 0;
+	if (m.type->type == MSG_ROUTES) {
+		s->rev = ((struct msg_routes *)m.body)->rev;
+		if (s->want && s->rev >= s->want && !s->seen_us)
+			s->seen_us = now_us();
+	}
+	msg_free(&m);
+	return 0;
+}
+
+static void b_down(struct conn *c, const char *why, void *arg)
+{
+	(void)c;
+	printf("# bench sr down: %s\n", why);
+	((struct bsr *)arg)->c = NULL;
+	((struct bsr *)arg)->up = 0;
+}
+
+static const struct conn_ops b_ops = { b_up, b_frame, b_down };
+
+static int all(struct bsr *s, int n, int (*f)(struct bsr *))
+{
+	for (int i = 0; i < n; i++)
+		if (!f(&s[i]))
+			return 0;
+	return 1;
+}
+
+static int is_up(struct bsr *s) { return s->up; }
+static int has_seen(struct bsr *s) { return s->seen_us != 0; }
+
+static int spin(struct bsr *s, int n, int (*f)(struct bsr *), int ms)
+{
+	int64_t t = now_ms() + ms;
+
+	while (!all(s, n, f) && now_ms() < t)
+		event_base_loop(base, EVLOOP_ONCE);
+	return all(s, n, f);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void send_reg(struct bsr *s, const char *node, const char *id,
+		     uint64_t *seq)
+{
+	struct msg_reg g = { .op = REG_REGISTER };
+	struct msg m = { .type = &msg_reg_type, .seq = ++*seq, .body = &g };
+	char err[256], *f;
+	size_t len;
+
+	snprintf(m.node, sizeof(m.node), "%s", node);
+	snprintf(g.inst.id, sizeof(g.inst.id), "%s", id);
+	snprintf(g.inst.node, sizeof(g.inst.node), "%s", node);
+	snprintf(g.inst.sid, sizeof(g.inst.sid), "fc00:99::%x", (unsigned)*seq & 0xffff);
+	snprintf(g.inst.prefix, sizeof(g.inst.prefix), "fc00:98::/64");
+	snprintf(g.inst.rtype, sizeof(g.inst.rtype), "gpu");
+	snprintf(g.inst.state, sizeof(g.inst.state), "active");
+	g.inst.ttl_ms = 600000;
+	if (!msg_encode(&m, &f, &len, err, sizeof(err))) {
+		conn_send(s->c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		free(f);
+	}
+}
+
+/* @n SRs connected as b0..b@n-1; @rounds registrations by b0, each timed to every SR. */
+static int bench(int n, int rounds, int nreg)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct bsr s[10] = { 0 };
+	SSL_CTX *ctx[10];
+	double *lat = calloc((size_t)(n * rounds), sizeof(double)), t0;
+	uint64_t seq = 0;
+	char id[32], name[8];
+	int ok = 1, k = 0;
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "b%d", i);
+		ctx[i] = client_ctx("ca", name);
+		s[i].c = conn_new(base, ctx[i], 0, -1, (struct sockaddr *)&sa,
+				  sizeof(sa), "ctl", 0, &b_ops, &s[i]);
+	}
+	ok = spin(s, n, is_up, 20000);
+	if (!ok)
+		printf("# bench: not all %d SRs up in 20 s\n", n);
+	/* each gets its full table first */
+	usleep(200000);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	for (int r = 0; ok && r < rounds; r++) {
+		uint64_t want = s[0].rev + 1;
+
+		for (int i = 0; i < n; i++) {
+			s[i].want = want;
+			s[i].seen_us = 0;
+		}
+		snprintf(id, sizeof(id), "lat-%d-%d", n, r);
+		t0 = now_us();
+		send_reg(&s[0], "b0", id, &seq);
+		ok = spin(s, n, has_seen, 3000);
+		if (!ok)
+			printf("# bench: change %d did not reach all %d SRs in 3 s\n", r, n);
+		for (int i = 0; ok && i < n; i++)
+			lat[k++] = (s[i].seen_us - t0) / 1000;
+	}
+	if (ok) {
+		qsort(lat, (size_t)k, sizeof(*lat), cmp_d);
+		printf("# push latency to %d SRs over %d changes: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+		       n, rounds, lat[k / 2], lat[(k * 99) / 100], lat[k - 1]);
+		/*
+		 * The issue's goal is p99 under 1 s (for 100 SRs); on a
+		 * machine shared with VMs it is a figure, not a verdict:
+		 * each change reaching every SR within 3 s is the check.
+		 */
+		printf("# p99 goal of 1 s: %s\n", lat[(k * 99) / 100] < 1000 ? "met" : "missed");
+	}
+	if (ok && nreg) {
+		uint64_t want = s[0].rev + (uint64_t)nreg;
+
+		/* pipelined: the figure is the SRD's, not a round trip's */
+		for (int i = 0; i < n; i++) {
+			s[i].want = want;
+			s[i].seen_us = 0;
+		}
+		t0 = now_us();
+		for (int r = 0; r < nreg; r++) {
+			snprintf(id, sizeof(id), "reg-%d", r);
+			send_reg(&s[0], "b0", id, &seq);
+		}
+		ok = spin(s, n, has_seen, 60000);
+		if (ok)
+			printf("# %d registrations over TLS, each a durable SQLite commit pushed to %d SRs: %.0f/s\n",
+			       nreg, n, nreg / ((s[0].seen_us - t0) / 1e6));
+	}
+	for (int i = 0; i < n; i++) {
+		if (s[i].c)
+			conn_close(s[i].c);
+		SSL_CTX_free(ctx[i]);
+	}
+	free(lat);
+	return ok;
+}
+
+/* --- a fake SRD, to hold an SR agent to its revisions -------------------- */
+
+struct fake {
+	struct conn *c;
+	int up, syncs;
+	uint64_t since;
+} fake;
+static SSL_CTX *fake_ctx;
+
+static int f_up(struct conn *c, void *arg)
+{
+	(void)arg;
+	fake.c = c;
+	fake.up = 1;
+	return 0;
+}
+
+static int f_frame(struct conn *c, const unsigned char *p, size_t len, void *arg)
+{
+	char err[256];
+	struct msg m;
+
+	(void)c;
+	(void)arg;
+	if (msg_decode((const char *)p, len, &m, err, sizeof(err)))
+		return 0;
+	if (m.type->type == MSG_REGISTRATION &&
+	    ((struct msg_reg *)m.body)->op == REG_SYNC) {
+		fake.syncs++;
+		fake.since = ((struct msg_reg *)m.body)->since;
+	}
+	msg_free(&m);
+	return 0;
+}
+
+static void f_down(struct conn *c, const char *why, void *arg)
+{
+	(void)c;
+	(void)arg;
+	printf("# fake srd: sr left: %s\n", why);
+	fake.c = NULL;
+	fake.up = 0;
+}
+
+static const struct conn_ops f_ops = { f_up, f_frame, f_down };
+
+static void f_accept(struct evconnlistener *l, evutil_socket_t fd,
+		     struct sockaddr *sa, int salen, void *arg)
+{
+	(void)l;
+	(void)sa;
+	(void)salen;
+	(void)arg;
+	if (!conn_new(base, fake_ctx, 1, fd, NULL, 0, NULL, 0, &f_ops, NULL))
+		close(fd);
+}
+
+/* Type 2 from the fake SRD: @n routes r1..r@n, full or from @prev. */
+static void f_routes(uint64_t rev, uint64_t prev, int full, int from, int n)
+{
+	struct msg_instance ri[8] = { 0 };
+	struct msg_routes mr = { .rev = rev, .prev = prev, .full = full,
+				 .routes = ri, .nroutes = (size_t)(n - from + 1) };
+	struct msg m = { .type = &msg_routes_type, .node = "ctl", .seq = rev,
+			 .body = &mr };
+	char err[256], *f;
+	size_t len;
+
+	if (!fake.c)
+		return;	/* the SR did not come: the checks say so */
+	for (int i = from; i <= n; i++) {
+		struct msg_instance *x = &ri[i - from];
+
+		snprintf(x->id, sizeof(x->id), "r%d", i);
+		snprintf(x->node, sizeof(x->node), "n9");
+		snprintf(x->sid, sizeof(x->sid), "fc00:9::%d", i);
+		snprintf(x->prefix, sizeof(x->prefix), "fc00:9%d::/64", i);
+		snprintf(x->rtype, sizeof(x->rtype), "gpu");
+		snprintf(x->state, sizeof(x->state), "active");
+		x->ttl_ms = 600;
+	}
+	if (!msg_encode(&m, &f, &len, err, sizeof(err))) {
+		conn_send(fake.c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		free(f);
+	}
+}
+
+static void pump(int ms)
+{
+	int64_t t = now_ms() + ms;
+
+	while (now_ms() < t) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(5000);
+	}
+}
+
+static uint64_t sr_counter(const char *node, const char *key)
+{
+	struct json_object *d = ask(node, "{\"show\":\"routes\"}");
+	uint64_t v = json_object_get_uint64(path_get(d, "sr", key));
+
+	json_object_put(d);
+	return v;
+}
+
+/* An SR agent (n3) against the fake SRD: revisions applied once, gaps noticed. */
+static void sr_revisions(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(sa);
+	struct evconnlistener *ln;
+	char cert[300], key[300], ca[300], err[256], t[300];
+	struct tls_conf tc = { cert, key, ca, NULL };
+	struct peer_id self;
+	uint64_t rev = 0;
+	int real_port = port, ok, n = 0;
+	pid_t pid;
+
+	snprintf(cert, sizeof(cert), "%s/ca/ctl.crt", dir);
+	snprintf(key, sizeof(key), "%s/ca/ctl.key", dir);
+	snprintf(ca, sizeof(ca), "%s/ca/ca.crt", dir);
+	fake_ctx = tls_ctx_new(&tc, 1, &self, err, sizeof(err));
+	ln = evconnlistener_new_bind(base, f_accept, NULL,
+				     LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 16,
+				     (struct sockaddr *)&sa, sizeof(sa));
+	getsockname(evconnlistener_get_fd(ln), (struct sockaddr *)&sa, &l);
+	port = ntohs(sa.sin_port);
+	config_sr("n3");
+	port = real_port;
+	pid = spawn("n3");
+	ok = ({ int64_t e = now_ms() + 20000;
+		while (!fake.up && now_ms() < e)
+			event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		fake.up; });
+	if (ok) {
+		f_routes(5, 0, 1, 1, 1);	/* full: r1 at 5 */
+		f_routes(6, 5, 0, 2, 2);	/* r2: 5 -> 6 */
+		f_routes(8, 7, 0, 3, 3);	/* r3: 7 -> 8, but 7 never came */
+		pump(300);
+		n = sr_routes("n3", &rev, NULL, NULL);
+	}
+	ktap_check(ok && fake.syncs == 1 && fake.since == 6 && n == 2 && rev == 6 &&
+		   sr_counter("n3", "gaps") == 1,
+		   "sr: a gap (7..8 at revision 6) is not applied; it asks for the full table since 6");
+	if (!(fake.syncs == 1 && fake.since == 6 && n == 2 && rev == 6))
+		printf("# syncs %d since %llu, %d routes at %llu\n", fake.syncs,
+		       (unsigned long long)fake.since, n, (unsigned long long)rev);
+	f_routes(6, 5, 0, 2, 2);		/* 5 -> 6 again */
+	pump(200);
+	n = sr_routes("n3", &rev, NULL, NULL);
+	ok = n == 2 && rev == 6 && sr_counter("n3", "stale") == 1;
+	f_routes(8, 0, 1, 1, 3);		/* the full table at 8 */
+	pump(300);
+	n = sr_routes("n3", &rev, NULL, NULL);
+	ktap_check(ok && n == 3 && rev == 8 && fake.syncs == 1,
+		   "sr: a change it has is applied once; the full table brings it to 8");
+	{
+		/* the SRD's certificate says srd: it may not register */
+		struct msg_reg g = { .op = REG_REGISTER };
+		uint64_t a;
+		size_t len;
+
+		g.inst = (struct msg_instance){ "mi-q", "ctl", "fc00::9", "fc00::/64",
+						"gpu", 1, "active", 1000 };
+		len = frame_reg("ctl", &g, t, sizeof(t));
+		{
+			struct json_object *d = ask("n3", "{\"show\":\"rejected\"}");
+
+			a = json_object_get_uint64(path_get(d, "by_reason", "role"));
+			json_object_put(d);
+		}
+		if (fake.c)
+			conn_send(fake.c, t + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		pump(300);
+		{
+			struct json_object *d = ask("n3", "{\"show\":\"rejected\"}");
+
+			ok = json_object_get_uint64(path_get(d, "by_reason", "role")) == a + 1;
+			json_object_put(d);
+		}
+		ktap_check(ok && sr_routes("n3", &rev, NULL, NULL) == 3,
+			   "sr: a registration from its SRD refused (role), its table unchanged");
+	}
+	stop(&pid);
+	if (fake.c)
+		conn_close(fake.c);
+	evconnlistener_free(ln);
+	SSL_CTX_free(fake_ctx);
+}
+
+/* --- the cases ------------------------------------------------------------ */
+
+static void dump_logs(void)
+{
+	sh("for f in %s/*.log; do echo \"# == $f\"; tail -n 15 $f | sed 's/^/# /'; done", dir);
+}
+
+int main(int argc, char **argv)
+{
+	char buf[8192], big[64];
+	struct msg_reg g;
+	uint64_t rev, rev0, rev1, expired0;
+	int n, n0, n1, has, ok, status;
+	int64_t t;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: test_roles AGENT DMSC-PKI DMSC\n");
+		return 2;
+	}
+	agent_bin = argv[1];
+	pki_bin = argv[2];
+	dmsc_bin = argv[3];
+	signal(SIGPIPE, SIG_IGN);
+	ktap_plan(22);
+	if (!mkdtemp(dir))
+		return 1;
+	ok = !sh("(set -e; p=%s; d=%s;"
+		 " $p -d $d/ca init; $p -d $d/ca node ctl --roles srd,aam;"
+		 " for n in n1 n2 n3; do $p -d $d/ca node $n --roles sr; done;"
+		 " $p -d $d/ca node smo1 --roles smo;"
+		 " $p -d $d/ca node old --roles sr --expired;"
+		 " $p -d $d/ca node gone --roles sr; $p -d $d/ca revoke gone;"
+		 " for i in 0 1 2 3 4 5 6 7 8 9; do $p -d $d/ca node b$i --roles sr; done;"
+		 " $p -d $d/other init; $p -d $d/other node n3 --roles sr) >%s/pki.log 2>&1",
+		 pki_bin, dir, dir);
+	ktap_check(ok, "dmsc-pki made the CA and the node certificates");
+	if (!ok)
+		return ktap_finish();
+	{
+		/* a free port for the SRD */
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t l = sizeof(sa);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		getsockname(fd, (struct sockaddr *)&sa, &l);
+		port = ntohs(sa.sin_port);
+		close(fd);
+	}
+	config_ctl("");
+	config_sr("n1");
+	config_sr("n2");
+	pid_ctl = spawn("ctl");
+	WAIT(15000, access(strcat(strcpy(buf, dir), "/ctl.sock"), F_OK) == 0);
+	pid_n1 = spawn("n1");
+	pid_n2 = spawn("n2");
+
+	/* 2: both SRs connected and given the (empty) table (ASan agents on a
+	 * machine shared with VMs may take seconds to start)
+	 */
+	ok = WAIT(20000, ({
+		struct json_object *d = ask("ctl", "{\"show\":\"peers\"}");
+		struct json_object *p = path_get(path_get(d, "srd", NULL), "peers", NULL);
+		int k = 0;
+
+		for (size_t i = 0; p && i < json_object_array_length(p); i++)
+			k += json_object_get_boolean(path_get(json_object_array_get_idx(p, i),
+							      "synced", NULL));
+		json_object_put(d);
+		k == 2; }));
+	ktap_check(ok, "srd: two sr agents connected over mutual TLS, each synced");
+
+	/* 3: instances register through their node's SR; routes reach both */
+	ok = !reg("n1", "mi-a1", "fc00:1::a1") && !reg("n1", "mi-a2", "fc00:1::a2") &&
+	     !reg("n2", "mi-b1", "fc00:2::b1");
+	rev = 0;
+	ok = ok && WAIT(3000, ({
+		uint64_t r1 = 0, r2 = 0;
+
+		rev = srd_revision(&n);
+		n == 3 && rev == 3 && sr_routes("n1", &r1, NULL, NULL) == 3 && r1 == rev &&
+		sr_routes("n2", &r2, NULL, NULL) == 3 && r2 == rev; }));
+	ktap_check(ok, "3 instances registered: routes at both SRs at the SRD's revision 3");
+
+	/* 4: the CLI shows the same */
+	snprintf(buf, sizeof(buf), "%s -j agent socket %s/n2.sock show routes > %s/cli.json",
+		 dmsc_bin, dir, dir);
+	ok = !system(buf);
+	if (ok) {
+		struct json_object *d;
+
+		snprintf(buf, sizeof(buf), "%s/cli.json", dir);
+		d = json_object_from_file(buf);
+		ok = arr_len(path_get(path_get(d, "sr", NULL), "routes", NULL)) == 3 &&
+		     json_object_get_uint64(path_get(d, "sr", "revision")) == 3;
+		json_object_put(d);
+	}
+	ktap_check(ok, "dmsc -j agent show routes: 3 routes at revision 3");
+
+	/* 5: an SR killed and restarted: the full table, its own instance again */
+	stop(&pid_n2);
+	reg("n1", "mi-a3", "fc00:1::a3");	/* a change it misses */
+	pid_n2 = spawn("n2");
+	/* past a lease: an instance it did not renew would be gone */
+	usleep(4 * HB_MS * 1000);
+	ok = WAIT(5000, ({
+		uint64_t r2 = 0;
+		struct json_object *d;
+		int full;
+
+		rev = srd_revision(&n);
+		d = ask("n2", "{\"show\":\"routes\"}");
+		full = (int)json_object_get_uint64(path_get(d, "sr", "full_tables"));
+		json_object_put(d);
+		n == 4 && sr_routes("n2", &r2, "mi-b1", &has) == 4 && has &&
+		r2 == rev && full >= 1; }));
+	ktap_check(ok, "sr killed and restarted: full table of 4 at the SRD's revision, mi-b1 still there");
+
+	/* 6: an SR that dies stops renewing: its instances withdrawn within 3 heartbeats */
+	ok = WAIT(3000, sr_routes("n2", &rev, NULL, NULL) == 4);
+	/* n2's restart may have outlasted its lease: count from here */
+	expired0 = srd_expired();
+	stop(&pid_n1);
+	t = now_ms();
+	ok = ok && WAIT(5000, sr_routes("n2", &rev, NULL, NULL) == 1);
+	t = now_ms() - t;
+	printf("# n1 killed: its 3 instances withdrawn at n2 after %lld ms (heartbeat %d ms)\n",
+	       (long long)t, HB_MS);
+	/* 3 heartbeats, the SRD's 100 ms expiry check, 200 ms for this poll */
+	ktap_check(ok && t <= 3 * HB_MS + 100 + 200,
+		   "n1's instances expire and are withdrawn within 3 heartbeats");
+	sr_routes("n2", &rev, "mi-b1", &has);
+	{
+		uint64_t x = srd_expired() - expired0;
+
+		ktap_check(has && x == 3, "n2's own instance, renewed, stays: 3 expiries, all n1's");
+		if (x != 3)
+			printf("# the srd expired %llu instances\n", (unsigned long long)x);
+	}
+
+	/* 8..: what must be refused; nothing of it acted on */
+	rev0 = srd_revision(&n0);
+	{
+		uint64_t a = rejected("cert-unknown-ca");
+
+		raw_send("other", "n3", NULL, 0);
+		ok = WAIT(2000, rejected("cert-unknown-ca") == a + 1);
+		ktap_check(ok, "refused: a certificate of another CA (cert-unknown-ca)");
+		a = rejected("cert-expired");
+		raw_send("ca", "old", NULL, 0);
+		ok = WAIT(2000, rejected("cert-expired") == a + 1);
+		ktap_check(ok, "refused: an expired certificate (cert-expired)");
+		a = rejected("cert-revoked");
+		raw_send("ca", "gone", NULL, 0);
+		ok = WAIT(2000, rejected("cert-revoked") == a + 1);
+		ktap_check(ok, "refused: a revoked certificate (cert-revoked)");
+	}
+	{
+		/* an smo registering; an sr sending routes as if it were the SRD */
+		uint64_t a = rejected("role");
+		struct msg_routes mr = { .rev = 99, .full = true };
+		struct msg m = { .type = &msg_routes_type, .node = "n3", .seq = 1, .body = &mr };
+		char err[256], *f;
+		size_t len;
+
+		memset(&g, 0, sizeof(g));
+		g.op = REG_REGISTER;
+		g.inst = (struct msg_instance){ "mi-x", "smo1", "fc00::1", "fc00::/64",
+						"gpu", 1, "active", 1000 };
+		len = frame_reg("smo1", &g, buf, sizeof(buf));
+		raw_send("ca", "smo1", buf, len);
+		if (!msg_encode(&m, &f, &len, err, sizeof(err))) {
+			raw_send("ca", "n3", f, len);
+			free(f);
+		}
+		ok = WAIT(2000, rejected("role") == a + 2);
+		ktap_check(ok, "refused: wrong role (an smo registering, an sr advertising routes)");
+	}
+	{
+		uint64_t a = rejected("node");
+		size_t len;
+
+		/* n3 registers an instance of n2; n3 says it is n2 */
+		g.inst = (struct msg_instance){ "mi-y", "n2", "fc00::2", "fc00::/64",
+						"gpu", 1, "active", 1000 };
+		len = frame_reg("n3", &g, buf, sizeof(buf));
+
+		raw_send("ca", "n3", buf, len);
+		g.inst = (struct msg_instance){ "mi-z", "n3", "fc00::3", "fc00::/64",
+						"gpu", 1, "active", 1000 };
+		len = frame_reg("n2", &g, buf, sizeof(buf));
+		raw_send("ca", "n3", buf, len);
+		ok = WAIT(2000, rejected("node") == a + 2);
+		ktap_check(ok, "refused: an instance of another node, a header naming another node");
+	}
+	{
+		uint64_t a = rejected("owner");
+		size_t len;
+
+		memset(&g, 0, sizeof(g));
+		g.op = REG_DEREGISTER;
+		strcpy(g.id, "mi-b1");
+		len = frame_reg("n3", &g, buf, sizeof(buf));
+		raw_send("ca", "n3", buf, len);
+		ok = WAIT(2000, rejected("owner") == a + 1);
+		ktap_check(ok, "refused: n3 deregistering n2's instance (owner)");
+	}
+	{
+		uint64_t a = rejected("frame"), b = rejected("malformed");
+		const char *bad = "{\"version\":1,\"type\":1,\"node\":\"n3\",\"seq\":1,\"op\":\"renew\",\"id\":\"mi-b1\",}";
+
+		/* a length of 5 MiB: the connection ends, nothing is read */
+		memcpy(big, "\x00\x50\x00\x00{}", 6);
+		raw_send("ca", "n3", big, 6);
+		ok = WAIT(2000, rejected("frame") == a + 1);
+		ktap_check(ok, "refused: a frame of 5 MiB (frame)");
+		buf[0] = 0;
+		buf[1] = 0;
+		buf[2] = (char)(strlen(bad) >> 8);
+		buf[3] = (char)strlen(bad);
+		memcpy(buf + 4, bad, strlen(bad));
+		raw_send("ca", "n3", buf, 4 + strlen(bad));
+		ok = WAIT(2000, rejected("malformed") == b + 1);
+		ktap_check(ok, "refused: malformed JSON (a trailing comma)");
+	}
+	/*
+	 * Not acted on: none of the refused registrations is in the
+	 * registry and n2's instance is still there. (The revision may move
+	 * on a loaded machine: a late renewal expires mi-b1 and n2
+	 * registers it again.)
+	 */
+	{
+		struct json_object *d = ask("ctl", "{\"show\":\"instances\"}");
+		struct json_object *in = path_get(path_get(d, "srd", NULL), "instances", NULL);
+		int bad = 0, b1 = 0;
+
+		for (int i = 0; i < arr_len(in); i++) {
+			const char *id = json_object_get_string(path_get(
+				json_object_array_get_idx(in, i), "id", NULL));
+
+			bad += !strcmp(id, "mi-x") || !strcmp(id, "mi-y") || !strcmp(id, "mi-z");
+			b1 += !strcmp(id, "mi-b1");
+		}
+		json_object_put(d);
+		rev1 = srd_revision(&n1);
+		ktap_check(!bad && b1 == 1 && n1 == n0,
+			   "nothing refused was acted on: no refused instance registered, mi-b1 kept");
+		if (bad || b1 != 1 || n1 != n0)
+			printf("# refused ones registered %d, mi-b1 %d, instances %d -> %d, revision %llu -> %llu\n",
+			       bad, b1, n0, n1, (unsigned long long)rev0, (unsigned long long)rev1);
+	}
+
+	/* SIGHUP: a bad configuration is refused and the old one kept */
+	write_config("ctl", "{ \"node\": \"ctl\", \"roles\": [\"srd\"], \"bogus\": 1 }");
+	kill(pid_ctl, SIGHUP);
+	snprintf(buf, sizeof(buf), "grep -q 'reload refused.*bogus: unknown field' %s/ctl.log", dir);
+	ok = WAIT(2000, !system(buf));
+	ok = ok && WAIT(1000, ({ int k; srd_revision(&k); k == n0; }));
+	config_ctl("");
+	kill(pid_ctl, SIGHUP);
+	snprintf(buf, sizeof(buf), "grep -q 'reloaded .*certificates and CRL' %s/ctl.log", dir);
+	ok = ok && WAIT(2000, !system(buf));
+	ktap_check(ok, "SIGHUP: a bad configuration refused and logged, a good one reloads the certificates");
+
+	/* figures, with in-process SRs */
+	base = event_base_new();
+	ok = bench(2, 200, 0) && bench(10, 200, 500);
+	ktap_check(ok, "push to 2 and 10 SRs: every change reached every SR within 3 s");
+	sr_revisions();
+	event_base_free(base);
+
+	/* SIGTERM: a clean stop */
+	kill(pid_ctl, SIGTERM);
+	waitpid(pid_ctl, &status, 0);
+	pid_ctl = 0;
+	snprintf(buf, sizeof(buf), "%s/ctl.sock", dir);
+	ktap_check(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && access(buf, F_OK),
+		   "SIGTERM: the srd stops, dies of the signal, its control socket gone");
+	stop(&pid_n2);
+	if (ktap_failed)
+		dump_logs();
+	else
+		sh("rm -rf %s", dir);
+	return ktap_finish();
+}
