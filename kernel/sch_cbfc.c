@@ -63,6 +63,7 @@ struct cbfc_sched {
 	struct cbfc_flow plain;
 	u32 n_flows;
 	u32 n_stalled;
+	u32 credited_qlen;		/* packets in credited flows */
 
 	u32 limit;
 	u32 flow_limit;
@@ -240,6 +241,13 @@ static void cbfc_flow_free(struct cbfc_sched *q, struct cbfc_flow *f)
 	q->n_flows--;
 }
 
+/* A flow made for a packet that is then dropped holds nothing: free it. */
+static void cbfc_flow_drop_new(struct cbfc_sched *q, struct cbfc_flow *f)
+{
+	if (!f->qlen)
+		cbfc_flow_free(q, f);
+}
+
 static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			struct sk_buff **to_free)
 {
@@ -254,11 +262,12 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * its send buffer, charged for the packets queued here, long before.
 	 * So these are drops of traffic that is not under credit control or
 	 * misbehaves, not drops for lack of credit.
+	 *
+	 * The plain band's room is its own: credited flows, which may wait
+	 * for credit a long time, hold at most limit - plain_limit packets,
+	 * so ARP/ND, routing and the credit messages themselves always find
+	 * room (review finding 1).
 	 */
-	if (unlikely(sch->q.qlen >= q->limit)) {
-		q->st.drop_limit++;
-		return qdisc_drop(skb, sch, to_free);
-	}
 	f = cbfc_classify(q, skb);
 	if (unlikely(!f)) {
 		q->st.drop_nomem++;
@@ -270,11 +279,17 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			return qdisc_drop(skb, sch, to_free);
 		}
 	} else {
+		if (unlikely(q->credited_qlen >= q->limit - q->plain_limit)) {
+			q->st.drop_limit++;
+			cbfc_flow_drop_new(q, f);
+			return qdisc_drop(skb, sch, to_free);
+		}
 		/* A new flow holds no packet yet: flow_limit >= 1 admits it. */
 		if (unlikely(f->qlen >= q->flow_limit)) {
 			q->st.drop_flow_limit++;
 			return qdisc_drop(skb, sch, to_free);
 		}
+		q->credited_qlen++;
 		q->st.backlog_credited += qdisc_pkt_len(skb);
 	}
 	skb->next = NULL;
@@ -360,6 +375,7 @@ static struct sk_buff *cbfc_dequeue(struct Qdisc *sch)
 		atomic64_add(len, &f->sess->sent);
 		atomic64_inc(&f->sess->packets);
 		q->st.backlog_credited -= len;
+		q->credited_qlen--;
 		q->st.credited_packets++;
 	} else {
 		q->st.plain_packets++;
@@ -431,6 +447,7 @@ static void cbfc_reset(struct Qdisc *sch)
 	INIT_LIST_HEAD(&q->plain.drr);
 	q->n_stalled = 0;
 	q->st.backlog_credited = 0;
+	q->credited_qlen = 0;
 	q->time_next = 0;
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
@@ -500,10 +517,11 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 				    "cbfc: flow_limit exceeds limit");
 		return -EINVAL;
 	}
-	if (plain_limit > limit) {
+	/* limit - plain_limit is the credited flows' room: not 0. */
+	if (plain_limit >= limit) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CBFC_PLAIN_LIMIT] ?:
 				    tb[TCA_CBFC_LIMIT],
-				    "cbfc: plain_limit exceeds limit");
+				    "cbfc: plain_limit must be below limit");
 		return -EINVAL;
 	}
 

@@ -230,7 +230,8 @@ test_plain_band() {
 # waiting for credit never does.
 test_limits() {
 	trap case_cleanup EXIT
-	setup limit 6 flow_limit 6 plain_limit 6
+	# Credited flows' room: limit - plain_limit = 6.
+	setup limit 12 flow_limit 6 plain_limit 6
 	cbfc session add "${FLOW[@]}" nexthop $B
 	send 10
 	wait_until "(( \$(qd qlen) == 6 ))" || fail "not 6 queued"
@@ -252,6 +253,34 @@ test_limits() {
 		"other reasons moved"
 	check "[ \"\$(qd rate)\" = 100 ]" \
 		"rate $(qd rate) bytes/s, not 100"
+}
+
+# Credited flows waiting for credit fill their room, limit - plain_limit,
+# and no more: the plain band keeps its own (review finding 1). Two
+# sessions with no credit, 10 packets each, limit 20 and plain_limit 10.
+test_plain_room() {
+	trap case_cleanup EXIT
+	setup limit 20 flow_limit 10 plain_limit 10
+	cbfc session add "${FLOW[@]}" nexthop $B
+	cbfc session add src "$A" dst "$B" sport 50000 qpn 257 nexthop $B
+	send 10 0 256
+	send 10 0 257
+	wait_until "(( \$(qd qlen) == 10 ))" || fail "not 10 queued"
+	check "(( \$(qd drop_limit) == 10 && \$(qd flows) == 1 ))" \
+		"drop_limit $(qd drop_limit) flows $(qd flows), not 10 and 1"
+	local rx0
+	rx0=$(rx)
+	udp3
+	arrived "$rx0" 3
+	check "(( \$(qd plain_packets) == 3 && \$(qd drop_plain_limit) == 0 ))" \
+		"plain_packets $(qd plain_packets), not 3"
+	check "(( \$(qd drop_limit) == 10 && \$(qd qlen) == 10 ))" \
+		"drop_limit $(qd drop_limit) qlen $(qd qlen), not 10 and 10"
+	# No room left for credited flows is refused.
+	local out
+	out=$(tc -n "$a" qdisc change dev va root cbfc plain_limit 20 2>&1) &&
+		fail "plain_limit = limit accepted"
+	check "[[ '$out' == *'plain_limit must be below limit'* ]]" "tc said: $out"
 }
 
 # A transit hop sees the flow inside SRv6: a's own seg6 encap route makes
@@ -435,6 +464,7 @@ CASES=(
 	test_credit_delta "cbfc: a delta session adds every delta, a repeated one too"
 	test_plain_band "cbfc: plain UDP and RoCEv2 without a session pass while a credited flow waits"
 	test_limits "cbfc: limit, flow_limit and plain_limit drops are counted by reason"
+	test_plain_room "cbfc: credited flows at limit - plain_limit leave the plain band its room"
 	test_srv6_inner "cbfc: an SRv6 packet is classified by the RoCEv2 flow inside it"
 	test_bad_input "cbfc: bad tc options and genl attributes are refused, the extack names them"
 	test_teardown "cbfc: qdisc delete and session delete with packets queued are clean, rmmod refused while a qdisc exists"
