@@ -388,8 +388,11 @@ test_rate() {
 	setup rate 10mbit
 	# A sink, so that b answers no ICMP error that stops the sender.
 	sink_start
-	an "$RG" send dst $B qps 1 sport 50000 qpn 300 count 4000 rate 0 \
-		size 1024 json "$T/send.json" 2>"$T/send.err" &
+	# More than the test lasts (3 s at the rate for 3500 packets): it is
+	# stopped once measured. Not through an(): $! must be roce-gen.
+	ip netns exec "$a" "$RG" send dst $B qps 1 sport 50000 qpn 300 \
+		count 100000 rate 0 size 1024 json "$T/send.json" \
+		2>"$T/send.err" &
 	local pid=$! b1 b2 t1 t2 r
 	wait_until "(( \$(qd qlen) >= 50 ))" || fail "no backlog"
 	t1=$(date +%s%N) b1=$(qd bytes)
