@@ -46,8 +46,7 @@ void dmsc_session_put(struct dmsc_session *s)
  * The flow a request names, from the session nest @tb. Every part of the
  * key is required: a session is one flow, not a pattern.
  */
-static int dmsc_session_key(struct nlattr **tb, struct nlattr *nest,
-			    struct dmsc_cbfc_key *key,
+static int dmsc_session_key(struct nlattr **tb, struct dmsc_cbfc_key *key,
 			    struct netlink_ext_ack *extack)
 {
 	static const int need[] = {
@@ -109,7 +108,7 @@ static int dmsc_session_parse(struct genl_info *info, struct nlattr **tb,
 			       dmsc_session_policy, info->extack);
 	if (err)
 		return err;
-	return dmsc_session_key(tb, nest, key, info->extack);
+	return dmsc_session_key(tb, key, info->extack);
 }
 
 /* Attributes that only credit updates carry, refused elsewhere. */
@@ -156,7 +155,14 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 		s->mode = nla_get_u8(tb[DMSC_SESSION_A_MODE]);
 	if (tb[DMSC_SESSION_A_CREDIT])
 		s->credit = nla_get_u64(tb[DMSC_SESSION_A_CREDIT]);
+	/* Not checked against the tunnels: it is looked up at failover. */
+	if (tb[DMSC_SESSION_A_TUNNEL])
+		s->tunnel = nla_get_u32(tb[DMSC_SESSION_A_TUNNEL]);
+	/* The heartbeat counts from the session's start. */
+	atomic64_set(&s->last_update, ktime_get_ns());
 	refcount_set(&s->refcnt, 1);
+	spin_lock_init(&s->lock);
+	INIT_LIST_HEAD(&s->stalled);
 
 	mutex_lock(&dn->lock);
 	if (dn->n_sessions >= DMSC_SESSIONS_MAX) {
@@ -212,28 +218,44 @@ int dmsc_session_del_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "no such session");
 		return -ENOENT;
 	}
+	/*
+	 * Packets that waited for its credit may leave now. Under RCU: the
+	 * unlink may drop the last reference, the memory stays till after.
+	 */
+	rcu_read_lock();
 	dmsc_session_unlink(dn, s);
+	dmsc_cbfc_wake(s);
+	rcu_read_unlock();
 	dmsc_changed(dn);
 	mutex_unlock(&dn->lock);
-	/* Packets that waited for its credit may leave now. */
-	dmsc_cbfc_kick(dn);
 	return 0;
 }
 
-static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
+/* The session's identity: its flow, next hop and tunnel. */
+static int dmsc_session_fill_id(struct sk_buff *msg, struct dmsc_session *s)
 {
 	unsigned int alen = s->key.family == AF_INET ? 4 : 16;
-	struct nlattr *nest;
 
-	nest = nla_nest_start(msg, DMSC_A_SESSION);
-	if (!nest)
-		return -EMSGSIZE;
 	if (nla_put_u8(msg, DMSC_SESSION_A_FAMILY, s->key.family) ||
 	    nla_put(msg, DMSC_SESSION_A_SRC, alen, &s->key.src) ||
 	    nla_put(msg, DMSC_SESSION_A_DST, alen, &s->key.dst) ||
 	    nla_put_u16(msg, DMSC_SESSION_A_SPORT, ntohs(s->key.sport)) ||
 	    nla_put_u32(msg, DMSC_SESSION_A_QPN, s->key.qpn) ||
 	    nla_put_in6_addr(msg, DMSC_SESSION_A_NEXTHOP, &s->nexthop) ||
+	    (s->tunnel && nla_put_u32(msg, DMSC_SESSION_A_TUNNEL, s->tunnel)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, DMSC_A_SESSION);
+	if (!nest)
+		return -EMSGSIZE;
+	if (dmsc_session_fill_id(msg, s) ||
+	    nla_put_u8(msg, DMSC_SESSION_A_FAILED, READ_ONCE(s->failed)) ||
 	    nla_put_u8(msg, DMSC_SESSION_A_MODE, s->mode) ||
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_CREDIT, s->credit,
 			      DMSC_SESSION_A_PAD) ||
@@ -248,12 +270,50 @@ static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_UPDATES,
 			      atomic64_read(&s->updates), DMSC_SESSION_A_PAD) ||
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_STALE,
-			      atomic64_read(&s->stale), DMSC_SESSION_A_PAD)) {
+			      atomic64_read(&s->stale), DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_ABSURD,
+			      atomic64_read(&s->absurd), DMSC_SESSION_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(msg, nest);
 	return 0;
+}
+
+/*
+ * Tell the events group that a cbfc qdisc on @ifindex declared the next
+ * hop of @s failed after @waited_us without credit. Process context.
+ */
+void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
+				int ifindex, u64 waited_us)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&dmsc_genl_family, dn->net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &dmsc_genl_family, 0, DMSC_CMD_EVENT);
+	if (!hdr)
+		goto fail;
+	if (nla_put_u32(msg, DMSC_A_EVENT, DMSC_EVENT_NEXTHOP_FAILED))
+		goto fail;
+	nest = nla_nest_start(msg, DMSC_A_SESSION);
+	if (!nest || dmsc_session_fill_id(msg, s) ||
+	    nla_put_u32(msg, DMSC_SESSION_A_IFINDEX, ifindex) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_WAITED_US, waited_us,
+			      DMSC_SESSION_A_PAD))
+		goto fail;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	dmsc_genl_notify(dn->net, msg);
+	return;
+
+fail:
+	nlmsg_free(msg);
 }
 
 int dmsc_session_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -338,29 +398,35 @@ int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 }
 
 /*
- * Apply one update. Cumulative: only a total larger than the one held
- * counts (try_cmpxchg, so two updates racing keep the larger). Delta:
- * the delta adds. Either way the total stays within DMSC_FREED_MAX, so
- * the arithmetic of dmsc_session_available() cannot wrap. Returns true
- * when credit grew.
+ * Apply one update. Cumulative: only a total beyond the one held counts
+ * (try_cmpxchg, so two updates racing keep the later). Delta: the delta
+ * adds. Totals are compared wrap-safely, as differences. Either way a
+ * total above sent is bytes the next hop cannot have freed: counted as
+ * absurd and ignored, so available credit never exceeds the session's
+ * reservation. sent only grows, so freed <= sent read here holds after.
+ * Returns true when credit grew.
  */
 static bool dmsc_session_credit(struct dmsc_session *s, struct nlattr **tb)
 {
 	bool delta = s->mode == DMSC_CREDIT_MODE_DELTA;
-	s64 old, val;
+	s64 old;
+	u64 val;
 
 	old = atomic64_read(&s->freed);
 	do {
-		/* A delta total past DMSC_FREED_MAX is absurd, as a total is. */
 		if (delta)
-			val = old + nla_get_u64(tb[DMSC_SESSION_A_DELTA]);
+			val = (u64)old + nla_get_u64(tb[DMSC_SESSION_A_DELTA]);
 		else
 			val = nla_get_u64(tb[DMSC_SESSION_A_FREED]);
-		if (val <= old || val > DMSC_FREED_MAX) {
+		if ((s64)(val - (u64)old) <= 0) {
 			atomic64_inc(&s->stale);
 			return false;
 		}
-	} while (!atomic64_try_cmpxchg(&s->freed, &old, val));
+		if ((s64)(val - (u64)atomic64_read(&s->sent)) > 0) {
+			atomic64_inc(&s->absurd);
+			return false;
+		}
+	} while (!atomic64_try_cmpxchg(&s->freed, &old, (s64)val));
 	atomic64_inc(&s->updates);
 	return true;
 }
@@ -376,16 +442,15 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 	struct netlink_ext_ack *extack = info->extack;
 	struct dmsc_cbfc_key key;
 	struct dmsc_session *s;
-	bool grew;
 	int err;
 
 	err = dmsc_session_parse(info, tb, &key);
 	if (err)
 		return err;
 	if (tb[DMSC_SESSION_A_NEXTHOP] || tb[DMSC_SESSION_A_MODE] ||
-	    tb[DMSC_SESSION_A_CREDIT]) {
+	    tb[DMSC_SESSION_A_CREDIT] || tb[DMSC_SESSION_A_TUNNEL]) {
 		NL_SET_ERR_MSG(extack,
-			       "credit update: nexthop, mode and credit are fixed at session add");
+			       "credit update: nexthop, mode, credit and tunnel are fixed at session add");
 		return -EINVAL;
 	}
 	rcu_read_lock();
@@ -395,6 +460,8 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(extack, "no such session");
 		return -ENOENT;
 	}
+	/* Any update, even a stale one, says the next hop is alive. */
+	atomic64_set(&s->last_update, ktime_get_ns());
 	if (s->mode == DMSC_CREDIT_MODE_DELTA) {
 		if (tb[DMSC_SESSION_A_FREED] || !tb[DMSC_SESSION_A_DELTA]) {
 			rcu_read_unlock();
@@ -408,10 +475,10 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 			       "credit update: a cumulative session takes freed, not delta");
 		return -EINVAL;
 	}
-	grew = dmsc_session_credit(s, tb);
+	/* Only this session's waiting flows are woken, under RCU. */
+	if (dmsc_session_credit(s, tb))
+		dmsc_cbfc_wake(s);
 	rcu_read_unlock();
-	if (grew)
-		dmsc_cbfc_kick(dn);
 	return 0;
 }
 

@@ -249,6 +249,7 @@ static inline u32 dmsc_tunnel_path(const struct dmsc_tunnel *tun,
 }
 
 void dmsc_tunnel_count(struct dmsc_tunnel *tun, u32 idx, unsigned int len);
+bool dmsc_tunnel_failover(struct dmsc_net *dn, u32 id);
 struct dmsc_tunnel *dmsc_tunnel_lookup(struct dmsc_net *dn, u32 id);
 void dmsc_tunnel_put(struct dmsc_tunnel *tun);
 int dmsc_tunnel_net_init(struct dmsc_net *dn);
@@ -335,8 +336,13 @@ struct dmsc_cbfc_key {
  * A session. References: one from the table while it is configured, one
  * per cbfc flow (a queue in a qdisc) that carries it; freed after a grace
  * period once the last is dropped. The counters are atomics: sent is
- * added under the lock of the qdisc that sends, freed by credit updates
- * (process context) without it.
+ * reserved by the qdiscs that send (dmsc_session_charge), freed moved by
+ * credit updates (process context) without any qdisc lock.
+ *
+ * Invariant: freed <= sent (an update that would break it is absurd and
+ * ignored), so in flight = sent - freed >= 0 and available = credit -
+ * in flight <= credit. All three are u64 totals that may wrap: only
+ * their differences are used, as s64 (review findings 3 and 7).
  */
 struct dmsc_session {
 	struct rhash_head node;		/* dn->sessions */
@@ -345,23 +351,59 @@ struct dmsc_session {
 	struct in6_addr nexthop;
 	u8 mode;			/* enum dmsc_credit_mode */
 	bool dead;			/* deleted: no credit control */
+	bool failed;			/* next hop failed: no credit control */
+	u32 tunnel;			/* steering tunnel, 0: none */
 	refcount_t refcnt;
-	u64 credit;			/* initial credit, fixed */
+	u64 credit;			/* the next hop's reservation, fixed */
 	atomic64_t freed;
 	atomic64_t sent;
 	atomic64_t packets;
 	atomic64_t updates;
 	atomic64_t stale;
+	atomic64_t absurd;		/* updates with freed above sent */
+	atomic64_t last_update;		/* ns (ktime_get_ns) of the last update */
+	spinlock_t lock;		/* stalled */
+	struct list_head stalled;	/* cbfc flows waiting for credit */
 	struct rcu_head rcu;
 };
 
-/* Bytes the session may send now; never negative, see the uapi. */
+/* Bytes in flight: sent, not yet reported freed. */
+static inline s64 dmsc_session_inflight(const struct dmsc_session *s,
+					u64 sent)
+{
+	return (s64)(sent - (u64)atomic64_read(&s->freed));
+}
+
+/* Bytes the session may send now: 0..credit, whatever the totals say. */
 static inline u64 dmsc_session_available(const struct dmsc_session *s)
 {
-	u64 have = s->credit + (u64)atomic64_read(&s->freed);
-	u64 sent = atomic64_read(&s->sent);
+	s64 inflight = dmsc_session_inflight(s, atomic64_read(&s->sent));
 
-	return have > sent ? have - sent : 0;
+	if (inflight < 0)
+		inflight = 0;	/* cannot happen: freed <= sent */
+	return (u64)inflight >= s->credit ? 0 : s->credit - inflight;
+}
+
+/*
+ * Reserve @len bytes of the session's credit for a packet about to be
+ * sent: the check and the charge are one cmpxchg on sent, so two qdiscs
+ * sending for one session (mq children, a flow moving between devices)
+ * cannot both take the last bytes (review finding 2).
+ */
+static inline bool dmsc_session_charge(struct dmsc_session *s,
+				       unsigned int len)
+{
+	s64 sent = atomic64_read(&s->sent);
+	s64 inflight;
+
+	do {
+		inflight = dmsc_session_inflight(s, sent);
+		if (inflight < 0)
+			inflight = 0;
+		if ((u64)inflight + len > s->credit)
+			return false;
+	} while (!atomic64_try_cmpxchg(&s->sent, &sent, sent + len));
+	return true;
 }
 
 struct dmsc_session *dmsc_session_lookup(struct dmsc_net *dn,
@@ -376,7 +418,9 @@ int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info);
 
 /* sch_cbfc.c */
-void dmsc_cbfc_kick(struct dmsc_net *dn);
+void dmsc_cbfc_wake(struct dmsc_session *s);
+void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
+				int ifindex, u64 waited_us);
 int dmsc_cbfc_init(void);
 void dmsc_cbfc_exit(void);
 

@@ -109,10 +109,6 @@ static struct netlink_range_validation dmsc_credit_range = {
 	.min = 0, .max = DMSC_CREDIT_MAX,
 };
 
-static struct netlink_range_validation dmsc_freed_range = {
-	.min = 0, .max = DMSC_FREED_MAX,
-};
-
 static struct netlink_range_validation dmsc_delta_range = {
 	.min = 1, .max = DMSC_DELTA_MAX,
 };
@@ -130,8 +126,8 @@ const struct nla_policy dmsc_session_policy[DMSC_SESSION_A_MAX + 1] = {
 	[DMSC_SESSION_A_MODE]	= NLA_POLICY_MAX(NLA_U8, DMSC_CREDIT_MODE_MAX),
 	[DMSC_SESSION_A_CREDIT]	= NLA_POLICY_FULL_RANGE(NLA_U64,
 						      &dmsc_credit_range),
-	[DMSC_SESSION_A_FREED]	= NLA_POLICY_FULL_RANGE(NLA_U64,
-						      &dmsc_freed_range),
+	/* Any total: it is compared wrap-safely with sent (credit.c). */
+	[DMSC_SESSION_A_FREED]	= { .type = NLA_U64 },
 	[DMSC_SESSION_A_DELTA]	= NLA_POLICY_FULL_RANGE(NLA_U64,
 						      &dmsc_delta_range),
 	[DMSC_SESSION_A_SENT]	= { .type = NLA_REJECT },
@@ -139,6 +135,11 @@ const struct nla_policy dmsc_session_policy[DMSC_SESSION_A_MAX + 1] = {
 	[DMSC_SESSION_A_PACKETS] = { .type = NLA_REJECT },
 	[DMSC_SESSION_A_UPDATES] = { .type = NLA_REJECT },
 	[DMSC_SESSION_A_STALE]	= { .type = NLA_REJECT },
+	[DMSC_SESSION_A_ABSURD]	= { .type = NLA_REJECT },
+	[DMSC_SESSION_A_TUNNEL]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[DMSC_SESSION_A_FAILED]	= { .type = NLA_REJECT },
+	[DMSC_SESSION_A_IFINDEX] = { .type = NLA_REJECT },
+	[DMSC_SESSION_A_WAITED_US] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dmsc_policy[DMSC_A_MAX + 1] = {

@@ -6,7 +6,7 @@
  * that flow's own queue; deficit round robin serves the flows whose head
  * packet the session's credit covers. A flow without credit waits on the
  * stalled list, never dropped for it: the next credit update puts the
- * stalled flows back in the round and runs the qdisc (dmsc_cbfc_kick).
+ * stalled flows back in the round and runs the qdisc (dmsc_cbfc_wake).
  * Every other packet (not RoCEv2, or RoCEv2 without a session) goes
  * through the plain band, one FIFO that takes its turn in the round as a
  * flow that is always covered.
@@ -17,8 +17,13 @@
  *
  * Locking: enqueue and dequeue run under the qdisc lock. Sessions are
  * found under RCU and held by reference while a flow has packets; the
- * credit counters they carry are atomics. The namespace's list of cbfc
- * qdiscs is under dn->cbfc_lock, taken in process context only.
+ * credit counters they carry are atomics. A flow that waits for credit
+ * is on its session's stalled list (s->lock, taken inside the qdisc lock,
+ * never around it); a credit update moves the session's flows from there
+ * to their qdisc's wake llist and schedules the qdisc, whose next dequeue
+ * puts them back in the round (dmsc_cbfc_wake): only the flows of the
+ * session that got credit are looked at. The namespace's list of cbfc
+ * qdiscs is an RCU list, changed under dn->cbfc_lock.
  */
 
 #include <linux/module.h>
@@ -30,6 +35,9 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
+#include <net/ipv6.h>
 #include <net/ip.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -41,16 +49,42 @@
 #define CBFC_HASH_BUCKETS	1024
 #define CBFC_BTH_LEN		12
 
+/*
+ * A flow is in exactly one of: q->active; q->stalled and sess->stalled
+ * (waiting); q->stalled and q->wake (credit came, not yet back in the
+ * round). The wake llist is emptied at the start of every dequeue,
+ * before any flow can stall again, so a flow is never on it twice.
+ */
+struct cbfc_sched;
+
 struct cbfc_flow {
 	struct hlist_node hnode;	/* q->hash */
 	struct list_head drr;		/* q->active or q->stalled */
+	struct list_head sess_node;	/* sess->stalled, under sess->lock */
+	struct llist_node wake;		/* q->wake */
+	struct cbfc_sched *q;
 	struct sk_buff *head;
 	struct sk_buff *tail;
 	struct dmsc_session *sess;	/* NULL: the plain band */
 	struct dmsc_cbfc_key key;
+	u64 wait_since;			/* ns: when it last began to wait */
 	u32 qlen;
 	int deficit;
 	bool stalled;
+};
+
+/*
+ * A flow whose next hop the heartbeat declared failed, with the packets
+ * it had waiting, handed from the dequeue (qdisc lock, softirq) to the
+ * failover work (process context): the tunnel switch takes the
+ * namespace mutex and the re-encapsulation sends.
+ */
+struct cbfc_fail {
+	struct list_head list;		/* q->fo_list */
+	struct dmsc_session *sess;	/* a reference */
+	int ifindex;
+	u64 waited_us;
+	struct sk_buff_head skbs;
 };
 
 struct cbfc_sched {
@@ -63,21 +97,31 @@ struct cbfc_sched {
 	struct cbfc_flow plain;
 	u32 n_flows;
 	u32 n_stalled;
+	u32 credited_qlen;		/* packets in credited flows */
 
 	u32 limit;
 	u32 flow_limit;
 	u32 plain_limit;
 	u32 credit;
 	u32 quantum;
-	u32 heartbeat_us;
-	u32 credit_batch;
+	u32 heartbeat_us;		/* 0: off */
+	u64 hb_next;			/* ns: first heartbeat deadline, 0 none */
 	u64 rate;			/* bytes/s, 0: no shaping */
 	u64 time_next;			/* ns: when the rate allows a packet */
 	struct qdisc_watchdog watchdog;
 
-	struct list_head dn_node;	/* dn->cbfc_qdiscs */
-	unsigned long recheck;		/* bit 0: credit grew, see kick */
+	struct list_head dn_node;	/* dn->cbfc_qdiscs, RCU */
+	struct llist_head wake;		/* flows whose session got credit */
+	u32 drops_deq;			/* dropped in this dequeue: packets */
+	u32 drops_deq_len;		/* ... and bytes, for the parents */
 	struct tc_cbfc_xstats st;
+
+	/* Failover (cbfc_fail): the list under fo_lock, the work's counts. */
+	spinlock_t fo_lock;
+	struct list_head fo_list;
+	struct work_struct fo_work;
+	atomic64_t fo_failovers;
+	atomic64_t fo_drops;
 };
 
 static struct kmem_cache *cbfc_flow_cache __ro_after_init;
@@ -184,7 +228,30 @@ static struct dmsc_session *cbfc_session_get(struct cbfc_sched *q,
 	if (s && !refcount_inc_not_zero(&s->refcnt))
 		s = NULL;
 	rcu_read_unlock();
+	/* Found before a concurrent delete unlinked it: no control. */
+	if (s && READ_ONCE(s->dead)) {
+		dmsc_session_put(s);
+		s = NULL;
+	}
 	return s;
+}
+
+/* Off its session's stalled list (a no-op when not on it). */
+static void cbfc_flow_detach(struct cbfc_flow *f)
+{
+	spin_lock_bh(&f->sess->lock);
+	list_del_init(&f->sess_node);
+	spin_unlock_bh(&f->sess->lock);
+}
+
+/* Back in the round; under the qdisc lock. */
+static void cbfc_flow_unstall(struct cbfc_sched *q, struct cbfc_flow *f)
+{
+	if (!f->stalled)
+		return;
+	f->stalled = false;
+	list_move_tail(&f->drr, &q->active);
+	q->n_stalled--;
 }
 
 /*
@@ -210,6 +277,9 @@ static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
 		if (unlikely(READ_ONCE(f->sess->dead))) {
 			s = cbfc_session_get(q, &key);
 			if (s) {
+				/* The new session's credit has not been tried. */
+				cbfc_flow_detach(f);
+				cbfc_flow_unstall(q, f);
 				dmsc_session_put(f->sess);
 				f->sess = s;
 			}
@@ -226,7 +296,9 @@ static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
 	}
 	f->key = key;
 	f->sess = s;
+	f->q = q;
 	INIT_LIST_HEAD(&f->drr);
+	INIT_LIST_HEAD(&f->sess_node);
 	hlist_add_head(&f->hnode, bucket);
 	q->n_flows++;
 	return f;
@@ -239,6 +311,16 @@ static void cbfc_flow_free(struct cbfc_sched *q, struct cbfc_flow *f)
 	kmem_cache_free(cbfc_flow_cache, f);
 	q->n_flows--;
 }
+
+/* A flow made for a packet that is then dropped holds nothing: free it. */
+static void cbfc_flow_drop_new(struct cbfc_sched *q, struct cbfc_flow *f)
+{
+	if (!f->qlen)
+		cbfc_flow_free(q, f);
+}
+
+static int cbfc_enqueue_segs(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free);
 
 static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			struct sk_buff **to_free)
@@ -254,11 +336,12 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * its send buffer, charged for the packets queued here, long before.
 	 * So these are drops of traffic that is not under credit control or
 	 * misbehaves, not drops for lack of credit.
+	 *
+	 * The plain band's room is its own: credited flows, which may wait
+	 * for credit a long time, hold at most limit - plain_limit packets,
+	 * so ARP/ND, routing and the credit messages themselves always find
+	 * room (review finding 1).
 	 */
-	if (unlikely(sch->q.qlen >= q->limit)) {
-		q->st.drop_limit++;
-		return qdisc_drop(skb, sch, to_free);
-	}
 	f = cbfc_classify(q, skb);
 	if (unlikely(!f)) {
 		q->st.drop_nomem++;
@@ -270,11 +353,26 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			return qdisc_drop(skb, sch, to_free);
 		}
 	} else {
+		/*
+		 * Credit is counted per packet on the wire: a GSO skb of a
+		 * credited flow could be larger than the session's whole
+		 * reservation and never be covered (review finding 8).
+		 */
+		if (skb_is_gso(skb)) {
+			cbfc_flow_drop_new(q, f);
+			return cbfc_enqueue_segs(skb, sch, to_free);
+		}
+		if (unlikely(q->credited_qlen >= q->limit - q->plain_limit)) {
+			q->st.drop_limit++;
+			cbfc_flow_drop_new(q, f);
+			return qdisc_drop(skb, sch, to_free);
+		}
 		/* A new flow holds no packet yet: flow_limit >= 1 admits it. */
 		if (unlikely(f->qlen >= q->flow_limit)) {
 			q->st.drop_flow_limit++;
 			return qdisc_drop(skb, sch, to_free);
 		}
+		q->credited_qlen++;
 		q->st.backlog_credited += qdisc_pkt_len(skb);
 	}
 	skb->next = NULL;
@@ -292,25 +390,363 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_SUCCESS;
 }
 
-/* Credit grew somewhere: every stalled flow gets another look. */
-static void cbfc_unstall(struct cbfc_sched *q)
+/*
+ * Segment a credited GSO skb and queue each segment as a packet of its
+ * own, as tbf does; the parents learn the new count and length.
+ */
+static int cbfc_enqueue_segs(struct sk_buff *skb, struct Qdisc *sch,
+			     struct sk_buff **to_free)
 {
-	struct cbfc_flow *f;
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int len = 0, prev_len = qdisc_pkt_len(skb);
+	struct sk_buff *segs, *nskb;
+	int nb = 0;
 
-	list_for_each_entry(f, &q->stalled, drr)
-		f->stalled = false;
-	list_splice_tail_init(&q->stalled, &q->active);
-	q->n_stalled = 0;
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs)) {
+		struct cbfc_sched *q = qdisc_priv(sch);
+
+		q->st.drop_nomem++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	skb_list_walk_safe(segs, segs, nskb) {
+		unsigned int seg_len = segs->len;
+
+		skb_mark_not_on_list(segs);
+		qdisc_skb_cb(segs)->pkt_len = seg_len;
+		if (cbfc_enqueue(segs, sch, to_free) == NET_XMIT_SUCCESS) {
+			nb++;
+			len += seg_len;
+		}
+	}
+	if (!nb) {
+		/* Each segment was dropped and counted: the skb was not. */
+		kfree_skb(skb);
+		return NET_XMIT_DROP;
+	}
+	qdisc_tree_reduce_backlog(sch, 1 - nb, prev_len - len);
+	consume_skb(skb);
+	return NET_XMIT_SUCCESS;
 }
 
-/* Can @f send @len bytes? A deleted session no longer controls. */
-static bool cbfc_covered(const struct cbfc_flow *f, unsigned int len)
+/*
+ * Can @f send its head packet of @len bytes? If so the bytes are charged
+ * to its session now, as one reservation. A deleted session no longer
+ * controls.
+ */
+static bool cbfc_charge(const struct cbfc_flow *f, unsigned int len)
 {
 	return !f->sess || READ_ONCE(f->sess->dead) ||
-	       dmsc_session_available(f->sess) >= len;
+	       READ_ONCE(f->sess->failed) ||
+	       dmsc_session_charge(f->sess, len);
 }
 
-static struct sk_buff *cbfc_dequeue(struct Qdisc *sch)
+/* The flows whose session got credit rejoin the round, in wake order. */
+static void cbfc_wake_flows(struct cbfc_sched *q)
+{
+	struct llist_node *list = llist_del_all(&q->wake);
+	struct cbfc_flow *f, *tmp;
+
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(f, tmp, list, wake)
+		cbfc_flow_unstall(q, f);
+}
+
+/*
+ * @f cannot send its head packet: wait on its session's stalled list.
+ * The charge is tried again under the session's lock, which the credit
+ * update takes to wake the list: either the update finds the flow there
+ * or the flow sees the update's credit (or that the session was deleted).
+ * Returns false when it can send after all (the bytes are then charged).
+ */
+static bool cbfc_stall(struct cbfc_sched *q, struct cbfc_flow *f,
+		       unsigned int len)
+{
+	struct dmsc_session *s = f->sess;
+	bool wait;
+
+	spin_lock(&s->lock);
+	wait = !READ_ONCE(s->dead) && !READ_ONCE(s->failed) &&
+	       !dmsc_session_charge(s, len);
+	if (wait)
+		list_add_tail(&f->sess_node, &s->stalled);
+	spin_unlock(&s->lock);
+	if (!wait)
+		return false;
+	f->stalled = true;
+	list_move_tail(&f->drr, &q->stalled);
+	q->n_stalled++;
+	q->st.credit_stalls++;
+	if (q->heartbeat_us) {
+		u64 deadline;
+
+		f->wait_since = ktime_get_ns();
+		deadline = f->wait_since + (u64)q->heartbeat_us * NSEC_PER_USEC;
+		if (!q->hb_next || deadline < q->hb_next)
+			q->hb_next = deadline;
+	}
+	return true;
+}
+
+/* Take the head packet of @f off the queues. */
+static struct sk_buff *cbfc_flow_pop(struct Qdisc *sch, struct cbfc_flow *f)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb = f->head;
+
+	f->head = skb->next;
+	skb->next = NULL;
+	f->qlen--;
+	sch->q.qlen--;
+	qdisc_qstats_backlog_dec(sch, skb);
+	if (f->sess) {
+		q->st.backlog_credited -= qdisc_pkt_len(skb);
+		q->credited_qlen--;
+	}
+	return skb;
+}
+
+/* An empty flow leaves the round; a credited one is freed. */
+static void cbfc_flow_done(struct cbfc_sched *q, struct cbfc_flow *f)
+{
+	if (f->qlen)
+		return;
+	list_del_init(&f->drr);
+	if (f != &q->plain)
+		cbfc_flow_free(q, f);
+}
+
+/*
+ * The head packet of @f is larger than its session's whole reservation:
+ * no credit can ever cover it, so it is dropped and counted rather than
+ * stalling the flow for good (review finding 8). A reservation of 0 is
+ * none yet (the next hop has not answered): the flow waits, bounded by
+ * the heartbeat. Dequeue context: the parents hear of it once the
+ * dequeue ends.
+ */
+static bool cbfc_drop_oversize(struct Qdisc *sch, struct cbfc_flow *f,
+			       unsigned int len)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	if (!f->sess || !f->sess->credit || len <= f->sess->credit)
+		return false;
+	skb = cbfc_flow_pop(sch, f);
+	q->st.drop_oversize++;
+	qdisc_qstats_drop(sch);
+	q->drops_deq++;
+	q->drops_deq_len += len;
+	kfree_skb(skb);
+	cbfc_flow_done(q, f);
+	return true;
+}
+
+/*
+ * The heartbeat found @f waiting for @waited ns with no credit update
+ * from its next hop: the next hop has failed. The session is marked
+ * failed (no credit control from now on), the flow's packets leave the
+ * queue for the failover work, or are dropped when the session names no
+ * tunnel, and the flow goes. Under the qdisc lock.
+ */
+static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	struct dmsc_session *s = f->sess;
+	struct cbfc_fail *fail;
+	struct sk_buff *skb;
+	bool waiting;
+
+	spin_lock(&s->lock);
+	waiting = !list_empty(&f->sess_node);
+	list_del_init(&f->sess_node);
+	spin_unlock(&s->lock);
+	if (!waiting)
+		return;		/* credit came just now: it is on q->wake */
+	WRITE_ONCE(s->failed, true);
+	q->st.heartbeat_failures++;
+
+	fail = kzalloc(sizeof(*fail), GFP_ATOMIC | __GFP_NOWARN);
+	if (fail) {
+		refcount_inc(&s->refcnt);	/* the flow holds one */
+		fail->sess = s;
+		fail->ifindex = qdisc_dev(sch)->ifindex;
+		fail->waited_us = div_u64(waited, NSEC_PER_USEC);
+		__skb_queue_head_init(&fail->skbs);
+	}
+	while (f->qlen) {
+		skb = cbfc_flow_pop(sch, f);
+		/* Gone from this qdisc either way: the parents must know. */
+		q->drops_deq++;
+		q->drops_deq_len += qdisc_pkt_len(skb);
+		if (fail && s->tunnel) {
+			__skb_queue_tail(&fail->skbs, skb);
+		} else {
+			q->st.drop_failed++;
+			qdisc_qstats_drop(sch);
+			kfree_skb(skb);
+		}
+	}
+	f->stalled = false;
+	list_del_init(&f->drr);
+	q->n_stalled--;
+	cbfc_flow_free(q, f);
+	if (fail) {
+		spin_lock(&q->fo_lock);
+		list_add_tail(&fail->list, &q->fo_list);
+		spin_unlock(&q->fo_lock);
+		queue_work(system_highpri_wq, &q->fo_work);
+	}
+}
+
+/*
+ * Fail the flows that have waited a heartbeat since they stalled and
+ * since their session's last credit update; the next deadline is the
+ * earliest of the others'. Under the qdisc lock, from dequeue.
+ */
+static void cbfc_heartbeat(struct Qdisc *sch, u64 now)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	u64 hb = (u64)q->heartbeat_us * NSEC_PER_USEC, next = 0;
+	struct cbfc_flow *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, &q->stalled, drr) {
+		u64 since;
+
+		/* Stalled while the heartbeat was off: it counts from now. */
+		if (!f->wait_since)
+			f->wait_since = now;
+		since = max_t(u64, f->wait_since,
+			      atomic64_read(&f->sess->last_update));
+
+		if ((s64)(now - since) < (s64)hb) {
+			if (!next || since + hb < next)
+				next = since + hb;
+			continue;
+		}
+		cbfc_fail_flow(sch, f, now - since);
+	}
+	q->hb_next = q->heartbeat_us ? next : 0;
+}
+
+/*
+ * @skb as the qdisc holds it, an SRv6 packet of dmsc's (outer IPv6, an
+ * optional SRH, then IPv4 or IPv6): leave the inner packet, its network
+ * header at skb->data, as dmsc_srv6_xmit() takes it. The qdisc sees
+ * packets after encapsulation (dmsc steers at POST_ROUTING, before the
+ * device), so this is the only shape a failover has to undo.
+ */
+static int cbfc_strip(struct sk_buff *skb, u8 *family)
+{
+	unsigned int off = skb_network_offset(skb) + sizeof(struct ipv6hdr);
+	unsigned int inner;
+	u8 nexthdr;
+
+	if (skb->protocol != htons(ETH_P_IPV6) || !pskb_may_pull(skb, off))
+		return -EINVAL;
+	nexthdr = ipv6_hdr(skb)->nexthdr;
+	if (nexthdr == IPPROTO_ROUTING) {
+		const struct ipv6_sr_hdr *srh;
+
+		if (!pskb_may_pull(skb, off + sizeof(*srh)))
+			return -EINVAL;
+		srh = (const struct ipv6_sr_hdr *)(skb->data + off);
+		nexthdr = srh->nexthdr;
+		off += (srh->hdrlen + 1) << 3;
+	}
+	if (nexthdr == IPPROTO_IPIP) {
+		*family = AF_INET;
+		inner = sizeof(struct iphdr);
+	} else if (nexthdr == IPPROTO_IPV6) {
+		*family = AF_INET6;
+		inner = sizeof(struct ipv6hdr);
+	} else {
+		return -EINVAL;
+	}
+	if (!pskb_may_pull(skb, off + inner))
+		return -EINVAL;
+	__skb_pull(skb, off);
+	skb_reset_network_header(skb);
+	skb_reset_mac_header(skb);
+	skb->mac_len = 0;
+	skb->encapsulation = 0;
+	if (*family == AF_INET) {
+		if (ip_hdr(skb)->ihl < 5)
+			return -EINVAL;
+		skb->protocol = htons(ETH_P_IP);
+		skb_set_transport_header(skb, ip_hdr(skb)->ihl * 4);
+	} else {
+		skb->protocol = htons(ETH_P_IPV6);
+		skb_set_transport_header(skb, sizeof(struct ipv6hdr));
+	}
+	return 0;
+}
+
+/*
+ * One failed flow, in process context: the tunnel of its session moves
+ * to its backup, the event goes out, and the packets that were waiting
+ * are re-encapsulated onto the backup list and sent (route lookup and
+ * all, as the steering hook does). Without a tunnel, or a backup, they
+ * are dropped and counted.
+ */
+static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
+{
+	struct dmsc_session *s = fail->sess;
+	struct dmsc_net *dn = q->dn;
+	const struct dmsc_tunnel_cfg *cfg = NULL;
+	struct dmsc_tunnel *tun = NULL;
+	struct sk_buff *skb;
+	bool backup;
+
+	backup = s->tunnel && dmsc_tunnel_failover(dn, s->tunnel);
+	dmsc_session_notify_failed(dn, s, fail->ifindex, fail->waited_us);
+	rcu_read_lock();
+	if (backup) {
+		tun = dmsc_tunnel_lookup(dn, s->tunnel);
+		cfg = tun ? rcu_dereference(tun->cfg) : NULL;
+		if (cfg && !cfg->has_backup)
+			cfg = NULL;
+	}
+	if (cfg)
+		atomic64_inc(&q->fo_failovers);
+	while ((skb = __skb_dequeue(&fail->skbs))) {
+		unsigned int len;
+		u8 family;
+
+		if (!cfg || cbfc_strip(skb, &family)) {
+			atomic64_inc(&q->fo_drops);
+			kfree_skb(skb);
+			continue;
+		}
+		len = skb->len;
+		if (dmsc_srv6_xmit(dn->net, skb, cfg,
+				   (struct dmsc_path *)&cfg->paths[DMSC_BACKUP_IDX],
+				   family) == DMSC_TX_OK)
+			dmsc_tunnel_count(tun, DMSC_BACKUP_IDX, len);
+		else
+			atomic64_inc(&q->fo_drops);
+	}
+	rcu_read_unlock();
+}
+
+static void cbfc_failover_work(struct work_struct *work)
+{
+	struct cbfc_sched *q = container_of(work, struct cbfc_sched, fo_work);
+	struct cbfc_fail *fail, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&q->fo_lock);
+	list_splice_init(&q->fo_list, &list);
+	spin_unlock_bh(&q->fo_lock);
+	list_for_each_entry_safe(fail, tmp, &list, list) {
+		list_del(&fail->list);
+		cbfc_failover(q, fail);
+		dmsc_session_put(fail->sess);
+		kfree(fail);
+	}
+}
+
+static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 {
 	struct cbfc_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
@@ -318,11 +754,15 @@ static struct sk_buff *cbfc_dequeue(struct Qdisc *sch)
 	unsigned int len;
 	u64 now = 0;
 
+	if (!llist_empty(&q->wake))
+		cbfc_wake_flows(q);
+	if (q->hb_next) {
+		now = ktime_get_ns();
+		if (now >= q->hb_next)
+			cbfc_heartbeat(sch, now);
+	}
 	if (!sch->q.qlen)
 		return NULL;
-	/* Ordered with the credit update by the atomic bit operation. */
-	if (test_and_clear_bit(0, &q->recheck))
-		cbfc_unstall(q);
 	if (q->rate) {
 		now = ktime_get_ns();
 		if (now < q->time_next) {
@@ -332,67 +772,87 @@ static struct sk_buff *cbfc_dequeue(struct Qdisc *sch)
 	}
 	for (;;) {
 		f = list_first_entry_or_null(&q->active, struct cbfc_flow, drr);
-		if (!f)
-			return NULL;	/* all wait for credit: see kick */
-		len = qdisc_pkt_len(f->head);
-		if (!cbfc_covered(f, len)) {
-			f->stalled = true;
-			list_move_tail(&f->drr, &q->stalled);
-			q->n_stalled++;
-			q->st.credit_stalls++;
-			continue;
+		if (!f) {
+			/* All wait for credit: see wake, and the heartbeat. */
+			if (q->hb_next)
+				qdisc_watchdog_schedule_ns(&q->watchdog,
+							   q->hb_next);
+			return NULL;
 		}
 		if (f->deficit <= 0) {
 			f->deficit += q->quantum;
 			list_move_tail(&f->drr, &q->active);
 			continue;
 		}
+		/* Last: a successful charge is a packet that leaves. */
+		len = qdisc_pkt_len(f->head);
+		if (!cbfc_charge(f, len)) {
+			if (cbfc_drop_oversize(sch, f, len))
+				continue;
+			if (cbfc_stall(q, f, len))
+				continue;
+		}
 		break;
 	}
-	skb = f->head;
-	f->head = skb->next;
-	skb->next = NULL;
+	skb = cbfc_flow_pop(sch, f);
 	f->deficit -= len;
-	sch->q.qlen--;
-	qdisc_qstats_backlog_dec(sch, skb);
 	qdisc_bstats_update(sch, skb);
 	if (f->sess) {
-		atomic64_add(len, &f->sess->sent);
 		atomic64_inc(&f->sess->packets);
-		q->st.backlog_credited -= len;
 		q->st.credited_packets++;
 	} else {
 		q->st.plain_packets++;
 	}
-	if (!--f->qlen) {
-		list_del_init(&f->drr);
-		if (f != &q->plain)
-			cbfc_flow_free(q, f);
+	cbfc_flow_done(q, f);
+	if (q->rate) {
+		u64 delay = div64_u64((u64)len * NSEC_PER_SEC, q->rate);
+
+		/*
+		 * As sch_fq: the timer and the softirq that brought us here
+		 * were late by now - time_next; up to half a gap of that is
+		 * taken off the next one, or every wake-up's latency would
+		 * add to every gap and the rate fall short (review finding 6).
+		 */
+		if (q->time_next && now > q->time_next)
+			delay -= min(delay / 2, now - q->time_next);
+		q->time_next = now + delay;
 	}
-	if (q->rate)
-		q->time_next = now + div64_u64((u64)len * NSEC_PER_SEC, q->rate);
+	return skb;
+}
+
+static struct sk_buff *cbfc_dequeue(struct Qdisc *sch)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb = cbfc_dequeue_one(sch);
+
+	/* As fq_codel did: not with qlen 0, parents (HTB) could not cope. */
+	if (q->drops_deq && sch->q.qlen) {
+		qdisc_tree_reduce_backlog(sch, q->drops_deq, q->drops_deq_len);
+		q->drops_deq = 0;
+		q->drops_deq_len = 0;
+	}
 	return skb;
 }
 
 /*
- * Run every cbfc qdisc of the namespace again after credit grew or a
- * session went away. A qdisc is on the list until its destroy takes it
- * off under cbfc_lock, so it is alive here; qdisc_root() is the device's
- * current root, which is not this qdisc any more once it is being
- * replaced, as in qdisc_watchdog.
+ * The session @s got credit, or was deleted: its waiting flows, in every
+ * qdisc, rejoin their round. A flow on s->stalled is alive (it leaves the
+ * list under s->lock before it is freed, see cbfc_reset), and so is its
+ * qdisc; qdisc_root() is the device's current root, which is not this
+ * qdisc any more once it is being replaced, as in qdisc_watchdog. Called
+ * under rcu_read_lock(), which keeps @s and the root.
  */
-void dmsc_cbfc_kick(struct dmsc_net *dn)
+void dmsc_cbfc_wake(struct dmsc_session *s)
 {
-	struct cbfc_sched *q;
+	struct cbfc_flow *f, *tmp;
 
-	spin_lock_bh(&dn->cbfc_lock);
-	rcu_read_lock();
-	list_for_each_entry(q, &dn->cbfc_qdiscs, dn_node) {
-		set_bit(0, &q->recheck);
-		__netif_schedule(qdisc_root(q->sch));
+	spin_lock_bh(&s->lock);
+	list_for_each_entry_safe(f, tmp, &s->stalled, sess_node) {
+		list_del_init(&f->sess_node);
+		llist_add(&f->wake, &f->q->wake);
+		__netif_schedule(qdisc_root(f->q->sch));
 	}
-	rcu_read_unlock();
-	spin_unlock_bh(&dn->cbfc_lock);
+	spin_unlock_bh(&s->lock);
 }
 
 static void cbfc_flow_purge(struct cbfc_flow *f)
@@ -419,6 +879,14 @@ static void cbfc_reset(struct Qdisc *sch)
 
 	if (!q->hash)
 		return;
+	/*
+	 * First off every session's stalled list: from then on no credit
+	 * update can put a flow of ours on q->wake, which is emptied next.
+	 */
+	for (i = 0; i < CBFC_HASH_BUCKETS; i++)
+		hlist_for_each_entry(f, &q->hash[i], hnode)
+			cbfc_flow_detach(f);
+	init_llist_head(&q->wake);
 	for (i = 0; i < CBFC_HASH_BUCKETS; i++) {
 		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode) {
 			cbfc_flow_purge(f);
@@ -431,6 +899,10 @@ static void cbfc_reset(struct Qdisc *sch)
 	INIT_LIST_HEAD(&q->plain.drr);
 	q->n_stalled = 0;
 	q->st.backlog_credited = 0;
+	q->credited_qlen = 0;
+	q->drops_deq = 0;
+	q->drops_deq_len = 0;
+	q->hb_next = 0;
 	q->time_next = 0;
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
@@ -453,7 +925,7 @@ static struct netlink_range_validation cbfc_quantum_range = {
 };
 
 static struct netlink_range_validation cbfc_heartbeat_range = {
-	.min = CBFC_HEARTBEAT_MIN, .max = CBFC_HEARTBEAT_MAX,
+	.min = 0, .max = CBFC_HEARTBEAT_MAX,
 };
 
 static struct netlink_range_validation cbfc_batch_range = {
@@ -467,6 +939,7 @@ static const struct nla_policy cbfc_policy[TCA_CBFC_MAX + 1] = {
 	[TCA_CBFC_CREDIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &cbfc_credit_range),
 	[TCA_CBFC_QUANTUM]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&cbfc_quantum_range),
+	/* 0 is off: the minimum is checked in cbfc_change(). */
 	[TCA_CBFC_HEARTBEAT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&cbfc_heartbeat_range),
 	[TCA_CBFC_CREDIT_BATCH]	= NLA_POLICY_FULL_RANGE(NLA_U32,
@@ -500,10 +973,23 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 				    "cbfc: flow_limit exceeds limit");
 		return -EINVAL;
 	}
-	if (plain_limit > limit) {
+	if (tb[TCA_CBFC_HEARTBEAT] && nla_get_u32(tb[TCA_CBFC_HEARTBEAT]) &&
+	    nla_get_u32(tb[TCA_CBFC_HEARTBEAT]) < CBFC_HEARTBEAT_MIN) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CBFC_HEARTBEAT],
+				    "cbfc: heartbeat below 10ms (0 is off)");
+		return -EINVAL;
+	}
+	/* Credit returns are not sent by the kernel yet: refuse the knob. */
+	if (tb[TCA_CBFC_CREDIT_BATCH]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CBFC_CREDIT_BATCH],
+				    "cbfc: credit_batch not supported yet");
+		return -EOPNOTSUPP;
+	}
+	/* limit - plain_limit is the credited flows' room: not 0. */
+	if (plain_limit >= limit) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CBFC_PLAIN_LIMIT] ?:
 				    tb[TCA_CBFC_LIMIT],
-				    "cbfc: plain_limit exceeds limit");
+				    "cbfc: plain_limit must be below limit");
 		return -EINVAL;
 	}
 
@@ -514,7 +1000,13 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 	q->credit = cbfc_get(tb, TCA_CBFC_CREDIT, q->credit);
 	q->quantum = cbfc_get(tb, TCA_CBFC_QUANTUM, q->quantum);
 	q->heartbeat_us = cbfc_get(tb, TCA_CBFC_HEARTBEAT, q->heartbeat_us);
-	q->credit_batch = cbfc_get(tb, TCA_CBFC_CREDIT_BATCH, q->credit_batch);
+	/* Flows already waiting get their deadlines at the next dequeue. */
+	if (!q->heartbeat_us)
+		q->hb_next = 0;
+	else if (q->n_stalled)
+		q->hb_next = ktime_get_ns();
+	if (q->hb_next)
+		qdisc_watchdog_schedule_ns(&q->watchdog, q->hb_next);
 	if (tb[TCA_CBFC_RATE]) {
 		q->rate = nla_get_u64(tb[TCA_CBFC_RATE]);
 		q->time_next = 0;
@@ -541,17 +1033,22 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 	INIT_LIST_HEAD(&q->stalled);
 	INIT_LIST_HEAD(&q->plain.drr);
 	INIT_LIST_HEAD(&q->dn_node);
+	init_llist_head(&q->wake);
 	q->limit = 10000;
 	q->flow_limit = 1000;
 	q->plain_limit = 1000;
 	q->credit = 64 * 1024;
 	q->quantum = 2 * psched_mtu(qdisc_dev(sch));
-	q->heartbeat_us = 100 * USEC_PER_MSEC;
-	q->credit_batch = 4096;
+	q->heartbeat_us = 0;
+	spin_lock_init(&q->fo_lock);
+	INIT_LIST_HEAD(&q->fo_list);
+	INIT_WORK(&q->fo_work, cbfc_failover_work);
 	q->hash_rnd = get_random_u32();
 	qdisc_watchdog_init(&q->watchdog, sch);
 
-	q->hash = kvcalloc(CBFC_HASH_BUCKETS, sizeof(*q->hash), GFP_KERNEL);
+	/* Charged to the creator: qdiscs can be made in a user namespace. */
+	q->hash = kvcalloc(CBFC_HASH_BUCKETS, sizeof(*q->hash),
+			   GFP_KERNEL_ACCOUNT);
 	if (!q->hash)
 		return -ENOMEM;
 	for (i = 0; i < CBFC_HASH_BUCKETS; i++)
@@ -562,7 +1059,7 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 			return err;	/* the core calls cbfc_destroy */
 	}
 	spin_lock_bh(&dn->cbfc_lock);
-	list_add_tail(&q->dn_node, &dn->cbfc_qdiscs);
+	list_add_tail_rcu(&q->dn_node, &dn->cbfc_qdiscs);
 	spin_unlock_bh(&dn->cbfc_lock);
 	return 0;
 }
@@ -572,12 +1069,24 @@ static void cbfc_destroy(struct Qdisc *sch)
 {
 	struct cbfc_sched *q = qdisc_priv(sch);
 
-	/* From here no credit update can reach this qdisc. */
+	/*
+	 * Readers of the list run under RCU; the Qdisc is freed after a
+	 * grace period (qdisc_free_cb, or qdisc_free_rcu on a failed
+	 * create), after this unlink.
+	 */
 	spin_lock_bh(&q->dn->cbfc_lock);
-	list_del_init(&q->dn_node);
+	if (!list_empty(&q->dn_node))
+		list_del_rcu(&q->dn_node);
 	spin_unlock_bh(&q->dn->cbfc_lock);
 	qdisc_watchdog_cancel(&q->watchdog);
 	cbfc_reset(sch);
+	/*
+	 * A pending failover sends what it holds; then nothing is left that
+	 * points at this qdisc. Destroy runs in process context (RTNL), and
+	 * the work takes neither RTNL nor the qdisc lock.
+	 */
+	cancel_work_sync(&q->fo_work);
+	cbfc_failover_work(&q->fo_work);
 	kvfree(q->hash);
 	q->hash = NULL;
 }
@@ -596,7 +1105,6 @@ static int cbfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_CBFC_CREDIT, q->credit) ||
 	    nla_put_u32(skb, TCA_CBFC_QUANTUM, q->quantum) ||
 	    nla_put_u32(skb, TCA_CBFC_HEARTBEAT, q->heartbeat_us) ||
-	    nla_put_u32(skb, TCA_CBFC_CREDIT_BATCH, q->credit_batch) ||
 	    nla_put_u64_64bit(skb, TCA_CBFC_RATE, q->rate, TCA_CBFC_PAD)) {
 		nla_nest_cancel(skb, opts);
 		return -EMSGSIZE;
@@ -615,6 +1123,8 @@ static int cbfc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.stalled_flows = q->n_stalled;
 	st.plain_qlen = q->plain.qlen;
 	sch_tree_unlock(sch);
+	st.failovers = atomic64_read(&q->fo_failovers);
+	st.drop_failed += atomic64_read(&q->fo_drops);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

@@ -258,8 +258,8 @@ enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 	__be16 inner_proto = family == AF_INET6 ? htons(ETH_P_IPV6) :
 						  htons(ETH_P_IP);
 	enum dmsc_tx ret = DMSC_TX_NOMEM;
+	struct dst_entry *dst, *inner_dst;
 	unsigned int mtu, headroom;
-	struct dst_entry *dst;
 
 	dst = dmsc_srv6_route(net, skb, cfg, path, proto);
 	if (!dst) {
@@ -267,10 +267,22 @@ enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 		return DMSC_TX_NOROUTE;
 	}
 
+	/*
+	 * A packet without its inner route (a cbfc failover re-sends what
+	 * the device had queued, whose route was released) borrows the
+	 * outer one for the IPv4 hop limit; it gets no ICMP error. Callers
+	 * hold RCU (the hook, the failover work).
+	 */
+	inner_dst = skb_dst(skb);
+	if (!inner_dst)
+		skb_dst_set_noref(skb, dst);
 	mtu = dst_mtu(dst);
 	if (skb->len + path->overhead > mtu) {
-		dmsc_srv6_too_big(skb, family, mtu > path->overhead ?
-				  mtu - path->overhead : 0);
+		/* Only with the inner route to answer through (see below). */
+		if (inner_dst)
+			dmsc_srv6_too_big(skb, family,
+					  mtu > path->overhead ?
+					  mtu - path->overhead : 0);
 		ret = DMSC_TX_MTU;
 		goto drop;
 	}

@@ -502,6 +502,28 @@ static void dmsc_tunnel_set_active(struct dmsc_net *dn,
 	dmsc_tunnel_notify(dn, tun, active);
 }
 
+/*
+ * A cbfc heartbeat declared the next hop of a flow of tunnel @id failed:
+ * the tunnel moves to its backup, as TUNNEL_SET active backup does, with
+ * its event. Recovery is the operator's (tunnel switch). Returns false
+ * when there is no such tunnel or it has no backup.
+ */
+bool dmsc_tunnel_failover(struct dmsc_net *dn, u32 id)
+{
+	struct dmsc_tunnel *tun;
+	bool ok = false;
+
+	mutex_lock(&dn->lock);
+	tun = dmsc_tunnel_lookup(dn, id);
+	if (tun && dmsc_dereference(dn, tun->cfg)->has_backup) {
+		dmsc_tunnel_set_active(dn, tun, DMSC_ACTIVE_BACKUP);
+		dmsc_changed(dn);
+		ok = true;
+	}
+	mutex_unlock(&dn->lock);
+	return ok;
+}
+
 static void dmsc_tunnel_free(struct dmsc_tunnel *tun)
 {
 	WARN_ON_ONCE(!list_empty(&tun->flows));

@@ -58,6 +58,7 @@ setup() {
 
 case_cleanup() {
 	[ -z "${SINK:-}" ] || kill "$SINK" 2>/dev/null || true
+	[ -z "${MON:-}" ] || kill "$MON" 2>/dev/null || true
 	cleanup_ns
 	[ -z "$T" ] || rm -rf "$T"
 }
@@ -127,68 +128,95 @@ sink_stop() {
 		"$T/sink.json")
 }
 
+# pktlen: the length the qdisc counts for one packet of send's (1024-byte
+# payload): a probe QP's session with no credit holds one packet, its
+# backlog is the length; deleting the session lets the packet go.
+pktlen() {
+	local probe=(src "$A" dst "$B" sport 50000 qpn 999)
+	cbfc session add "${probe[@]}" nexthop $B credit 0
+	send 1 0 999
+	wait_until "(( \$(qd qlen) == 1 ))" || fail "the probe did not queue"
+	LEN=$(qd backlog)
+	cbfc session del "${probe[@]}"
+	wait_until "(( \$(qd qlen) == 0 ))" || fail "the probe did not leave"
+	check "(( LEN > 1024 ))" "probe length $LEN"
+}
+
+# The session's credit is the next hop's reservation: available starts at
+# it and never exceeds it; freed is a running total that cannot pass sent.
 test_credit_cumulative() {
 	trap case_cleanup EXIT
 	dmesg_mark
 	setup
-	cbfc session add "${FLOW[@]}" nexthop $B credit 0
 	sink_start
-	local rx0 len
-	rx0=$(rx)
-	send 10
-	# No credit: nothing leaves, nothing is dropped, all 10 wait.
-	sleep 0.5
-	check "(( \$(rx) == rx0 ))" "$(($(rx) - rx0)) packets left without credit"
-	check "(( \$(qd qlen) == 10 ))" "qlen $(qd qlen), not 10"
-	check "(( \$(qd drops) == 0 ))" "drops $(qd drops)"
-	check "(( \$(qd stalled_flows) == 1 ))" "stalled_flows not 1"
-	check "(( \$(qd credit_stalls) >= 1 ))" "no credit stall counted"
-	len=$(( $(qd backlog) / 10 ))
-	check "(( len * 10 == \$(qd backlog) && len > 1024 ))" \
-		"backlog $(qd backlog) is not 10 packets"
+	pktlen
+	local rx0 len=$LEN
 	echo "packet length at the qdisc: $len"
-
-	# freed covers 3.5 packets: exactly 3 leave.
-	cbfc credit "${FLOW[@]}" freed $((len * 7 / 2))
+	rx0=$(rx)
+	# A reservation of 3.5 packets: exactly 3 leave, nothing is dropped.
+	cbfc session add "${FLOW[@]}" nexthop $B credit $((len * 7 / 2))
+	send 10
 	arrived "$rx0" 3
+	check "(( \$(qd qlen) == 7 && \$(qd drops) == 0 ))" \
+		"qlen $(qd qlen) drops $(qd drops), not 7 and 0"
+	check "(( \$(qd stalled_flows) == 1 && \$(qd credit_stalls) >= 1 ))" \
+		"stalled_flows $(qd stalled_flows) credit_stalls $(qd credit_stalls)"
 	check "(( \$(sess sent) == 3 * len && \$(sess available) == len / 2 ))" \
 		"sent $(sess sent) available $(sess available)"
-	# The same total again, and an older one: no credit.
-	cbfc credit "${FLOW[@]}" freed $((len * 7 / 2))
+	# The next hop freed 2 packets: 2 more.
 	cbfc credit "${FLOW[@]}" freed $((len * 2))
-	arrived "$rx0" 3
+	arrived "$rx0" 5
+	# The same total again, and an older one: no credit.
+	cbfc credit "${FLOW[@]}" freed $((len * 2))
+	cbfc credit "${FLOW[@]}" freed "$len"
+	arrived "$rx0" 5
 	check "(( \$(sess stale) == 2 && \$(sess updates) == 1 ))" \
 		"stale $(sess stale) updates $(sess updates), not 2 and 1"
-	# A larger total: two more.
-	cbfc credit "${FLOW[@]}" freed $((len * 5))
+	# More than was sent (5 packets) cannot have been freed: absurd,
+	# ignored, and so is a total near 2^56 (once refused by the policy).
+	cbfc credit "${FLOW[@]}" freed $((len * 6))
+	cbfc credit "${FLOW[@]}" freed 72057594037927937
 	arrived "$rx0" 5
-	check "(( \$(qd qlen) == 5 ))" "qlen $(qd qlen), not 5"
+	check "(( \$(sess absurd) == 2 && \$(sess updates) == 1 ))" \
+		"absurd $(sess absurd) updates $(sess updates), not 2 and 1"
+	check "(( \$(sess available) == len / 2 ))" \
+		"available $(sess available), not $((len / 2))"
+	# All 5 freed: the whole reservation again, 3 more, never above it.
+	cbfc credit "${FLOW[@]}" freed $((len * 5))
+	arrived "$rx0" 8
+	check "(( \$(sess available) == len / 2 && \$(sess freed) == 5 * len ))" \
+		"available $(sess available) freed $(sess freed)"
 	# The session goes: its waiting packets leave without credit.
 	cbfc session del "${FLOW[@]}"
 	arrived "$rx0" 10
 	sink_stop
 	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
-	check "[ '$SINK_TOTALS' = '10 0 0' ]" "the sink saw $SINK_TOTALS, not 10 0 0"
+	check "[ '$SINK_TOTALS' = '11 0 0' ]" "the sink saw $SINK_TOTALS, not 11 0 0"
 	check "(( \$(qd drops) == 0 ))" "drops $(qd drops)"
 	dmesg_clean || fail "kernel log"
 }
 
+# Delta mode: each update adds, a repeated one too (credit the next hop
+# never gave), up to what was sent.
 test_credit_delta() {
 	trap case_cleanup EXIT
 	setup
-	cbfc session add "${FLOW[@]}" nexthop $B mode delta
-	local rx0 len out
+	pktlen
+	local rx0 len=$LEN out
+	cbfc session add "${FLOW[@]}" nexthop $B mode delta credit $((len * 2))
 	rx0=$(rx)
 	send 10
-	wait_until "(( \$(qd qlen) == 10 ))" || fail "not 10 queued"
-	len=$(( $(qd backlog) / 10 ))
-	# The same delta twice is twice the credit: 4 packets.
-	cbfc credit "${FLOW[@]}" delta $((len * 2))
 	arrived "$rx0" 2
 	cbfc credit "${FLOW[@]}" delta $((len * 2))
 	arrived "$rx0" 4
-	check "(( \$(sess updates) == 2 && \$(sess sent) == 4 * len ))" \
+	cbfc credit "${FLOW[@]}" delta $((len * 2))
+	arrived "$rx0" 6
+	check "(( \$(sess updates) == 2 && \$(sess sent) == 6 * len ))" \
 		"updates $(sess updates) sent $(sess sent)"
+	# A delta past what was sent is absurd here too.
+	cbfc credit "${FLOW[@]}" delta $((len * 10))
+	arrived "$rx0" 6
+	check "(( \$(sess absurd) == 1 ))" "absurd $(sess absurd), not 1"
 	# A delta session refuses a total, and says so.
 	if out=$(cbfc credit "${FLOW[@]}" freed 100000 2>&1); then
 		fail "freed accepted for a delta session"
@@ -196,7 +224,7 @@ test_credit_delta() {
 	echo "$out"
 	check "[[ '$out' == *'a delta session takes delta, not freed'* ]]" \
 		"wrong error: $out"
-	arrived "$rx0" 4
+	arrived "$rx0" 6
 }
 
 # Traffic without credit control passes while a credited flow waits.
@@ -230,7 +258,8 @@ test_plain_band() {
 # waiting for credit never does.
 test_limits() {
 	trap case_cleanup EXIT
-	setup limit 6 flow_limit 6 plain_limit 6
+	# Credited flows' room: limit - plain_limit = 6.
+	setup limit 12 flow_limit 6 plain_limit 6
 	cbfc session add "${FLOW[@]}" nexthop $B
 	send 10
 	wait_until "(( \$(qd qlen) == 6 ))" || fail "not 6 queued"
@@ -243,8 +272,12 @@ test_limits() {
 	# The plain band, slowed to 100 bytes/s so that it queues.
 	tc -n "$a" qdisc change dev va root cbfc plain_limit 3 rate 800bit
 	send 10 0 300
-	local q d p
-	q=$(qd plain_qlen) d=$(qd drop_plain_limit) p=$(qd plain_packets)
+	# One reading of the three: under load a packet may leave between
+	# separate readings (one each 10.8 s at this rate).
+	local q d p j
+	j=$(tc -n "$a" -s -j qdisc show dev va)
+	q=$(num plain_qlen <<<"$j") d=$(num drop_plain_limit <<<"$j")
+	p=$(num plain_packets <<<"$j")
 	echo "plain band: queued $q dropped $d sent $p"
 	check "(( q == 3 && d >= 1 && q + d + p == 10 ))" \
 		"plain band: queued $q dropped $d sent $p"
@@ -252,6 +285,290 @@ test_limits() {
 		"other reasons moved"
 	check "[ \"\$(qd rate)\" = 100 ]" \
 		"rate $(qd rate) bytes/s, not 100"
+}
+
+# Credited flows waiting for credit fill their room, limit - plain_limit,
+# and no more: the plain band keeps its own (review finding 1). Two
+# sessions with no credit, 10 packets each, limit 20 and plain_limit 10.
+test_plain_room() {
+	trap case_cleanup EXIT
+	setup limit 20 flow_limit 10 plain_limit 10
+	cbfc session add "${FLOW[@]}" nexthop $B
+	cbfc session add src "$A" dst "$B" sport 50000 qpn 257 nexthop $B
+	send 10 0 256
+	send 10 0 257
+	wait_until "(( \$(qd qlen) == 10 ))" || fail "not 10 queued"
+	check "(( \$(qd drop_limit) == 10 && \$(qd flows) == 1 ))" \
+		"drop_limit $(qd drop_limit) flows $(qd flows), not 10 and 1"
+	local rx0
+	rx0=$(rx)
+	udp3
+	arrived "$rx0" 3
+	check "(( \$(qd plain_packets) == 3 && \$(qd drop_plain_limit) == 0 ))" \
+		"plain_packets $(qd plain_packets), not 3"
+	check "(( \$(qd drop_limit) == 10 && \$(qd qlen) == 10 ))" \
+		"drop_limit $(qd drop_limit) qlen $(qd qlen), not 10 and 10"
+	# No room left for credited flows is refused.
+	local out
+	out=$(tc -n "$a" qdisc change dev va root cbfc plain_limit 20 2>&1) &&
+		fail "plain_limit = limit accepted"
+	check "[[ '$out' == *'plain_limit must be below limit'* ]]" "tc said: $out"
+}
+
+# Only the session that got credit has its flows looked at again: two
+# sessions wait, credit for one re-stalls that one alone (credit_stalls
+# counts waits; a recheck of every stalled flow would count both).
+test_wake_session() {
+	trap case_cleanup EXIT
+	setup
+	pktlen
+	local len=$LEN rx0 c0
+	c0=$(qd credit_stalls)	# the probe's
+	cbfc session add "${FLOW[@]}" nexthop $B credit "$len"
+	cbfc session add src "$A" dst "$B" sport 50000 qpn 257 nexthop $B \
+		credit "$len"
+	rx0=$(rx)
+	send 3 0 256
+	send 3 0 257
+	arrived "$rx0" 2
+	check "(( \$(qd credit_stalls) == c0 + 2 && \$(qd stalled_flows) == 2 ))" \
+		"credit_stalls $(qd credit_stalls) stalled $(qd stalled_flows), not $((c0 + 2)) and 2"
+	cbfc credit "${FLOW[@]}" freed "$len"
+	arrived "$rx0" 3
+	check "(( \$(qd credit_stalls) == c0 + 3 && \$(qd stalled_flows) == 2 ))" \
+		"credit_stalls $(qd credit_stalls) stalled $(qd stalled_flows), not $((c0 + 3)) and 2"
+	check "(( \$(sess packets) == 2 ))" "session 256 sent $(sess packets), not 2"
+}
+
+# A head packet larger than the session's whole reservation can never be
+# covered: dropped and counted, not a silent stall (review finding 8).
+test_oversize() {
+	trap case_cleanup EXIT
+	setup
+	cbfc session add "${FLOW[@]}" nexthop $B credit 500
+	local rx0
+	rx0=$(rx)
+	send 2
+	wait_until "(( \$(qd drop_oversize) == 2 ))" || true
+	check "(( \$(qd drop_oversize) == 2 && \$(qd drops) == 2 && \$(qd qlen) == 0 ))" \
+		"drop_oversize $(qd drop_oversize) drops $(qd drops) qlen $(qd qlen)"
+	check "(( \$(rx) == rx0 && \$(qd flows) == 0 ))" "rx $(($(rx) - rx0)) flows $(qd flows)"
+}
+
+# gso4: one UDP_SEGMENT send of 4 RoCEv2 segments of 1024 bytes (each
+# with its BTH, QP 256) from 10.9.0.1:50000: one GSO skb at the qdisc.
+gso4() {
+	an python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("'$A'", 50000))
+s.setsockopt(socket.IPPROTO_UDP, 103, 1024)  # UDP_SEGMENT
+bth = bytes([0x64, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0, 0, 0])
+s.sendto((bth + bytes(1012)) * 4, ("'$B'", 4791))'
+}
+
+# A credited GSO skb is segmented at enqueue: each segment is charged on
+# its own, so a reservation of 1.5 segments sends one and holds three.
+test_gso() {
+	trap case_cleanup EXIT
+	setup
+	cbfc session add "${FLOW[@]}" nexthop $B credit 1600
+	local rx0
+	rx0=$(rx)
+	gso4
+	arrived "$rx0" 1
+	check "(( \$(qd qlen) == 3 && \$(qd drop_oversize) == 0 && \$(qd drops) == 0 ))" \
+		"qlen $(qd qlen) drop_oversize $(qd drop_oversize) drops $(qd drops)"
+	check "(( \$(qd backlog_credited) == 3 * 1066 ))" \
+		"backlog_credited $(qd backlog_credited), not 3 segments of 1066"
+	check "(( \$(sess packets) == 1 && \$(sess sent) == 1066 ))" \
+		"session packets $(sess packets) sent $(sess sent)"
+}
+
+# Not in CASES yet: on 6.12 under TCG it measures about 0 Mbit/s with a
+# backlog queued, with and without the drift compensation; to be found
+# out (Documentation/cbfc.md, "Known problems").
+# rate: the qdisc sends at the set rate even though every gap ends with
+# a late timer (drift compensation, review finding 6). 10 Mbit/s, plain
+# RoCEv2 of 1082 bytes (866 us a packet), measured over 2 s of a backlog.
+test_rate() {
+	trap case_cleanup EXIT
+	setup rate 10mbit
+	# A sink, so that b answers no ICMP error that stops the sender.
+	sink_start
+	# More than the test lasts (3 s at the rate for 3500 packets): it is
+	# stopped once measured. Not through an(): $! must be roce-gen.
+	ip netns exec "$a" "$RG" send dst $B qps 1 sport 50000 qpn 300 \
+		count 100000 rate 0 size 1024 json "$T/send.json" \
+		2>"$T/send.err" &
+	local pid=$! b1 b2 t1 t2 r
+	wait_until "(( \$(qd qlen) >= 50 ))" || fail "no backlog"
+	t1=$(date +%s%N) b1=$(qd bytes)
+	sleep 2
+	t2=$(date +%s%N) b2=$(qd bytes)
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	r=$(( (b2 - b1) * 8 * 1000 / (t2 - t1) ))	# Mbit/s * 1000
+	echo "rate 10mbit: measured $((r / 1000)).$(printf %03d $((r % 1000))) Mbit/s"
+	check "(( \$(qd qlen) > 0 ))" \
+		"the backlog ran out: not measured at the rate; bytes $b1 $b2 sender: $(cat "$T/send.err")"
+	check "(( r >= 9500 && r <= 10500 ))" "measured $r kbit/s, not 10000 +- 5%"
+}
+
+# The heartbeat: a PE (a) steers its own RoCEv2 onto tunnel 1, primary
+# through va to b's End.DX4 fc00:b1::d4, backup through va2 to b's
+# fc00:b2::d4; b decapsulates to the sink on s. cbfc with a 10 ms
+# heartbeat on va; the session names tunnel 1.
+#
+#   a 10.9.0.1 --va/vb (primary)--  b  --vs/sv-- s 10.9.9.2 (sink)
+#              --va2/vb2 (backup)--
+hb_setup() {
+	local mac
+	T=$(mktemp -d)
+	mkns a b s
+	ip -n "$a" link add va type veth peer name vb netns "$b"
+	ip -n "$a" link add va2 type veth peer name vb2 netns "$b"
+	ip -n "$b" link add vs type veth peer name sv netns "$s"
+	ip -n "$a" addr add 10.9.0.1/32 dev lo
+	ip -n "$a" addr add fc00:1::1/64 dev va nodad
+	ip -n "$a" addr add fc00:2::1/64 dev va2 nodad
+	ip -n "$b" addr add fc00:1::2/64 dev vb nodad
+	ip -n "$b" addr add fc00:2::2/64 dev vb2 nodad
+	ip -n "$b" addr add 10.9.9.1/24 dev vs
+	ip -n "$s" addr add 10.9.9.2/24 dev sv
+	for l in "$a va" "$a va2" "$b vb" "$b vb2" "$b vs" "$s sv"; do
+		# shellcheck disable=SC2086 # "ns dev"
+		set -- $l
+		ip -n "$1" link set "$2" up
+	done
+	ip netns exec "$b" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1
+	mac=$(bn cat /sys/class/net/vb/address)
+	ip -n "$a" neigh replace fc00:1::2 lladdr "$mac" dev va nud permanent
+	mac=$(bn cat /sys/class/net/vb2/address)
+	ip -n "$a" neigh replace fc00:2::2 lladdr "$mac" dev va2 nud permanent
+	mac=$(ip netns exec "$s" cat /sys/class/net/sv/address)
+	ip -n "$b" neigh replace 10.9.9.2 lladdr "$mac" dev vs nud permanent
+	ip -n "$a" -6 route add fc00:b1::/64 via fc00:1::2 dev va
+	ip -n "$a" -6 route add fc00:b2::/64 via fc00:2::2 dev va2
+	ip -n "$a" route add 10.9.9.0/24 dev va src 10.9.0.1
+	ip -n "$b" -6 route add fc00:b1::d4/128 encap seg6local \
+		action End.DX4 nh4 10.9.9.2 dev vb
+	ip -n "$b" -6 route add fc00:b2::d4/128 encap seg6local \
+		action End.DX4 nh4 10.9.9.2 dev vb2
+	dns "$a" tunnel add 1 src fc00:1::1 path fc00:b1::d4 \
+		backup fc00:b2::d4
+	dns "$a" rule add dst 10.9.9.0/24 tunnel 1
+	tc -n "$a" qdisc add dev va root handle 1: cbfc heartbeat 10ms
+}
+
+HB_FLOW=(src 10.9.0.1 dst 10.9.9.2 sport 50000 qpn 256)
+
+# hb_send COUNT FIRST_PSN: RoCEv2 from a to the sink.
+hb_send() {
+	an "$RG" send dst 10.9.9.2 qps 1 sport 50000 qpn 256 count "$1" \
+		psn "$2" rate 0 size 1024 json "$T/send.json" \
+		2>"$T/send.err" || fail "roce-gen send: $(cat "$T/send.err")"
+}
+
+hb_sess() {
+	dns "$a" -j cbfc session show "${HB_FLOW[@]}" | num "$1"
+}
+
+# The next hop goes silent mid-transfer: credit flowed for the first 5
+# packets, then none comes. Within 3 x heartbeat of the flow's wait the
+# next hop is declared failed, the tunnel is on its backup and the 10
+# packets that waited reach the sink through it.
+test_heartbeat_failover() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	hb_setup
+	dns "$a" -j monitor >"$T/events" 2>&1 &
+	MON=$!
+	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
+		ready-file "$T/ready" 2>"$T/sink.err" &
+	SINK=$!
+	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
+	# 5 packets' worth (5 x 1146 at the qdisc) of reservation.
+	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
+		credit 6000 tunnel 1
+	hb_send 5 0
+	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
+	# The next hop frees them all: credit is flowing.
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$(hb_sess sent)"
+	# Then silence: 5 leave, 10 wait, the heartbeat fails the next hop.
+	hb_send 15 5
+	wait_until "(( \$(qd heartbeat_failures) >= 1 ))" ||
+		fail "no heartbeat failure"
+	wait_until "grep -q nexthop-failed '$T/events'" || true
+	sink_stop
+	kill "$MON" 2>/dev/null || true
+	wait "$MON" 2>/dev/null || true
+	cat "$T/events"
+	local waited
+	waited=$(grep nexthop-failed "$T/events" | num waited_us)
+	echo "failover: next hop declared failed after ${waited:-?} us of waiting (heartbeat 10 ms)"
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	check "[ -n '$waited' ] && (( waited >= 10000 && waited <= 30000 ))" \
+		"waited ${waited:-no event} us, not 10..30 ms"
+	check "grep -qE '\"event\": ?\"tunnel-backup\", ?\"tunnel\": ?1' '$T/events'" \
+		"no tunnel-backup event"
+	check "dns $a -j tunnel show 1 | grep -qE '\"active\": ?\"backup\"'" \
+		"tunnel 1 is not on its backup: $(dns "$a" -j tunnel show 1)"
+	check "(( \$(qd heartbeat_failures) == 1 && \$(qd failovers) == 1 && \$(qd drop_failed) == 0 ))" \
+		"heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed)"
+	check "(( \$(qd qlen) == 0 && \$(hb_sess failed) == 1 ))" \
+		"qlen $(qd qlen) failed $(hb_sess failed)"
+	local p g
+	read -r p g _ <<<"$SINK_TOTALS"
+	check "(( p == 20 && g == 0 ))" "the sink saw $p packets, $g gaps: not 20 and 0"
+	dmesg_clean || fail "kernel log"
+}
+
+# A session without a tunnel only fails: the event, the counters, and its
+# waiting packets dropped as drop_failed.
+test_heartbeat_no_tunnel() {
+	trap case_cleanup EXIT
+	setup heartbeat 10ms
+	cbfc session add "${FLOW[@]}" nexthop $B credit 0
+	local rx0
+	rx0=$(rx)
+	send 10
+	wait_until "(( \$(qd heartbeat_failures) == 1 ))" || fail "no failure"
+	check "(( \$(qd drop_failed) == 10 && \$(qd failovers) == 0 && \$(qd qlen) == 0 ))" \
+		"drop_failed $(qd drop_failed) failovers $(qd failovers) qlen $(qd qlen)"
+	check "(( \$(sess failed) == 1 && \$(rx) == rx0 ))" "failed $(sess failed) rx $(($(rx) - rx0))"
+	# Below 10 ms is refused by the kernel too; 0 is off.
+	local out
+	out=$(tc -n "$a" qdisc change dev va root cbfc heartbeat 0 2>&1) ||
+		fail "heartbeat 0 refused: $out"
+	check "(( \$(qd heartbeat) == 0 ))" "heartbeat $(qd heartbeat), not 0"
+	out=$(tc -n "$a" qdisc change dev va root cbfc credit_batch 4096 2>&1) &&
+		fail "credit_batch accepted"
+	check "[[ '$out' == *'credit_batch not supported yet'* ]]" "tc said: $out"
+}
+
+# Deleting the qdisc, the namespace and the module while packets wait
+# and failovers are pending or under way: clean under slub_debug.
+test_heartbeat_teardown() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	hb_setup
+	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
+		credit 0 tunnel 1
+	hb_send 20 0
+	tc -n "$a" qdisc del dev va root
+	tc -n "$a" qdisc add dev va root handle 1: cbfc heartbeat 10ms
+	dns "$a" tunnel switch 1 primary
+	hb_send 20 20
+	ip netns del "$a"
+	local i
+	for i in $(seq 120); do
+		rmmod dmsc 2>/dev/null && break
+		sleep 0.5
+	done
+	check "! module_loaded" "the module is still in use"
+	load_module
+	dmesg_clean || fail "kernel log"
 }
 
 # A transit hop sees the flow inside SRv6: a's own seg6 encap route makes
@@ -272,7 +589,8 @@ test_srv6_inner() {
 		segs fc00:9::2 dev va
 	tc -n "$a" qdisc add dev va root cbfc
 	local flow=(src "$A" dst 10.9.1.2 sport 50000 qpn 256) len
-	cbfc session add "${flow[@]}" nexthop fc00:9::2
+	# First no credit, to read the SRv6 packet's length off the backlog.
+	cbfc session add "${flow[@]}" nexthop fc00:9::2 credit 0
 	an "$RG" send dst 10.9.1.2 qps 1 sport 50000 qpn 256 count 10 \
 		rate 0 size 1024 json "$T/send.json" 2>"$T/send.err" ||
 		fail "roce-gen send: $(cat "$T/send.err")"
@@ -281,11 +599,17 @@ test_srv6_inner() {
 	check "(( len * 10 == \$(qd backlog_credited) && len > 1082 ))" \
 		"backlog_credited $(qd backlog_credited) is not 10 SRv6 packets"
 	echo "SRv6 packet length at the qdisc: $len"
-	cbfc credit "${flow[@]}" freed $((len * 3))
-	wait_until "(( \$(qd credited_packets) >= 3 ))" || true
+	cbfc session del "${flow[@]}"
+	wait_until "(( \$(qd qlen) == 0 ))" || fail "the 10 did not leave"
+	# Then a reservation of 3 of them.
+	cbfc session add "${flow[@]}" nexthop fc00:9::2 credit $((len * 3))
+	an "$RG" send dst 10.9.1.2 qps 1 sport 50000 qpn 256 count 10 psn 10 \
+		rate 0 size 1024 json "$T/send.json" 2>"$T/send.err" ||
+		fail "roce-gen send: $(cat "$T/send.err")"
+	wait_until "(( \$(qd credited_packets) >= 13 ))" || true
 	sleep 0.5
-	check "(( \$(qd credited_packets) == 3 ))" \
-		"credited_packets $(qd credited_packets), not 3"
+	check "(( \$(qd credited_packets) == 13 && \$(qd qlen) == 7 ))" \
+		"credited_packets $(qd credited_packets) qlen $(qd qlen), not 13 and 7"
 	check "(( \$(dns $a -j cbfc session show ${flow[*]} | num packets) == 3 ))" \
 		"the session counted other than 3 packets"
 }
@@ -338,10 +662,11 @@ test_bad_input() {
 	check "[[ '$out' == *'errno=17'* && '$out' == *'extack=session exists for this flow'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 11:u64=5 '}')
 	check "[[ '$out' == *'a cumulative session takes freed, not delta'* ]]" "$out"
-	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 10:u64=72057594037927937 '}')
-	check "[[ '$out' == *'errno=34'* ]]" "freed past DMSC_FREED_MAX: $out"
-	check "(( \$(sess freed) == 0 && \$(sess updates) == 0 ))" \
-		"a refused update changed the session"
+	# Any u64 passes the policy; above sent (0) it is counted and ignored.
+	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 10:u64=9223372036854775807 '}')
+	check "[[ '$out' == *'errno=0'* ]]" "freed 2^63-1: $out"
+	check "(( \$(sess freed) == 0 && \$(sess updates) == 0 && \$(sess absurd) == 1 ))" \
+		"an absurd update changed the session"
 	# Credit is for the administrator only.
 	out=$(an setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=-all "$DMSC" cbfc credit "${FLOW[@]}" freed 100000 2>&1) &&
@@ -431,10 +756,17 @@ test_teardown_netns() {
 [ -f "$TC_LIB_DIR/q_cbfc.so" ] || { echo "1..0 # SKIP no q_cbfc.so (make tools)"; exit 4; }
 load_module
 CASES=(
-	test_credit_cumulative "cbfc: no credit holds every packet, freed N sends exactly N bytes' worth; repeated and stale totals add nothing"
-	test_credit_delta "cbfc: a delta session adds every delta, a repeated one too"
+	test_credit_cumulative "cbfc: credit C sends exactly C bytes' worth, freed N N more; repeated, stale and absurd totals add nothing, available never exceeds C"
+	test_credit_delta "cbfc: a delta session adds every delta, a repeated one too, none past sent"
 	test_plain_band "cbfc: plain UDP and RoCEv2 without a session pass while a credited flow waits"
 	test_limits "cbfc: limit, flow_limit and plain_limit drops are counted by reason"
+	test_plain_room "cbfc: credited flows at limit - plain_limit leave the plain band its room"
+	test_wake_session "cbfc: credit for one session wakes that session's flows only"
+	test_oversize "cbfc: a head packet above the session's credit is dropped as oversize"
+	test_gso "cbfc: a credited GSO skb is segmented and each segment charged"
+	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
+	test_heartbeat_no_tunnel "cbfc: next hop silent, no tunnel: the waiting packets are dropped as failed, heartbeat 0 is off"
+	test_heartbeat_teardown "cbfc: qdisc, netns and module go while packets wait and failovers are pending"
 	test_srv6_inner "cbfc: an SRv6 packet is classified by the RoCEv2 flow inside it"
 	test_bad_input "cbfc: bad tc options and genl attributes are refused, the extack names them"
 	test_teardown "cbfc: qdisc delete and session delete with packets queued are clean, rmmod refused while a qdisc exists"

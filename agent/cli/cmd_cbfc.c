@@ -21,15 +21,16 @@ static void cbfc_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: dmsc cbfc session add FLOW nexthop ADDR [mode cumulative|delta]\n"
-		"                              [credit BYTES]\n"
+		"                              [credit BYTES] [tunnel ID]\n"
 		"       dmsc cbfc session del FLOW\n"
 		"       dmsc [-j] cbfc session show [FLOW]\n"
 		"       dmsc cbfc credit FLOW freed BYTES     (cumulative session)\n"
 		"       dmsc cbfc credit FLOW delta BYTES     (delta session)\n"
 		"FLOW := src ADDR dst ADDR sport PORT qpn QPN   (the inner RoCEv2 flow)\n"
-		"credit 0..%llu, freed 0..%llu, delta 1..%llu bytes\n",
+		"credit 0..%llu, freed 0..%llu (a running total, may wrap),\n"
+		"delta 1..%llu bytes\n",
 		(unsigned long long)DMSC_CREDIT_MAX,
-		(unsigned long long)DMSC_FREED_MAX,
+		(unsigned long long)UINT64_MAX,
 		(unsigned long long)DMSC_DELTA_MAX);
 }
 
@@ -84,8 +85,10 @@ struct cbfc_args {
 	uint32_t sport, qpn;
 	bool have_src, have_dst, have_sport, have_qpn;
 	bool have_nexthop, have_mode, have_credit, have_freed, have_delta;
+	bool have_tunnel;
 	struct in6_addr nexthop;
 	uint8_t mode;
+	uint32_t tunnel;
 	uint64_t credit, freed, delta;
 };
 
@@ -94,7 +97,7 @@ struct cbfc_args {
  * beyond the flow this verb takes (a bit per option, below).
  */
 enum { OPT_NEXTHOP = 1, OPT_MODE = 2, OPT_CREDIT = 4, OPT_FREED = 8,
-       OPT_DELTA = 16 };
+       OPT_DELTA = 16, OPT_TUNNEL = 32 };
 
 static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 			   struct cbfc_args *a)
@@ -114,6 +117,8 @@ static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 			bit = OPT_FREED;
 		else if (!strcmp(opt, "delta"))
 			bit = OPT_DELTA;
+		else if (!strcmp(opt, "tunnel"))
+			bit = OPT_TUNNEL;
 		else if (strcmp(opt, "src") && strcmp(opt, "dst") &&
 			 strcmp(opt, "sport") && strcmp(opt, "qpn"))
 			return usage_error("unknown option \"%s\"", opt);
@@ -166,13 +171,20 @@ static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 				return usage_error("mode \"%s\": not cumulative or delta",
 						   val);
 			a->have_mode = true;
+		} else if (bit == OPT_TUNNEL) {
+			uint64_t id;
+
+			if (parse_u64("tunnel", val, 1, UINT32_MAX, &id))
+				return EXIT_USAGE;
+			a->tunnel = (uint32_t)id;
+			a->have_tunnel = true;
 		} else if (bit == OPT_CREDIT) {
 			if (parse_u64("credit", val, 0, DMSC_CREDIT_MAX,
 				      &a->credit))
 				return EXIT_USAGE;
 			a->have_credit = true;
 		} else if (bit == OPT_FREED) {
-			if (parse_u64("freed", val, 0, DMSC_FREED_MAX,
+			if (parse_u64("freed", val, 0, UINT64_MAX,
 				      &a->freed))
 				return EXIT_USAGE;
 			a->have_freed = true;
@@ -226,6 +238,8 @@ static struct nl_msg *cbfc_msg(int cmd, int flags, const struct cbfc_args *a)
 		nla_put_u64(msg, DMSC_SESSION_A_FREED, a->freed);
 	if (a->have_delta)
 		nla_put_u64(msg, DMSC_SESSION_A_DELTA, a->delta);
+	if (a->have_tunnel)
+		nla_put_u32(msg, DMSC_SESSION_A_TUNNEL, a->tunnel);
 	nla_nest_end(msg, s);
 	return msg;
 }
@@ -285,6 +299,13 @@ static int session_parse(struct nlattr **top, void *arg)
 	put_u64(tb, DMSC_SESSION_A_PACKETS, "packets", " packets %llu");
 	put_u64(tb, DMSC_SESSION_A_UPDATES, "updates", " updates %llu");
 	put_u64(tb, DMSC_SESSION_A_STALE, "stale", " stale %llu");
+	put_u64(tb, DMSC_SESSION_A_ABSURD, "absurd", " absurd %llu");
+	if (tb[DMSC_SESSION_A_TUNNEL])
+		out_uint("tunnel", " tunnel %llu",
+			 nla_get_u32(tb[DMSC_SESSION_A_TUNNEL]));
+	if (tb[DMSC_SESSION_A_FAILED])
+		out_uint("failed", " failed %llu",
+			 nla_get_u8(tb[DMSC_SESSION_A_FAILED]));
 	out_text("\n");
 	out_close_object();
 	return 0;
@@ -303,7 +324,8 @@ static int session_cmd(const char *verb, int argc, char **argv,
 	if (matches(verb, "add")) {
 		err_set_command("cbfc", "session add");
 		ret = parse_cbfc_args(argc, argv,
-				      OPT_NEXTHOP | OPT_MODE | OPT_CREDIT, &a);
+				      OPT_NEXTHOP | OPT_MODE | OPT_CREDIT |
+				      OPT_TUNNEL, &a);
 		if (ret || (ret = need_flow(&a)))
 			return ret;
 		if (!a.have_nexthop)

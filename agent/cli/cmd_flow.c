@@ -131,6 +131,7 @@ int cmd_flow(struct cli *cli, int argc, char **argv, struct request *req)
 static const char *const event_names[] = {
 	[DMSC_EVENT_TUNNEL_BACKUP] = "tunnel-backup",
 	[DMSC_EVENT_TUNNEL_PRIMARY] = "tunnel-primary",
+	[DMSC_EVENT_NEXTHOP_FAILED] = "nexthop-failed",
 };
 
 static int event_parse(struct nlattr **top, void *arg)
@@ -154,6 +155,26 @@ static int event_parse(struct nlattr **top, void *arg)
 			out_uint("tunnel", " tunnel %llu",
 				 nla_get_u32(tb[DMSC_TUNNEL_A_ID]));
 	}
+	/* A cbfc heartbeat failure: the session's QP, device, wait. */
+	if (top[DMSC_A_SESSION]) {
+		struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
+
+		if (!nla_parse_nested(tb, DMSC_SESSION_A_MAX,
+				      top[DMSC_A_SESSION], NULL)) {
+			if (tb[DMSC_SESSION_A_QPN])
+				out_uint("qpn", " qpn %llu",
+					 nla_get_u32(tb[DMSC_SESSION_A_QPN]));
+			if (tb[DMSC_SESSION_A_TUNNEL])
+				out_uint("tunnel", " tunnel %llu",
+					 nla_get_u32(tb[DMSC_SESSION_A_TUNNEL]));
+			if (tb[DMSC_SESSION_A_IFINDEX])
+				out_uint("ifindex", " ifindex %llu",
+					 nla_get_u32(tb[DMSC_SESSION_A_IFINDEX]));
+			if (tb[DMSC_SESSION_A_WAITED_US])
+				out_uint("waited_us", " waited_us %llu",
+					 nla_get_u64(tb[DMSC_SESSION_A_WAITED_US]));
+		}
+	}
 	out_text("\n");
 	out_close_object();
 	fflush(stdout);
@@ -166,7 +187,8 @@ int cmd_monitor(struct cli *cli, int argc, char **argv, struct request *req)
 	err_set_command("monitor", NULL);
 	if (argc >= 1 && matches(argv[0], "help")) {
 		printf("Usage: dmsc [-j] monitor [count N]\n"
-		       "Print the module's events (tunnel-backup, tunnel-primary) as they come,\n"
+		       "Print the module's events (tunnel-backup, tunnel-primary, nexthop-failed)\n"
+		       "as they come,\n"
 		       "until interrupted or until N have come.\n");
 		return 0;
 	}

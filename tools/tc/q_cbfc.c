@@ -28,7 +28,7 @@ static void explain(void)
 		"                [ credit BYTES ] [ quantum BYTES ] [ heartbeat TIME ]\n"
 		"                [ credit_batch BYTES ] [ rate RATE ]\n"
 		"  limit, flow_limit, plain_limit 1..%u; credit 0..%u;\n"
-		"  quantum %u..%u; heartbeat %ums..%us; credit_batch %u..%u\n",
+		"  quantum %u..%u; heartbeat %ums..%us or 0 (off); credit_batch %u..%u\n",
 		CBFC_LIMIT_MAX, CBFC_CREDIT_MAX, CBFC_QUANTUM_MIN,
 		CBFC_QUANTUM_MAX, CBFC_HEARTBEAT_MIN / 1000,
 		CBFC_HEARTBEAT_MAX / 1000000, CBFC_CREDIT_BATCH_MIN,
@@ -124,9 +124,10 @@ static int cbfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (get_time(&us, argv[1]))
 				return bad(argv[0], argv[1],
 					   "not a time (e.g. 10ms)");
-			if (us < CBFC_HEARTBEAT_MIN || us > CBFC_HEARTBEAT_MAX)
+			if (us && (us < CBFC_HEARTBEAT_MIN ||
+				   us > CBFC_HEARTBEAT_MAX))
 				return bad(argv[0], argv[1],
-					   "out of range 1ms..60s");
+					   "out of range 10ms..60s, or 0 (off)");
 			addattr32(n, CBFC_NLMSG_MAX, type, us);
 			continue;
 		}
@@ -250,6 +251,10 @@ static int cbfc_print_xstats(struct qdisc_util *qu, FILE *f,
 			" plain_limit %llu", st.drop_plain_limit);
 	print_color_u64(PRINT_ANY, COLOR_NONE, "drop_nomem", " nomem %llu",
 			st.drop_nomem);
+	print_color_u64(PRINT_ANY, COLOR_NONE, "drop_oversize",
+			" oversize %llu", st.drop_oversize);
+	print_color_u64(PRINT_ANY, COLOR_NONE, "drop_failed", " failed %llu",
+			st.drop_failed);
 	return 0;
 }
 

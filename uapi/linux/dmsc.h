@@ -208,6 +208,7 @@ enum dmsc_event {
 	DMSC_EVENT_UNSPEC,
 	DMSC_EVENT_TUNNEL_BACKUP,	/* a tunnel moved to its backup */
 	DMSC_EVENT_TUNNEL_PRIMARY,	/* ... and back */
+	DMSC_EVENT_NEXTHOP_FAILED,	/* a cbfc heartbeat: DMSC_A_SESSION */
 	__DMSC_EVENT_MAX
 };
 #define DMSC_EVENT_MAX (__DMSC_EVENT_MAX - 1)
@@ -221,16 +222,18 @@ enum dmsc_event {
  *
  *   available = credit + freed - sent     (bytes, as qdisc_pkt_len counts)
  *
- * where credit is the initial credit the next hop reserved, sent what the
- * qdiscs of the namespace dequeued for the session, and freed what the next
- * hop reported freed. In cumulative mode a credit update carries the next
+ * where credit is the buffer the next hop reserved, sent what the qdiscs
+ * of the namespace dequeued for the session, and freed what the next hop
+ * reported freed. freed can never exceed sent (an update saying so is
+ * counted as absurd and ignored), so available is at most credit. In cumulative mode a credit update carries the next
  * hop's running total of freed bytes and only a larger total counts, so a
  * lost, repeated or reordered update costs nothing; in delta mode (the
  * draft's form) each update adds its delta.
  */
 #define DMSC_SESSIONS_MAX	65536		/* per namespace */
 #define DMSC_CREDIT_MAX		(1ULL << 32)	/* DMSC_SESSION_A_CREDIT */
-#define DMSC_FREED_MAX		(1ULL << 56)	/* DMSC_SESSION_A_FREED */
+/* No longer a limit: freed is any u64, compared wrap-safely with sent. */
+#define DMSC_FREED_MAX		(1ULL << 56)
 #define DMSC_DELTA_MAX		(1ULL << 32)	/* DMSC_SESSION_A_DELTA */
 
 enum dmsc_credit_mode {
@@ -258,6 +261,11 @@ enum dmsc_session_attr {
 	DMSC_SESSION_A_PACKETS,	/* u64: packets sent, replies only */
 	DMSC_SESSION_A_UPDATES,	/* u64: credit updates applied, replies only */
 	DMSC_SESSION_A_STALE,	/* u64: ... ignored as stale, replies only */
+	DMSC_SESSION_A_ABSURD,	/* u64: ... ignored, freed above sent, replies only */
+	DMSC_SESSION_A_TUNNEL,	/* u32: tunnel the flow is steered by, for failover */
+	DMSC_SESSION_A_FAILED,	/* u8: next hop declared failed, replies only */
+	DMSC_SESSION_A_IFINDEX,	/* u32: device of the qdisc, events only */
+	DMSC_SESSION_A_WAITED_US, /* u64: waited without credit, events only */
 	__DMSC_SESSION_A_MAX
 };
 #define DMSC_SESSION_A_MAX (__DMSC_SESSION_A_MAX - 1)

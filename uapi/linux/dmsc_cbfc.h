@@ -14,7 +14,7 @@
 #define CBFC_CREDIT_MAX		(1U << 30)	/* bytes */
 #define CBFC_QUANTUM_MIN	256
 #define CBFC_QUANTUM_MAX	(1U << 20)
-#define CBFC_HEARTBEAT_MIN	1000		/* us */
+#define CBFC_HEARTBEAT_MIN	10000		/* us; 0 is off */
 #define CBFC_HEARTBEAT_MAX	60000000	/* us */
 #define CBFC_CREDIT_BATCH_MIN	64
 #define CBFC_CREDIT_BATCH_MAX	(1U << 24)
@@ -27,7 +27,7 @@ enum {
 	TCA_CBFC_PLAIN_LIMIT,	/* u32: packets in the plain band, <= limit */
 	TCA_CBFC_CREDIT,	/* u32: bytes this hop reserves per session */
 	TCA_CBFC_QUANTUM,	/* u32: DRR quantum, bytes */
-	TCA_CBFC_HEARTBEAT,	/* u32: us without credit before failover */
+	TCA_CBFC_HEARTBEAT,	/* u32: us without credit before failover, 0 off */
 	TCA_CBFC_CREDIT_BATCH,	/* u32: bytes freed per credit return */
 	TCA_CBFC_RATE,		/* u64: bytes/s the qdisc sends, 0 = no limit */
 	__TCA_CBFC_MAX
@@ -41,8 +41,8 @@ struct tc_cbfc_xstats {
 	__u32	plain_qlen;		/* packets in the plain band */
 	__u32	pad;
 	__u64	credit_stalls;		/* times a flow had to wait for credit */
-	__u64	heartbeat_failures;	/* next hops declared failed */
-	__u64	failovers;		/* flows moved to their backup */
+	__u64	heartbeat_failures;	/* flows whose next hop was declared failed */
+	__u64	failovers;		/* ... whose packets went to the backup */
 	__u64	drop_limit;		/* the qdisc held limit packets */
 	__u64	drop_flow_limit;	/* the flow held flow_limit packets */
 	__u64	drop_plain_limit;	/* the plain band held plain_limit */
@@ -50,6 +50,8 @@ struct tc_cbfc_xstats {
 	__u64	backlog_credited;	/* bytes queued in credited flows */
 	__u64	credited_packets;	/* packets sent under credit */
 	__u64	plain_packets;		/* packets sent from the plain band */
+	__u64	drop_oversize;		/* head larger than its session's credit */
+	__u64	drop_failed;		/* waiting when the next hop failed, no backup */
 };
 
 #endif /* _UAPI_LINUX_DMSC_CBFC_H */
