@@ -59,6 +59,7 @@ struct mpte_topology {
 	struct mpte_arc *arcs;
 	struct mpte_link *links;
 	int *out_start, *out_arc;	/* CSR adjacency, outgoing */
+	int *out_to;			/* out_arc[k]'s head */
 	char **colour_names;		/* bit number -> name, may be NULL */
 	int ncolours;
 	int *node_hash;			/* open addressing, -1 = empty */
@@ -204,6 +205,7 @@ struct mpte_ctx {
 
 /* graph.c */
 int mpte_topology_index(struct mpte_topology *t);
+void mpte_topology_csr(struct mpte_topology *t);
 int mpte_node_lookup(const struct mpte_topology *t, const char *name);
 int mpte_link_lookup(const struct mpte_topology *t, const char *id);
 int mpte_sp_init(struct mpte_sp *sp, int n);
@@ -242,6 +244,13 @@ void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale);
 void mpte_drop_paths(struct mpte_ctx *ctx, int di);
 void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
 		     double delta);
+
+/* cut.c: the node-cut lower bound for the active demands */
+double mpte_cut_bound(const struct mpte_ctx *ctx);
+
+/* start.c: equal shares on IGP shortest paths for the active demands
+ * without paths (plain ones only); marks them in placed, returns how many */
+int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed);
 
 /* cheap.c: the cheapest routing (TE metric) within the max utilisation */
 void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which);

@@ -722,6 +722,37 @@ static void restricted_sweep(struct mpte_ctx *ctx, int *buf)
 }
 
 /*
+ * Equal shares on IGP shortest paths for the demands without a route
+ * (start.c); kept only if that is already within tolerance of the bound,
+ * else undone.  True if kept and every active demand is routed.
+ */
+static bool try_ecmp_start(struct mpte_ctx *ctx, double lb)
+{
+	unsigned char *placed = mpte_xcalloc(ctx->ds->n, 1);
+	int di, n = mpte_ecmp_start(ctx, placed);
+	bool keep = false;
+
+	if (n) {
+		for (di = 0; di < ctx->ds->n; di++)
+			if (ctx->st[di].active && !ctx->st[di].npaths)
+				break;
+		keep = di == ctx->ds->n &&
+		       mpte_current_max_util(ctx, NULL) <=
+		       lb * (1 + ctx->opt.tolerance) + 1e-12;
+		if (getenv("MPTE_TRACE"))
+			fprintf(stderr, "mpte: ECMP start %d demands, u %.6f lb %.6f%s\n",
+				n, mpte_current_max_util(ctx, NULL), lb,
+				keep ? "" : ", undone");
+		if (!keep)
+			for (di = 0; di < ctx->ds->n; di++)
+				if (placed[di])
+					mpte_drop_paths(ctx, di);
+	}
+	free(placed);
+	return keep;
+}
+
+/*
  * Optimise the active demands.  Demands without paths get their first
  * route in the first sweep (sequential shortest path under congestion
  * lengths, already a decent start).  Phase 0 lets a demand hold up to
@@ -731,7 +762,7 @@ static void restricted_sweep(struct mpte_ctx *ctx, int *buf)
 static int optimise(struct mpte_ctx *ctx, int polish)
 {
 	const struct mpte_topology *t = ctx->t;
-	double t0 = mpte_now(), u, est = 0, cap = 0, best_lb = 0, beta;
+	double t0 = mpte_now(), u, est = 0, cap = 0, best_lb = 0, beta, lb;
 	int *buf, bufmax = t->nnodes + 1, di, a, level_sweeps, nactive = 0;
 	int phase = polish, sweeps = 0;
 	int budget = polish ? RESTRICTED_SWEEPS : ctx->opt.max_iterations;
@@ -764,10 +795,20 @@ static int optimise(struct mpte_ctx *ctx, int polish)
 	beta = polish && ctx->beta > 0 ? ctx->beta : BETA_START;
 	if (polish)
 		best_lb = ctx->lower_bound;	/* only a stopping rule here */
+	/* the node cuts: often the answer at once (fat-trees) */
+	lb = mpte_cut_bound(ctx);
+	if (lb > best_lb)
+		best_lb = lb;
 	ctx->uref = u;
 	ctx->alpha = beta / u;
 	ctx->restricted = polish;
 	all_len_update(ctx);
+
+	/* a fabric made for ECMP may need no optimising at all */
+	if (!polish && try_ecmp_start(ctx, best_lb)) {
+		u = mpte_current_max_util(ctx, NULL);
+		goto done;
+	}
 
 	level_sweeps = 0;
 	for (;;) {
@@ -794,15 +835,18 @@ static int optimise(struct mpte_ctx *ctx, int polish)
 			ctx->uref = u;
 			all_len_update(ctx);
 		}
-		/* stay at this softness while it still pays */
+		/* stay at this softness while it still pays (and the bound
+		 * does not already say we are done) */
 		if (level_sweeps < MAX_SWEEPS_PER_LEVEL && beta < BETA_MAX &&
 		    sweeps < budget &&
+		    u > best_lb * (1 + ctx->opt.tolerance) + 1e-12 &&
 		    (level_sweeps < MIN_SWEEPS_PER_LEVEL ||
 		     prev - u > LEVEL_GAIN * u))
 			continue;
-		if (phase == 0) {
-			double lb = lower_bound(ctx);
-
+		/* the dual bound costs a sweep's Dijkstras: only when needed */
+		if (phase == 0 &&
+		    u > best_lb * (1 + ctx->opt.tolerance) + 1e-12) {
+			lb = lower_bound(ctx);
 			if (lb > best_lb)
 				best_lb = lb;
 		}
@@ -836,6 +880,7 @@ static int optimise(struct mpte_ctx *ctx, int polish)
 		ctx->alpha = beta / (u > 1e-9 ? u : 1e-9);
 		all_len_update(ctx);
 	}
+done:
 	ctx->restricted = 0;
 	ctx->beta = beta;
 	free(buf);

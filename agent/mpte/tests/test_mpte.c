@@ -1311,6 +1311,52 @@ out:
 	return KTAP_FAILED();
 }
 
+/*
+ * A leaf-spine fabric where equal splits are optimal: L2's two downlinks
+ * must carry 900 between them, so 1.125 is the node-cut bound and the
+ * optimum, and ECMP's value.  The ECMP-like start (start.c) reaches it
+ * without one optimiser sweep, the bound is the cut's, and the result is
+ * never worse than ECMP.
+ */
+static int t_ecmp_start_on_fabric(void)
+{
+	struct fx f = { 0 };
+	struct mpte_options o;
+	const struct mpte_dstate *s;
+
+	mpte_options_default(&o);
+	o.ecmp_baseline = 1;
+	o.admission = 0;	/* 1.125: route it all, as the benchmark does */
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'S1','sid':'fc00:0:1::'},{'name':'S2','sid':'fc00:0:2::'},"
+		     "{'name':'L1','sid':'fc00:0:11::'},{'name':'L2','sid':'fc00:0:12::'},"
+		     "{'name':'L3','sid':'fc00:0:13::'},{'name':'L4','sid':'fc00:0:14::'}],"
+		     "'links':[{'from':'L1','to':'S1','capacity':400},{'from':'L1','to':'S2','capacity':400},"
+		     "{'from':'L2','to':'S1','capacity':400},{'from':'L2','to':'S2','capacity':400},"
+		     "{'from':'L3','to':'S1','capacity':400},{'from':'L3','to':'S2','capacity':400},"
+		     "{'from':'L4','to':'S1','capacity':400},{'from':'L4','to':'S2','capacity':400}]}",
+		     "{'demands':[{'id':'a','ingress':'L1','egress':'L2','bandwidth':300},"
+		     "{'id':'b','ingress':'L3','egress':'L2','bandwidth':500},"
+		     "{'id':'c','ingress':'L4','egress':'L2','bandwidth':100}]}", &o))
+		goto out;
+	CHECK(f.ctx->iterations == 0, "%d optimiser sweeps, want 0 (the start was optimal)",
+	      f.ctx->iterations);
+	CHECK(fabs(f.ctx->lower_bound - 1.125) < 1e-9, "lower bound %.9g, want the cut's 1.125",
+	      f.ctx->lower_bound);
+	CHECK(fabs(f.ctx->max_util - 1.125) < 1e-9, "max utilisation %.9g, want 1.125",
+	      f.ctx->max_util);
+	CHECK(f.ctx->max_util <= f.ctx->ecmp_util + 1e-12, "max utilisation %.9g above ECMP's %.9g",
+	      f.ctx->max_util, f.ctx->ecmp_util);
+	CHECK(fabs(arc_load(&f, "S1->L2") - 450) < 1e-6 && fabs(arc_load(&f, "S2->L2") - 450) < 1e-6,
+	      "L2's downlinks carry %g and %g, want 450 each",
+	      arc_load(&f, "S1->L2"), arc_load(&f, "S2->L2"));
+	s = dst(&f, "b");
+	CHECK(s && s->npaths == 2, "b holds %d paths, want 2 (one per spine)", s ? s->npaths : -1);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
 /* The CLI entry end to end: files in, exit codes out. */
 static int t_cli(void)
 {
@@ -1611,6 +1657,7 @@ static const struct tcase cases[] = {
 	{ "parallel_links_named_by_id", t_parallel_links_named },
 	{ "stretch_and_max_hops_bound_paths", t_stretch_bounded },
 	{ "prefer_cheapest_within_max_utilisation", t_prefer_cheapest },
+	{ "ecmp_start_on_fabric_cut_bound", t_ecmp_start_on_fabric },
 	{ "cli_solve", t_cli },
 	{ "cli_exact_fails_loudly", t_cli_exact },
 	{ "batch_lines_are_the_result", t_batch },
