@@ -249,8 +249,11 @@ void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
 double mpte_cut_bound(const struct mpte_ctx *ctx);
 
 /* start.c: equal shares on IGP shortest paths for the active demands
- * without paths (plain ones only); marks them in placed, returns how many */
-int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed);
+ * without paths (plain ones only); marks them in placed, returns how many
+ * (0, nothing placed, once a link passes utilisation give_up); *ecmp_u:
+ * ECMP's max utilisation when every active demand was placed, else -1 */
+int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed,
+		    double give_up, double *ecmp_u);
 
 /* cheap.c: the cheapest routing (TE metric) within the max utilisation */
 void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which);

@@ -31,6 +31,9 @@ struct start {
 	int *dag_start, *dag_end;
 	double *igp;			/* out_arc[k]'s IGP metric */
 	int *order, norder;		/* reached nodes, nearest egress first */
+	double *vol;			/* ECMP: flow through each node */
+	double give_up;			/* a link this busy: the start is no good */
+	int over;
 	unsigned char *in_dag;
 	double *bmax, *bsum;		/* best continuation from a node */
 	int *bnext;			/* its first arc */
@@ -126,10 +129,24 @@ static void collect(struct start *s, int src)
 }
 
 /*
+ * Exact ties (equally loaded links) go by a hash of arc and demand, not
+ * by arc number: by number, every demand into a fat-tree ToR took the same
+ * half of its 16 downlinks, and flow could then never move between the
+ * halves when re-balanced.
+ */
+static unsigned int mix(int e, unsigned int salt)
+{
+	unsigned int h = ((unsigned int)e + 1) * 2654435761u ^ salt * 40503u;
+
+	return e < 0 ? ~0u : (h ^ (h >> 15)) * 2246822519u;
+}
+
+/*
  * The DAG path from src to dst whose busiest link, after adding share, is
  * least busy; ties broken by the sum of utilisations.  Returns its arcs.
  */
-static int best_share_path(struct start *s, int src, int dst, double share)
+static int best_share_path(struct start *s, int src, int dst, double share,
+			   unsigned int salt)
 {
 	const struct mpte_ctx *ctx = s->ctx;
 	const struct mpte_topology *t = ctx->t;
@@ -157,7 +174,10 @@ static int best_share_path(struct start *s, int src, int dst, double share)
 			m = ue > s->bmax[w] ? ue : s->bmax[w];
 			sum = ue + s->bsum[w];
 			if (m < s->bmax[u] - 1e-12 ||
-			    (m <= s->bmax[u] + 1e-12 && sum < s->bsum[u])) {
+			    (m <= s->bmax[u] + 1e-12 &&
+			     (sum < s->bsum[u] - 1e-12 ||
+			      (sum <= s->bsum[u] + 1e-12 &&
+			       mix(e, salt) < mix(s->bnext[u], salt))))) {
 				s->bmax[u] = m;
 				s->bsum[u] = sum;
 				s->bnext[u] = e;
@@ -265,12 +285,42 @@ static void refine(struct start *s, int di)
 		       st->paths[worst].len * sizeof(int));
 		n = st->paths[worst].len;
 		remove_share(ctx, di, worst, share);
-		p = best_share_path(s, d->ingress[0], d->egress[0], share);
+		p = best_share_path(s, d->ingress[0], d->egress[0], share, di);
 		if (p <= 0 || p > limit ||
 		    mpte_segments_over(mpte_sids(ctx), s->buf, p, msids))
 			add_share(ctx, di, s->buf2, n, share);
 		else
 			add_share(ctx, di, s->buf, p, share);
+	}
+}
+
+/*
+ * What ECMP would put on each arc for the demands of this egress (list
+ * from first): equal splits at every node, farthest nodes first.  The
+ * start is compared with it, so it costs no extra trees.
+ */
+static void ecmp_split(struct start *s, int first, const int *next,
+		       double *ecmp)
+{
+	const struct mpte_ctx *ctx = s->ctx;
+	const struct mpte_topology *t = ctx->t;
+	int i, k, di;
+
+	for (i = 0; i < s->norder; i++)
+		s->vol[s->order[i]] = 0;
+	for (di = first; di >= 0; di = next[di])
+		s->vol[ctx->ds->d[di].ingress[0]] += ctx->st[di].admitted;
+	for (i = s->norder - 1; i >= 0; i--) {
+		int u = s->order[i], nh = s->dag_end[u] - s->dag_start[u];
+
+		if (s->vol[u] <= 0 || !nh)
+			continue;
+		for (k = s->dag_start[u]; k < s->dag_end[u]; k++) {
+			int e = s->dag_arc[k];
+
+			ecmp[e] += s->vol[u] / nh;
+			s->vol[t->arcs[e].to] += s->vol[u] / nh;
+		}
 	}
 }
 
@@ -282,7 +332,7 @@ static int place(struct start *s, int di)
 	struct mpte_dstate *st = &ctx->st[di];
 	int cap = d->max_paths > MPTE_WORK_PATHS ? d->max_paths
 						 : MPTE_WORK_PATHS;
-	int src = d->ingress[0], dst = d->egress[0], k, n;
+	int src = d->ingress[0], dst = d->egress[0], k, n, i;
 	int limit = mpte_hop_limit(ctx, di), msids = mpte_max_sids(ctx, di);
 	double share = st->admitted / d->max_paths;
 
@@ -294,32 +344,47 @@ static int place(struct start *s, int di)
 		st->pcap = cap;
 	}
 	for (k = 0; k < d->max_paths; k++) {
-		n = best_share_path(s, src, dst, share);
+		n = best_share_path(s, src, dst, share, di);
 		if (n <= 0 || n > limit ||
 		    mpte_segments_over(mpte_sids(ctx), s->buf, n, msids)) {
 			mpte_drop_paths(ctx, di);
 			return 0;
 		}
 		add_share(ctx, di, s->buf, n, share);
+		for (i = 0; i < n; i++) {
+			int e = s->buf[i];
+
+			if ((ctx->background[e] + ctx->load[e]) /
+			    ctx->t->arcs[e].capacity > s->give_up)
+				s->over = 1;
+		}
 	}
 	return 1;
 }
 
-int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed)
+int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed,
+		    double give_up, double *ecmp_u)
 {
 	const struct mpte_topology *t = ctx->t;
 	struct start s;
 	struct mpte_filter f;
 	int a, di, k, dst, nplaced = 0, pass;
 	int *by_egress, *next, *order;
+	double *fixed, *ecmp;
 
+	*ecmp_u = -1;
 	for (di = 0; di < ctx->ds->n; di++)
 		if (plain(ctx, di))
 			break;
 	if (di == ctx->ds->n)
 		return 0;
+	/* the load of the demands not placed here, and ECMP's of those */
+	fixed = mpte_xcalloc(t->narcs, sizeof(double));
+	memcpy(fixed, ctx->load, t->narcs * sizeof(double));
+	ecmp = mpte_xcalloc(t->narcs, sizeof(double));
 	memset(&s, 0, sizeof(s));
 	s.ctx = ctx;
+	s.give_up = give_up;
 	s.rev.nnodes = t->nnodes;
 	s.rev.narcs = t->narcs;
 	s.rev.arcs = mpte_xcalloc(t->narcs, sizeof(*s.rev.arcs));
@@ -337,6 +402,7 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed)
 	s.dag_end = mpte_xcalloc(t->nnodes, sizeof(int));
 	s.igp = mpte_xcalloc(t->narcs, sizeof(double));
 	s.order = mpte_xcalloc(t->nnodes, sizeof(int));
+	s.vol = mpte_xcalloc(t->nnodes, sizeof(double));
 	for (k = 0; k < t->narcs; k++)
 		s.igp[k] = t->arcs[t->out_arc[k]].igp_metric;
 	s.bmax = mpte_xcalloc(t->nnodes, sizeof(double));
@@ -371,11 +437,40 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed)
 			continue;
 		mpte_dijkstra(&s.rev, &s.sp, &dst, 1, NULL, &f, NULL, 0);
 		build_dag(&s);
-		for (di = by_egress[dst]; di >= 0; di = next[di])
+		ecmp_split(&s, by_egress[dst], next, ecmp);
+		for (di = by_egress[dst]; di >= 0 && !s.over; di = next[di])
 			if (place(&s, di)) {
 				placed[di] = 1;
 				nplaced++;
 			}
+		if (s.over)
+			break;
+	}
+	if (s.over) {
+		/* far above the bound (a WAN, where ECMP is 5x the optimum):
+		 * give up now, not after every egress's tree */
+		for (di = 0; di < ctx->ds->n; di++)
+			if (placed[di]) {
+				mpte_drop_paths(ctx, di);
+				placed[di] = 0;
+			}
+		nplaced = 0;
+	}
+	/* ECMP's value, if it routed exactly the demands now active */
+	*ecmp_u = -1;
+	for (di = 0; di < ctx->ds->n; di++)
+		if (ctx->st[di].active && ctx->st[di].admitted > 0 &&
+		    !placed[di])
+			break;
+	if (di == ctx->ds->n && !s.over) {
+		*ecmp_u = 0;
+		for (a = 0; a < t->narcs; a++) {
+			double u = (ctx->background[a] + fixed[a] + ecmp[a]) /
+				   t->arcs[a].capacity;
+
+			if (!ctx->failed[a] && u > *ecmp_u)
+				*ecmp_u = u;
+		}
 	}
 	for (pass = 0; pass < START_REFINE && nplaced; pass++)
 		for (dst = 0; dst < t->nnodes; dst++) {
@@ -383,7 +478,6 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed)
 				continue;
 			mpte_dijkstra(&s.rev, &s.sp, &dst, 1, NULL, &f, NULL, 0);
 			build_dag(&s);
-		build_dag(&s);
 			for (di = by_egress[dst]; di >= 0; di = next[di])
 				if (placed[di])
 					refine(&s, di);
@@ -393,6 +487,8 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed)
 
 	free(by_egress);
 	free(next);
+	free(fixed);
+	free(ecmp);
 	free(s.nodes);
 	free(s.in_dag);
 	free(s.dag_arc);
@@ -400,6 +496,7 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed)
 	free(s.dag_end);
 	free(s.igp);
 	free(s.order);
+	free(s.vol);
 	free(s.bmax);
 	free(s.bsum);
 	free(s.bnext);
