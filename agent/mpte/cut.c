@@ -61,6 +61,11 @@ double mpte_cut_bound(const struct mpte_ctx *ctx)
 
 		if (ctx->failed[a])
 			continue;
+		/* an arc alone: what is fixed on it stays (after a failure
+		 * the busiest link is often one the moved demands never
+		 * touch, and this ends the re-plan after its first sweep) */
+		if (f / arc->capacity > best)
+			best = f / arc->capacity;
 		n[arc->to * 6 + 0] += arc->capacity;
 		n[arc->to * 6 + 1] += f;
 		n[arc->from * 6 + 3] += arc->capacity;

@@ -153,6 +153,7 @@ int mpte_sp_init(struct mpte_sp *sp, int n)
 	sp->pred = mpte_xcalloc(n, sizeof(int));
 	sp->done = mpte_xcalloc(n, 1);
 	sp->touched = mpte_xcalloc(n, sizeof(int));
+	sp->settled = mpte_xcalloc(n, sizeof(int));
 	sp->heap_cap = n;
 	sp->heap_node = mpte_xcalloc(n, sizeof(int));
 	sp->heap_key = mpte_xcalloc(n, sizeof(double));
@@ -169,6 +170,7 @@ void mpte_sp_fini(struct mpte_sp *sp)
 	free(sp->pred);
 	free(sp->done);
 	free(sp->touched);
+	free(sp->settled);
 	free(sp->heap_node);
 	free(sp->heap_key);
 	memset(sp, 0, sizeof(*sp));
@@ -267,6 +269,7 @@ static void sp_reset(struct mpte_sp *sp)
 		sp->done[v] = 0;
 	}
 	sp->ntouched = 0;
+	sp->nsettled = 0;
 	sp->heap_len = 0;
 }
 
@@ -328,6 +331,7 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 		sp->done[u] |= 1;
 		if (sp->dist[u] == HUGE_VAL_D)
 			continue;
+		sp->settled[sp->nsettled++] = u;
 		if (is_target && (sp->done[u] & 2) && --left == 0)
 			break;
 		end = t->out_start[u + 1];

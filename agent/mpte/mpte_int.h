@@ -157,6 +157,8 @@ struct mpte_sp {
 	int heap_len, heap_cap;
 	int *touched;			/* nodes whose dist was set, for reset */
 	int ntouched;
+	int *settled;			/* nodes in the order settled */
+	int nsettled;
 };
 
 struct mpte_ctx {
@@ -286,6 +288,8 @@ struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di);
 struct mpte_sid_cache;
 struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx);
 void mpte_sid_cache_free(struct mpte_sid_cache *c);
+/* arc a failed: drop the trees it was on */
+void mpte_sid_cache_fail_arc(struct mpte_sid_cache *c, int a);
 /*
  * The compressed segment list of a path: its length (which may exceed max:
  * only the first max entries are stored).  A node without a SID leaves

@@ -743,12 +743,19 @@ static double goal(const struct mpte_ctx *ctx, double lb, double ecmp)
  */
 static bool try_ecmp_start(struct mpte_ctx *ctx, double lb, double *ecmp_u)
 {
-	unsigned char *placed = mpte_xcalloc(ctx->ds->n, 1);
-	/* a start 25 % above the bound will not refine to within it */
-	int di, n = mpte_ecmp_start(ctx, placed,
-				    1.25 * lb * (1 + ctx->opt.tolerance),
-				    ecmp_u);
+	unsigned char *placed;
+	int di, n;
 	bool keep = false;
+
+	/* a cold solve only: an event moves a few demands among fixed
+	 * others, and one egress tree each would cost more than a sweep */
+	for (di = 0; di < ctx->ds->n; di++)
+		if (ctx->st[di].status == MPTE_ADMITTED && !ctx->st[di].active)
+			return false;
+	placed = mpte_xcalloc(ctx->ds->n, 1);
+	/* a start 25 % above the bound will not refine to within it */
+	n = mpte_ecmp_start(ctx, placed, 1.25 * lb * (1 + ctx->opt.tolerance),
+			    ecmp_u);
 
 	if (n) {
 		for (di = 0; di < ctx->ds->n; di++)
