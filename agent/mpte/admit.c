@@ -656,9 +656,13 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 	}
 	begin_event(ctx);
 	for (k = 0; k < 2; k++)
-		if (t->links[l].arc[k] >= 0)
+		if (t->links[l].arc[k] >= 0) {
 			ctx->failed[t->links[l].arc[k]] = 1;
-	mpte_sids_invalidate(ctx);	/* IGP now routes around it */
+			/* IGP now routes around it: the trees it was on go */
+			if (ctx->sids)
+				mpte_sid_cache_fail_arc(ctx->sids,
+							t->links[l].arc[k]);
+		}
 	mpte_hop_limits_invalidate(ctx);	/* and the fewest hops may grow */
 	backup_hit = mpte_xcalloc(ctx->ds->n, 1);
 	for (di = 0; di < ctx->ds->n; di++) {

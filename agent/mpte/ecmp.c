@@ -39,22 +39,7 @@ double mpte_ecmp(const struct mpte_ctx *ctx)
 		rev.arcs[a].from = t->arcs[a].to;
 		rev.arcs[a].to = t->arcs[a].from;
 	}
-	rev.out_start = mpte_xcalloc(t->nnodes + 1, sizeof(int));
-	rev.out_arc = mpte_xcalloc(t->narcs, sizeof(int));
-	{
-		int *fill = mpte_xcalloc(t->nnodes, sizeof(int));
-
-		for (a = 0; a < t->narcs; a++)
-			rev.out_start[rev.arcs[a].from + 1]++;
-		for (i = 0; i < t->nnodes; i++)
-			rev.out_start[i + 1] += rev.out_start[i];
-		for (a = 0; a < t->narcs; a++) {
-			int u = rev.arcs[a].from;
-
-			rev.out_arc[rev.out_start[u] + fill[u]++] = a;
-		}
-		free(fill);
-	}
+	mpte_topology_csr(&rev);
 
 	mpte_sp_init(&sp, t->nnodes);
 	memset(&f, 0, sizeof(f));
@@ -120,6 +105,7 @@ double mpte_ecmp(const struct mpte_ctx *ctx)
 	free(rev.arcs);
 	free(rev.out_start);
 	free(rev.out_arc);
+	free(rev.out_to);
 	free(load);
 	free(vol);
 	free(order);

@@ -59,7 +59,7 @@ static unsigned int hash_name(const char *s)
 int mpte_topology_index(struct mpte_topology *t)
 {
 	unsigned int size = 16;
-	int i, *fill;
+	int i;
 
 	while (size < 2u * (unsigned int)t->nnodes + 1)
 		size <<= 1;
@@ -79,20 +79,35 @@ int mpte_topology_index(struct mpte_topology *t)
 		t->node_hash[h] = i;
 	}
 
+	mpte_topology_csr(t);
+	return 0;
+}
+
+/*
+ * The outgoing arcs of each node, contiguous (CSR), with each arc's head
+ * beside it: the Dijkstra's inner loop then reads two small arrays instead
+ * of one large arc struct per relaxation (a third of its time on
+ * fat-tree k=32).
+ */
+void mpte_topology_csr(struct mpte_topology *t)
+{
+	int i, *fill;
+
 	t->out_start = mpte_xcalloc(t->nnodes + 1, sizeof(int));
 	t->out_arc = mpte_xcalloc(t->narcs, sizeof(int));
+	t->out_to = mpte_xcalloc(t->narcs, sizeof(int));
 	for (i = 0; i < t->narcs; i++)
 		t->out_start[t->arcs[i].from + 1]++;
 	for (i = 0; i < t->nnodes; i++)
 		t->out_start[i + 1] += t->out_start[i];
 	fill = mpte_xcalloc(t->nnodes, sizeof(int));
 	for (i = 0; i < t->narcs; i++) {
-		int u = t->arcs[i].from;
+		int u = t->arcs[i].from, k = t->out_start[u] + fill[u]++;
 
-		t->out_arc[t->out_start[u] + fill[u]++] = i;
+		t->out_arc[k] = i;
+		t->out_to[k] = t->arcs[i].to;
 	}
 	free(fill);
-	return 0;
 }
 
 int mpte_node_lookup(const struct mpte_topology *t, const char *name)
@@ -138,6 +153,7 @@ int mpte_sp_init(struct mpte_sp *sp, int n)
 	sp->pred = mpte_xcalloc(n, sizeof(int));
 	sp->done = mpte_xcalloc(n, 1);
 	sp->touched = mpte_xcalloc(n, sizeof(int));
+	sp->settled = mpte_xcalloc(n, sizeof(int));
 	sp->heap_cap = n;
 	sp->heap_node = mpte_xcalloc(n, sizeof(int));
 	sp->heap_key = mpte_xcalloc(n, sizeof(double));
@@ -154,6 +170,7 @@ void mpte_sp_fini(struct mpte_sp *sp)
 	free(sp->pred);
 	free(sp->done);
 	free(sp->touched);
+	free(sp->settled);
 	free(sp->heap_node);
 	free(sp->heap_key);
 	memset(sp, 0, sizeof(*sp));
@@ -252,6 +269,7 @@ static void sp_reset(struct mpte_sp *sp)
 		sp->done[v] = 0;
 	}
 	sp->ntouched = 0;
+	sp->nsettled = 0;
 	sp->heap_len = 0;
 }
 
@@ -273,8 +291,10 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 		   const struct mpte_filter *f, const int *targets,
 		   int ntargets)
 {
-	int i, left = ntargets;
+	int i, left = ntargets, plain;
 	unsigned char *is_target = NULL;
+	const unsigned char *failed;
+	double per_hop;
 
 	sp_reset(sp);
 	for (i = 0; i < nsrc; i++) {
@@ -296,28 +316,35 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 			is_target[targets[i]] |= 2;
 		}
 	}
+	/* no colours or exclusions: only failed arcs to skip,
+	 * checked inline (capacities are positive, json_io.c says so) */
+	plain = !f || (!f->arc_off && !f->node_off && !f->include_any &&
+		       !f->include_all && !f->exclude_any);
+	failed = f ? f->failed : NULL;
+	per_hop = f ? f->per_hop : 0;
 	while (sp->heap_len) {
 		double d;
-		int u = heap_pop(sp, &d), k;
+		int u = heap_pop(sp, &d), k, end;
 
 		if ((sp->done[u] & 1) || d > sp->dist[u])
 			continue;
 		sp->done[u] |= 1;
 		if (sp->dist[u] == HUGE_VAL_D)
 			continue;
+		sp->settled[sp->nsettled++] = u;
 		if (is_target && (sp->done[u] & 2) && --left == 0)
 			break;
-		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
-			int a = t->out_arc[k], v = t->arcs[a].to;
+		end = t->out_start[u + 1];
+		for (k = t->out_start[u]; k < end; k++) {
+			int a = t->out_arc[k], v = t->out_to[k];
 			double nd;
 
 			if (sp->done[v] & 1)
 				continue;
-			if (f && !mpte_arc_usable(t, a, f))
+			if (plain ? failed && failed[a] :
+			    !mpte_arc_usable(t, a, f))
 				continue;
-			nd = d + (len ? len[a] : t->arcs[a].igp_metric);
-			if (f)
-				nd += f->per_hop;
+			nd = d + (len ? len[a] : t->arcs[a].igp_metric) + per_hop;
 			if (nd < sp->dist[v]) {
 				sp_set(sp, v, nd, a);
 				heap_push(sp, v, nd);

@@ -653,8 +653,9 @@ struct mpte_topology *mpte_topology_from_json(struct json_object *obj,
 	/* the CSR was built before the arcs existed: rebuild it */
 	free(t->out_start);
 	free(t->out_arc);
+	free(t->out_to);
 	free(t->node_hash);
-	t->out_start = t->out_arc = t->node_hash = NULL;
+	t->out_start = t->out_arc = t->out_to = t->node_hash = NULL;
 	mpte_topology_index(t);
 	label_arcs(t);
 	return t;
@@ -690,6 +691,7 @@ void mpte_topology_free(struct mpte_topology *t)
 	free(t->links);
 	free(t->out_start);
 	free(t->out_arc);
+	free(t->out_to);
 	free(t->node_hash);
 	free(t);
 }

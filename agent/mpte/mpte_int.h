@@ -59,6 +59,7 @@ struct mpte_topology {
 	struct mpte_arc *arcs;
 	struct mpte_link *links;
 	int *out_start, *out_arc;	/* CSR adjacency, outgoing */
+	int *out_to;			/* out_arc[k]'s head */
 	char **colour_names;		/* bit number -> name, may be NULL */
 	int ncolours;
 	int *node_hash;			/* open addressing, -1 = empty */
@@ -156,6 +157,8 @@ struct mpte_sp {
 	int heap_len, heap_cap;
 	int *touched;			/* nodes whose dist was set, for reset */
 	int ntouched;
+	int *settled;			/* nodes in the order settled */
+	int nsettled;
 };
 
 struct mpte_ctx {
@@ -204,6 +207,7 @@ struct mpte_ctx {
 
 /* graph.c */
 int mpte_topology_index(struct mpte_topology *t);
+void mpte_topology_csr(struct mpte_topology *t);
 int mpte_node_lookup(const struct mpte_topology *t, const char *name);
 int mpte_link_lookup(const struct mpte_topology *t, const char *id);
 int mpte_sp_init(struct mpte_sp *sp, int n);
@@ -243,6 +247,16 @@ void mpte_drop_paths(struct mpte_ctx *ctx, int di);
 void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
 		     double delta);
 
+/* cut.c: the node-cut lower bound for the active demands */
+double mpte_cut_bound(const struct mpte_ctx *ctx);
+
+/* start.c: equal shares on IGP shortest paths for the active demands
+ * without paths (plain ones only); marks them in placed, returns how many
+ * (0, nothing placed, once a link passes utilisation give_up); *ecmp_u:
+ * ECMP's max utilisation when every active demand was placed, else -1 */
+int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed,
+		    double give_up, double *ecmp_u);
+
 /* cheap.c: the cheapest routing (TE metric) within the max utilisation */
 void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which);
 
@@ -274,6 +288,8 @@ struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di);
 struct mpte_sid_cache;
 struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx);
 void mpte_sid_cache_free(struct mpte_sid_cache *c);
+/* arc a failed: drop the trees it was on */
+void mpte_sid_cache_fail_arc(struct mpte_sid_cache *c, int a);
 /*
  * The compressed segment list of a path: its length (which may exceed max:
  * only the first max entries are stored).  A node without a SID leaves

@@ -38,7 +38,13 @@ struct mpte_sid_cache {
 	int nslots;
 	struct mpte_sp sp;
 	int *order;
+	double *igp;		/* IGP metric in CSR order (out_arc[k]'s) */
 };
+
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * (1 + fabs(a) + fabs(b));
+}
 
 struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 {
@@ -53,7 +59,32 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 		c->slot[i].root = -1;
 	mpte_sp_init(&c->sp, ctx->t->nnodes);
 	c->order = mpte_xcalloc(ctx->t->nnodes, sizeof(int));
+	c->igp = mpte_xcalloc(ctx->t->narcs, sizeof(double));
+	for (i = 0; i < ctx->t->narcs; i++)
+		c->igp[i] = ctx->t->arcs[ctx->t->out_arc[i]].igp_metric;
 	return c;
+}
+
+/*
+ * Arc a has failed: forget only the trees it was on (a shortest path from
+ * the root used it).  Any other tree keeps its distances and its counts
+ * of shortest paths, so it stays right; rebuilding every tree after each
+ * failure was a sixth of an incremental re-plan on wan1000.
+ */
+void mpte_sid_cache_fail_arc(struct mpte_sid_cache *c, int a)
+{
+	const struct mpte_arc *arc = &c->ctx->t->arcs[a];
+	int i;
+
+	for (i = 0; i < c->nslots; i++) {
+		struct sid_tree *s = &c->slot[i];
+
+		if (s->root < 0 || s->dist[arc->from] == HUGE_VAL_D)
+			continue;
+		if (near(s->dist[arc->from] + arc->igp_metric,
+			 s->dist[arc->to]))
+			s->root = -1;
+	}
 }
 
 void mpte_sid_cache_free(struct mpte_sid_cache *c)
@@ -69,22 +100,10 @@ void mpte_sid_cache_free(struct mpte_sid_cache *c)
 	free(c->slot);
 	mpte_sp_fini(&c->sp);
 	free(c->order);
+	free(c->igp);
 	free(c);
 }
 
-static const double *cmp_dist;
-
-static int cmp_by_dist(const void *x, const void *y)
-{
-	double a = cmp_dist[*(const int *)x], b = cmp_dist[*(const int *)y];
-
-	return a < b ? -1 : a > b;
-}
-
-static int near(double a, double b)
-{
-	return fabs(a - b) <= 1e-9 * (1 + fabs(a) + fabs(b));
-}
 
 static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
 {
@@ -106,12 +125,13 @@ static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
 	for (i = 0; i < t->nnodes; i++) {
 		s->dist[i] = c->sp.dist[i];
 		s->count[i] = 0;
-		if (s->dist[i] != HUGE_VAL_D)
-			c->order[n++] = i;
 	}
-	/* count shortest paths in order of distance, capped at 2 */
-	cmp_dist = s->dist;
-	qsort(c->order, n, sizeof(int), cmp_by_dist);
+	/* count shortest paths in order of distance, capped at 2: the order
+	 * the Dijkstra settled them in (nodes at equal distance in any
+	 * order, as a zero-metric arc needs; sorting again cost as much
+	 * as the search) */
+	n = c->sp.nsettled;
+	memcpy(c->order, c->sp.settled, n * sizeof(int));
 	s->count[root] = 1;
 	for (i = 0; i < n; i++) {
 		int u = c->order[i], k;
@@ -119,12 +139,11 @@ static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
 		if (!s->count[u])
 			continue;
 		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
-			int a = t->out_arc[k], v = t->arcs[a].to;
+			int a = t->out_arc[k], v = t->out_to[k];
 
-			if (v == root || !mpte_arc_usable(t, a, &f))
+			if (v == root || c->ctx->failed[a])
 				continue;
-			if (near(s->dist[u] + t->arcs[a].igp_metric,
-				 s->dist[v])) {
+			if (near(s->dist[u] + c->igp[k], s->dist[v])) {
 				int cnt = s->count[v] + s->count[u];
 
 				s->count[v] = cnt > 2 ? 2 : cnt;

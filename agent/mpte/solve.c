@@ -39,6 +39,7 @@
 #define STALL_GAIN 1e-5	/* at the sharpest level, stop when the max */
 #define STALL_SWEEPS 12	/* has not improved for this many sweeps */
 #define RESTRICTED_SWEEPS 150
+#define START_BETA	256.0	/* re-balancing a start near the optimum */
 
 void mpte_arc_len_update(struct mpte_ctx *ctx, int a)
 {
@@ -722,6 +723,64 @@ static void restricted_sweep(struct mpte_ctx *ctx, int *buf)
 }
 
 /*
+ * Done when within tolerance of the bound, and not above ECMP's value
+ * when that is known (ecmp >= 0): the result is never worse than ECMP.
+ */
+static double goal(const struct mpte_ctx *ctx, double lb, double ecmp)
+{
+	double g = lb * (1 + ctx->opt.tolerance) + 1e-12;
+
+	/* equal up to rounding (1e-9) counts as not worse */
+	if (ecmp >= 0 && ecmp * (1 + 1e-9) + 1e-12 < g)
+		g = ecmp * (1 + 1e-9) + 1e-12;
+	return g;
+}
+
+/*
+ * Equal shares on IGP shortest paths for the demands without a route
+ * (start.c); kept only if that is already within tolerance of the bound,
+ * else undone.  True if kept and every active demand is routed.
+ */
+static bool try_ecmp_start(struct mpte_ctx *ctx, double lb, double *ecmp_u)
+{
+	unsigned char *placed;
+	int di, n;
+	bool keep = false;
+
+	/* a cold solve only: an event moves a few demands among fixed
+	 * others, and one egress tree each would cost more than a sweep */
+	for (di = 0; di < ctx->ds->n; di++)
+		if (ctx->st[di].status == MPTE_ADMITTED && !ctx->st[di].active)
+			return false;
+	placed = mpte_xcalloc(ctx->ds->n, 1);
+	/* a start 25 % above the bound will not refine to within it */
+	n = mpte_ecmp_start(ctx, placed, 1.25 * lb * (1 + ctx->opt.tolerance),
+			    ecmp_u);
+
+	if (n) {
+		for (di = 0; di < ctx->ds->n; di++)
+			if (ctx->st[di].active && !ctx->st[di].npaths)
+				break;
+		keep = di == ctx->ds->n &&
+		       mpte_current_max_util(ctx, NULL) <=
+		       lb * (1 + ctx->opt.tolerance) + 1e-12;
+		if (getenv("MPTE_TRACE"))
+			fprintf(stderr, "mpte: ECMP start %d demands, u %.6f lb %.6f ECMP %.6f%s\n",
+				n, mpte_current_max_util(ctx, NULL), lb, *ecmp_u,
+				keep ? "" : ", undone");
+		if (!keep) {
+			for (di = 0; di < ctx->ds->n; di++)
+				if (placed[di])
+					mpte_drop_paths(ctx, di);
+			/* exactly as before, not a rounding residue */
+			mpte_recompute_loads(ctx);
+		}
+	}
+	free(placed);
+	return keep;
+}
+
+/*
  * Optimise the active demands.  Demands without paths get their first
  * route in the first sweep (sequential shortest path under congestion
  * lengths, already a decent start).  Phase 0 lets a demand hold up to
@@ -731,12 +790,12 @@ static void restricted_sweep(struct mpte_ctx *ctx, int *buf)
 static int optimise(struct mpte_ctx *ctx, int polish)
 {
 	const struct mpte_topology *t = ctx->t;
-	double t0 = mpte_now(), u, est = 0, cap = 0, best_lb = 0, beta;
+	double t0 = mpte_now(), u, est = 0, cap = 0, best_lb = 0, beta, lb;
 	int *buf, bufmax = t->nnodes + 1, di, a, level_sweeps, nactive = 0;
 	int phase = polish, sweeps = 0;
 	int budget = polish ? RESTRICTED_SWEEPS : ctx->opt.max_iterations;
 	int since_best = 0;
-	double best_u = HUGE_VAL_D;
+	double best_u = HUGE_VAL_D, ecmp_goal = -1;
 
 	for (di = 0; di < ctx->ds->n; di++)
 		if (ctx->st[di].active) {
@@ -764,10 +823,32 @@ static int optimise(struct mpte_ctx *ctx, int polish)
 	beta = polish && ctx->beta > 0 ? ctx->beta : BETA_START;
 	if (polish)
 		best_lb = ctx->lower_bound;	/* only a stopping rule here */
+	/* the node cuts: often the answer at once (fat-trees) */
+	lb = mpte_cut_bound(ctx);
+	if (lb > best_lb)
+		best_lb = lb;
 	ctx->uref = u;
 	ctx->alpha = beta / u;
 	ctx->restricted = polish;
 	all_len_update(ctx);
+
+	/*
+	 * A fabric made for ECMP may need no optimising at all; if the start
+	 * is still above ECMP's value, re-balance within its paths (sharp,
+	 * it is near the optimum) until it is not: never worse than ECMP.
+	 */
+	if (!polish && try_ecmp_start(ctx, best_lb, &ecmp_goal)) {
+		u = mpte_current_max_util(ctx, NULL);
+		if (u <= goal(ctx, best_lb, ecmp_goal))
+			goto done;
+		phase = 1;
+		ctx->restricted = 1;
+		budget = RESTRICTED_SWEEPS;
+		beta = START_BETA;
+		ctx->uref = u;
+		ctx->alpha = beta / u;
+		all_len_update(ctx);
+	}
 
 	level_sweeps = 0;
 	for (;;) {
@@ -794,22 +875,24 @@ static int optimise(struct mpte_ctx *ctx, int polish)
 			ctx->uref = u;
 			all_len_update(ctx);
 		}
-		/* stay at this softness while it still pays */
+		/* stay at this softness while it still pays (and the bound
+		 * does not already say we are done) */
 		if (level_sweeps < MAX_SWEEPS_PER_LEVEL && beta < BETA_MAX &&
 		    sweeps < budget &&
+		    u > goal(ctx, best_lb, ecmp_goal) &&
 		    (level_sweeps < MIN_SWEEPS_PER_LEVEL ||
 		     prev - u > LEVEL_GAIN * u))
 			continue;
-		if (phase == 0) {
-			double lb = lower_bound(ctx);
-
+		/* the dual bound costs a sweep's Dijkstras: only when needed */
+		if (phase == 0 && u > goal(ctx, best_lb, ecmp_goal)) {
+			lb = lower_bound(ctx);
 			if (lb > best_lb)
 				best_lb = lb;
 		}
 		if (getenv("MPTE_TRACE"))
 			fprintf(stderr, "mpte: phase %d sweep %d beta %g u %.6f lb %.6f\n",
 				phase, ctx->iterations, beta, u, best_lb);
-		stop = u <= best_lb * (1 + ctx->opt.tolerance) + 1e-12 ||
+		stop = u <= goal(ctx, best_lb, ecmp_goal) ||
 		       sweeps >= budget ||
 		       (beta >= BETA_MAX && since_best >= STALL_SWEEPS) ||
 		       (ctx->opt.time_limit > 0 &&
@@ -836,6 +919,7 @@ static int optimise(struct mpte_ctx *ctx, int polish)
 		ctx->alpha = beta / (u > 1e-9 ? u : 1e-9);
 		all_len_update(ctx);
 	}
+done:
 	ctx->restricted = 0;
 	ctx->beta = beta;
 	free(buf);

@@ -551,6 +551,89 @@ out:
 }
 
 /* Failing L1-S1 moves only the demand that used it. */
+/*
+ * After a failure the solver keeps the IGP trees the failed link was not
+ * on and drops the others (segments.c): every list must then come out as
+ * from trees built afresh.  Fig. 1: X1 reaches X5 over S1 or S2 (an ECMP
+ * tie, so a list names the spine); with L1-S1 down the way over S2 is the
+ * only one and the list is just X5's SID.
+ */
+static int t_sid_trees_after_failure(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+	struct mpte_sid_cache *fresh;
+	const struct mpte_dstate *a;
+	int di, p, n1, n2, e1, e2, lists = 0;
+	const char *s1[16], *s2[16];
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'a','ingress':'X1','egress':'X5','bandwidth':100},"
+		     "{'id':'b','ingress':'X3','egress':'X7','bandwidth':100}]}", NULL))
+		goto out;
+	/* fill the cache with the trees of every list's heads */
+	for (di = 0; di < f.ds->n; di++)
+		for (p = 0; p < f.ctx->st[di].npaths; p++)
+			mpte_segments(mpte_sids(f.ctx), f.ctx->st[di].paths[p].arcs,
+				      f.ctx->st[di].paths[p].len, s1, 16, &e1, NULL);
+	CHECK(!mpte_fail_link(f.ctx, "L1-S1", f.err, sizeof(f.err)), "%s", f.err);
+	fresh = mpte_sid_cache_new(f.ctx);
+	for (di = 0; di < f.ds->n; di++)
+		for (p = 0; p < f.ctx->st[di].npaths; p++) {
+			const struct mpte_path *pp = &f.ctx->st[di].paths[p];
+			int i;
+
+			n1 = mpte_segments(mpte_sids(f.ctx), pp->arcs, pp->len, s1, 16, &e1, NULL);
+			n2 = mpte_segments(fresh, pp->arcs, pp->len, s2, 16, &e2, NULL);
+			CHECK(n1 == n2 && e1 == e2, "%s path %d: %d SIDs (exact %d), afresh %d (exact %d)",
+			      f.ds->d[di].id, p, n1, e1, n2, e2);
+			for (i = 0; i < n1 && i < 16 && n1 == n2; i++)
+				CHECK(!strcmp(s1[i] ? s1[i] : "-", s2[i] ? s2[i] : "-"),
+				      "%s path %d SID %d: %s, afresh %s", f.ds->d[di].id, p, i,
+				      s1[i] ? s1[i] : "-", s2[i] ? s2[i] : "-");
+			lists++;
+		}
+	mpte_sid_cache_free(fresh);
+	a = dst(&f, "a");
+	CHECK(lists >= 2 && a->npaths == 1, "%d lists, a has %d paths; want a on one path", lists,
+	      a->npaths);
+	n1 = mpte_segments(mpte_sids(f.ctx), a->paths[0].arcs, a->paths[0].len, s1, 16, &e1, NULL);
+	CHECK(n1 == 1 && s1[0] && !strcmp(s1[0], "fc00:0:105::"),
+	      "a's list has %d SIDs, the first %s; want X5's alone", n1, n1 > 0 && s1[0] ? s1[0] : "-");
+out:
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
+/*
+ * A re-plan whose busiest link is held by a demand it does not move (c,
+ * one path, 300 on a spine uplink) cannot do better than that link: the
+ * per-arc bound (cut.c) says so, and it ends after the sweep that
+ * re-routes a, instead of sharpening α for a bound it cannot reach.
+ */
+static int t_replan_stops_at_fixed_link(void)
+{
+	struct fx f = { 0 };
+	char *topo = fig1("");
+	int sweeps;
+
+	if (fx_solve(&f, topo,
+		     "{'demands':[{'id':'a','ingress':'X1','egress':'X5','bandwidth':100},"
+		     "{'id':'c','ingress':'X3','egress':'X7','bandwidth':300,'max_paths':1}]}", NULL))
+		goto out;
+	sweeps = f.ctx->iterations;
+	CHECK(!mpte_fail_link(f.ctx, "L1-S1", f.err, sizeof(f.err)), "%s", f.err);
+	CHECK(f.ctx->iterations - sweeps <= 2, "the re-plan took %d sweeps, want <= 2",
+	      f.ctx->iterations - sweeps);
+	CHECK(fabs(f.ctx->max_util - 0.75) < 1e-9, "max utilisation %g, want 0.75 (c's link)",
+	      f.ctx->max_util);
+out:
+	free(topo);
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
 static int t_link_failure_incremental(void)
 {
 	struct fx f = { 0 };
@@ -1311,6 +1394,52 @@ out:
 	return KTAP_FAILED();
 }
 
+/*
+ * A leaf-spine fabric where equal splits are optimal: L2's two downlinks
+ * must carry 900 between them, so 1.125 is the node-cut bound and the
+ * optimum, and ECMP's value.  The ECMP-like start (start.c) reaches it
+ * without one optimiser sweep, the bound is the cut's, and the result is
+ * never worse than ECMP.
+ */
+static int t_ecmp_start_on_fabric(void)
+{
+	struct fx f = { 0 };
+	struct mpte_options o;
+	const struct mpte_dstate *s;
+
+	mpte_options_default(&o);
+	o.ecmp_baseline = 1;
+	o.admission = 0;	/* 1.125: route it all, as the benchmark does */
+	if (fx_solve(&f,
+		     "{'nodes':[{'name':'S1','sid':'fc00:0:1::'},{'name':'S2','sid':'fc00:0:2::'},"
+		     "{'name':'L1','sid':'fc00:0:11::'},{'name':'L2','sid':'fc00:0:12::'},"
+		     "{'name':'L3','sid':'fc00:0:13::'},{'name':'L4','sid':'fc00:0:14::'}],"
+		     "'links':[{'from':'L1','to':'S1','capacity':400},{'from':'L1','to':'S2','capacity':400},"
+		     "{'from':'L2','to':'S1','capacity':400},{'from':'L2','to':'S2','capacity':400},"
+		     "{'from':'L3','to':'S1','capacity':400},{'from':'L3','to':'S2','capacity':400},"
+		     "{'from':'L4','to':'S1','capacity':400},{'from':'L4','to':'S2','capacity':400}]}",
+		     "{'demands':[{'id':'a','ingress':'L1','egress':'L2','bandwidth':300},"
+		     "{'id':'b','ingress':'L3','egress':'L2','bandwidth':500},"
+		     "{'id':'c','ingress':'L4','egress':'L2','bandwidth':100}]}", &o))
+		goto out;
+	CHECK(f.ctx->iterations == 0, "%d optimiser sweeps, want 0 (the start was optimal)",
+	      f.ctx->iterations);
+	CHECK(fabs(f.ctx->lower_bound - 1.125) < 1e-9, "lower bound %.9g, want the cut's 1.125",
+	      f.ctx->lower_bound);
+	CHECK(fabs(f.ctx->max_util - 1.125) < 1e-9, "max utilisation %.9g, want 1.125",
+	      f.ctx->max_util);
+	CHECK(f.ctx->max_util <= f.ctx->ecmp_util + 1e-12, "max utilisation %.9g above ECMP's %.9g",
+	      f.ctx->max_util, f.ctx->ecmp_util);
+	CHECK(fabs(arc_load(&f, "S1->L2") - 450) < 1e-6 && fabs(arc_load(&f, "S2->L2") - 450) < 1e-6,
+	      "L2's downlinks carry %g and %g, want 450 each",
+	      arc_load(&f, "S1->L2"), arc_load(&f, "S2->L2"));
+	s = dst(&f, "b");
+	CHECK(s && s->npaths == 2, "b holds %d paths, want 2 (one per spine)", s ? s->npaths : -1);
+out:
+	fx_free(&f);
+	return KTAP_FAILED();
+}
+
 /* The CLI entry end to end: files in, exit codes out. */
 static int t_cli(void)
 {
@@ -1597,6 +1726,8 @@ static const struct tcase cases[] = {
 	{ "elastic_grow_and_shrink", t_elastic_grow_shrink },
 	{ "link_failure_touches_only_users", t_link_failure_incremental },
 	{ "events_honour_no_admission", t_events_no_admission },
+	{ "sid_trees_after_failure", t_sid_trees_after_failure },
+	{ "replan_stops_at_fixed_link", t_replan_stops_at_fixed_link },
 	{ "rejected_with_reason", t_rejected_with_reason },
 	{ "max_delay_constraint", t_max_delay },
 	{ "multi_ingress_egress", t_multi_ingress_egress },
@@ -1611,6 +1742,7 @@ static const struct tcase cases[] = {
 	{ "parallel_links_named_by_id", t_parallel_links_named },
 	{ "stretch_and_max_hops_bound_paths", t_stretch_bounded },
 	{ "prefer_cheapest_within_max_utilisation", t_prefer_cheapest },
+	{ "ecmp_start_on_fabric_cut_bound", t_ecmp_start_on_fabric },
 	{ "cli_solve", t_cli },
 	{ "cli_exact_fails_loudly", t_cli_exact },
 	{ "batch_lines_are_the_result", t_batch },
