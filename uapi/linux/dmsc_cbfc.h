@@ -85,11 +85,14 @@ struct tc_cbfc_xstats {
 #define RSVP_ERO_HOPS_MAX		16
 
 /*
- * Our two Class-Nums, from RFC 3936's experimental range of the form
- * 0bbbbbbb (124..127): a node that does not know them must refuse the
- * message (RFC 2205, 3.10), which is what we want from a hop that would
- * otherwise forward data it has granted no credit for.
+ * Our two Class-Nums, from RFC 3936's private range of the form 0bbbbbbb
+ * (124..127): a node that does not know them must refuse the message
+ * (RFC 2205, 3.10), which is what we want from a hop that would otherwise
+ * forward data it has granted no credit for. Objects in that range start
+ * with an enterprise number (RFC 6411), as tshark expects: ours is
+ * RFC 5612's documentation number until dmsc has one of its own.
  */
+#define RSVP_CBFC_ENTERPRISE		32473
 #define RSVP_CLASS_CBFC_CREDIT		124
 #define RSVP_CTYPE_CREDIT_MB		1	/* draft: u32 MB, a delta */
 #define RSVP_CTYPE_CREDIT_CUMULATIVE	2	/* u64 initial, u64 freed */
@@ -101,7 +104,7 @@ struct tc_cbfc_xstats {
 
 /* ERROR_SPEC codes (RFC 2205 appendix B) we send in a PathErr. */
 #define RSVP_ERR_CONFLICT		2	/* policy / local conflict */
-#define RSVP_ERR_NO_PATH		3	/* the next hop did not answer */
+#define RSVP_ERR_SYSTEM		23	/* the next hop did not answer */
 #define RSVP_ERR_UNKNOWN_CLASS		13
 #define RSVP_ERR_UNKNOWN_CTYPE		14
 #define RSVP_ERR_API			20	/* kernel refused the session */
