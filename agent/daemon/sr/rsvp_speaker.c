@@ -544,7 +544,12 @@ static void tick(struct speaker *s)
 		if (!e->used)
 			continue;
 		if (e->st == ST_WAIT && now >= e->retry_at) {
-			if (e->tries == s->cfg->retries) {
+			/*
+			 * A hop with more hops after its next one waits a
+			 * retry longer per hop: the hop in front of a silent
+			 * one gives up first and its PathErr names it.
+			 */
+			if (e->tries >= s->cfg->retries + e->nrest) {
 				/* A hop without a speaker never answers. */
 				s->c[RC_GAVE_UP]++;
 				if (!e->source)
@@ -555,7 +560,8 @@ static void tick(struct speaker *s)
 			}
 			e->tries++;
 			s->c[RC_RETRANSMITS]++;
-			e->retry_at = now + ((uint64_t)s->cfg->retry_ms << e->tries);
+			e->retry_at = now + ((uint64_t)s->cfg->retry_ms <<
+					     (e->tries < 5 ? e->tries : 5));
 			send_path(s, e);
 		}
 		if (e->source && e->st == ST_UP && now >= e->refresh_at) {
