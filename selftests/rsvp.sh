@@ -77,11 +77,14 @@ speaker() {
 	fail "speaker in $n did not start: $(cat "$T/$n.log")"
 }
 
+# speakers [REFRESH_MS]: one per node; R is long by default, so that no
+# refresh moves the counters while a case reads them.
 speakers() {
-	speaker s fc00:a::1
-	speaker p fc00:a::2 -f mb -c 2097152
-	speaker b fc00:a::3 -c 50000
-	speaker t fc00:a::4 -c 40000
+	local r=${1:-600000}
+	speaker s fc00:a::1 -r "$r"
+	speaker p fc00:a::2 -r "$r" -f mb -c 2097152
+	speaker b fc00:a::3 -r "$r" -c 50000
+	speaker t fc00:a::4 -r "$r" -c 40000
 }
 
 rs() {
@@ -257,6 +260,47 @@ test_silent_hop() {
 	check "[ -z \"\$(rs p state)\" ]" "p keeps state: $(rs p state)"
 }
 
+# R = 1 s: PATH refreshes keep the hops up; once the source is gone
+# (killed, no PathTear) every hop's state expires after (3 + 0.5) x 1.5 x R
+# and takes its session with it.
+test_refresh_expiry() {
+	trap case_cleanup EXIT
+	local out n
+	topo
+	speakers 1000
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4 \
+		backup fc00:a::3,fc00:a::4) || fail "setup: $out"
+	sleep 7
+	# 7 s is more than the 5.25 s expiry: only refreshes kept them.
+	for n in p b t; do
+		check "(( \$(stat $n rx_path) >= 3 && \$(stat $n expired) == 0 ))" \
+			"$n: $(stat $n rx_path) PATH, $(stat $n expired) expired"
+	done
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	kill -KILL "${PIDS[0]}"
+	wait "${PIDS[0]}" 2>/dev/null || true
+	for n in $(seq 40); do
+		[ -z "$(sessions p)$(sessions b)" ] && break
+		sleep 0.5
+	done
+	echo "p and b without a session $((n / 2)) s after the source died"
+	want p ""
+	want b ""
+	for n in p b; do
+		check "(( \$(stat $n expired) == 1 ))" "$n: expired $(stat $n expired)"
+		check "[ -z \"\$(rs $n state)\" ]" "$n keeps state: $(rs $n state)"
+	done
+	# The tail's two states go too: expired, or by the PathTear that p
+	# and b send when theirs expire, whichever comes first.
+	for _ in $(seq 20); do
+		[ -z "$(rs t state)" ] && break
+		sleep 0.5
+	done
+	check "[ -z \"\$(rs t state)\" ]" "t keeps state: $(rs t state)"
+	check "(( \$(stat t expired) + \$(stat t rx_pathtear) == 2 ))" \
+		"t: expired $(stat t expired), PathTear $(stat t rx_pathtear)"
+}
+
 for tool in "$RSVP" tshark tcpdump python3; do
 	command -v "$tool" >/dev/null ||
 		{ echo "1..0 # SKIP no $tool (make)"; exit 4; }
@@ -266,6 +310,7 @@ CASES=(
 	test_setup_teardown "rsvp: PATH/RESV along a primary and a backup list make exactly the expected session on every hop, tshark decodes them; PathTear leaves nothing"
 	test_bad_input "rsvp: truncated, wrong-length, bad-checksum, absurd-credit, unknown-class and unknown-session messages are counted and ignored"
 	test_silent_hop "rsvp: a hop without a speaker: retries, PathErr, no state or session left"
+	test_refresh_expiry "rsvp: refreshes keep the hops up past the expiry time; without the source every hop's state and session expire"
 )
 cases_only CASES "${DMSC_RSVP_CASES:-}"
 ktap_run "${CASES[@]}"
