@@ -20,7 +20,7 @@
 # shellcheck disable=SC2154
 source "$(dirname "$0")/lib.sh"
 
-RSVP=$top/agent/dmsc-rsvp
+RSVP=${DMSC_RSVP:-$top/agent/dmsc-rsvp}
 # shellcheck disable=SC2034 # read by lib.sh (node_fns, nodes_add)
 NODES="s p b t"
 FLOW=(src 10.1.0.1 dst 10.2.0.1 sport 49152 qpn 256)
@@ -67,10 +67,11 @@ topo() {
 speaker() {
 	local n=$1 addr=$2 i
 	shift 2
-	$n "$RSVP" run -C "$T/$n.sock" -6 "$addr" -t 300 -n 3 "$@" \
-		2>"$T/$n.log" &
+	# Not through the function $n: $! must be the speaker, for kill.
+	ip netns exec "$(ns_of "$n")" "$RSVP" run -C "$T/$n.sock" -6 "$addr" \
+		-t 300 -n 3 "$@" 2>"$T/$n.log" &
 	PIDS+=($!)
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -S "$T/$n.sock" ] && return 0
 		sleep 0.1
 	done
@@ -150,8 +151,9 @@ test_setup_teardown() {
 	topo
 	speakers
 	# tshark on p's link to s: the PATH that reaches p, the RESV it sends.
-	p tcpdump -Z root -i ps -nn -U -w "$T/ps.pcap" 'ip6 proto 46' \
-		2>"$T/cap.err" &
+	# Not through the function p: SIGINT must reach tcpdump itself.
+	ip netns exec "$NS_p" tcpdump -Z root -i ps -nn -U -w "$T/ps.pcap" \
+		'ip6 proto 46' 2>"$T/cap.err" &
 	CAP=$!
 	for n in $(seq 100); do
 		grep -q listening "$T/cap.err" 2>/dev/null && break
@@ -182,7 +184,7 @@ test_setup_teardown() {
 		"s got $(stat s rx_resv) RESV"
 	sleep 1
 	kill -INT "$CAP"
-	wait "$CAP" || true
+	wait "$CAP" 2>/dev/null || true
 	CAP=
 	tshark -V -r "$T/ps.pcap" >"$T/ps.txt" 2>/dev/null
 	path=$(grep -c '^Resource ReserVation Protocol (RSVP): Unknown (28). SESSION: IPv4, Destination 10.2.0.1, Protocol 17, Port 4791. SENDER TEMPLATE: IPv4, Sender 10.1.0.1, Port 49152.' "$T/ps.txt" || true)
