@@ -65,7 +65,7 @@ topo() {
 # speaker NODE ADDR [OPTIONS...]: dmsc-rsvp in NODE, control socket
 # $T/NODE.sock, log $T/NODE.log.
 speaker() {
-	local n=$1 addr=$2 i
+	local n=$1 addr=$2
 	shift 2
 	# Not through the function $n: $! must be the speaker, for kill.
 	ip netns exec "$(ns_of "$n")" "$RSVP" run -C "$T/$n.sock" -6 "$addr" \
@@ -281,11 +281,12 @@ test_refresh_expiry() {
 	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
 	kill -KILL "${PIDS[0]}"
 	wait "${PIDS[0]}" 2>/dev/null || true
-	for n in $(seq 40); do
+	local t0=$SECONDS
+	for _ in $(seq 40); do
 		[ -z "$(sessions p)$(sessions b)" ] && break
 		sleep 0.5
 	done
-	echo "p and b without a session $((n / 2)) s after the source died"
+	echo "p and b without a session $((SECONDS - t0)) s after the source died"
 	want p ""
 	want b ""
 	for n in p b; do
@@ -299,7 +300,7 @@ test_refresh_expiry() {
 		sleep 0.5
 	done
 	check "[ -z \"\$(rs t state)\" ]" "t keeps state: $(rs t state)"
-	check "(( \$(stat t expired) + \$(stat t rx_pathtear) == 2 ))" \
+	check "(( \$(stat t expired) + \$(stat t rx_pathtear) >= 2 ))" \
 		"t: expired $(stat t expired), PathTear $(stat t rx_pathtear)"
 }
 
