@@ -54,4 +54,61 @@ struct tc_cbfc_xstats {
 	__u64	drop_failed;		/* waiting when the next hop failed, no backup */
 };
 
+/*
+ * RSVP-CBFC signalling (draft-hu-rtgwg-cbfc-rsvp over RFC 2205), spoken
+ * by the agents' speakers (agent/lib/rsvp.c, Documentation/cbfc.md,
+ * "Signalling"). IP protocol 46 (IPPROTO_RSVP), RSVP version 1.
+ */
+#define RSVP_VERSION		1
+#define RSVP_HDR_LEN		8	/* common header */
+#define RSVP_OBJ_HDR_LEN	4	/* length, Class-Num, C-Type */
+#define RSVP_MSG_MAX		1024	/* bytes; ours are far smaller */
+
+/* Message types: RFC 2205's that we use and the draft's two. */
+#define RSVP_MSG_PATHERR	3	/* a hop could not set up; upstream */
+#define RSVP_MSG_PATHTEAR	5	/* the source's teardown, downstream */
+#define RSVP_MSG_CBFC_PATH	28	/* Credit-based PATH, downstream */
+#define RSVP_MSG_CBFC_RESV	29	/* Credit-based RESV, upstream */
+
+/* RFC 2205 Class-Nums and the C-Types we send (IPv4 1, IPv6 2). */
+#define RSVP_CLASS_SESSION		1
+#define RSVP_CLASS_RSVP_HOP		3
+#define RSVP_CLASS_TIME_VALUES		5
+#define RSVP_CLASS_ERROR_SPEC		6
+#define RSVP_CLASS_FILTER_SPEC		10
+#define RSVP_CLASS_SENDER_TEMPLATE	11
+/* RFC 3209's EXPLICIT_ROUTE: the hops PATH has still to visit. */
+#define RSVP_CLASS_EXPLICIT_ROUTE	20
+#define RSVP_CTYPE_IPV4			1
+#define RSVP_CTYPE_IPV6			2
+#define RSVP_CTYPE_ERO			1
+#define RSVP_ERO_SUB_IPV4		1	/* 8 bytes */
+#define RSVP_ERO_SUB_IPV6		2	/* 20 bytes */
+#define RSVP_ERO_HOPS_MAX		16
+
+/*
+ * Our two Class-Nums, from RFC 3936's private range of the form 0bbbbbbb
+ * (124..127): a node that does not know them must refuse the message
+ * (RFC 2205, 3.10), which is what we want from a hop that would otherwise
+ * forward data it has granted no credit for. Objects in that range start
+ * with an enterprise number (RFC 6411), as tshark expects: ours is
+ * RFC 5612's documentation number until dmsc has one of its own.
+ */
+#define RSVP_CBFC_ENTERPRISE		32473
+#define RSVP_CLASS_CBFC_CREDIT		124
+#define RSVP_CTYPE_CREDIT_MB		1	/* draft: u32 MB, a delta */
+#define RSVP_CTYPE_CREDIT_CUMULATIVE	2	/* u64 initial, u64 freed */
+#define RSVP_CLASS_CBFC_QP		125
+#define RSVP_CTYPE_QP			1	/* u32: 0, then the 24-bit QPN */
+
+/* The Credit object's bounds: the kernel session's (linux/dmsc.h). */
+#define RSVP_CREDIT_MB_MAX		4096	/* DMSC_DELTA_MAX in MB */
+
+/* ERROR_SPEC codes (RFC 2205 appendix B) we send in a PathErr. */
+#define RSVP_ERR_CONFLICT		2	/* policy / local conflict */
+#define RSVP_ERR_SYSTEM		23	/* the next hop did not answer */
+#define RSVP_ERR_UNKNOWN_CLASS		13
+#define RSVP_ERR_UNKNOWN_CTYPE		14
+#define RSVP_ERR_API			20	/* kernel refused the session */
+
 #endif /* _UAPI_LINUX_DMSC_CBFC_H */

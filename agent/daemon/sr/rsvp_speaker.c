@@ -1,0 +1,972 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RSVP-CBFC speaker (rsvp_speaker.h). One poll loop over a raw RSVP
+ * socket per address family, the control socket and a 50 ms tick for the
+ * timers. State is a small table: one entry per (flow, previous hop), or
+ * per (flow, list) at the source. Every datagram goes through
+ * rsvp_parse() first; what it refuses is counted by reason and dropped.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/dmsc.h>
+
+#include "nl.h"
+#include "rsvp_speaker.h"
+
+#define STATES_MAX	1024
+#define LISTS_MAX	2	/* primary, backup */
+
+static const char *const counter_names[RC_COUNT] = {
+	"rx_path", "rx_resv", "rx_pathtear", "rx_patherr",
+	"tx_path", "tx_resv", "tx_pathtear", "tx_patherr",
+	"retransmits", "gave_up", "expired", "unknown_session",
+	"kernel_errors", "sessions_added", "sessions_deleted",
+	"ignored_objects", "table_full",
+};
+
+struct flow {
+	struct rsvp_addr dst, src;
+	uint16_t sport;
+	uint32_t qpn;
+};
+
+enum st { ST_WAIT, ST_UP, ST_FAILED };
+
+struct state {
+	bool used;
+	struct flow flow;
+	bool source;
+	int list;			/* source: 0 primary, 1 backup */
+	struct rsvp_addr prev;		/* not at the source */
+	uint32_t prev_lih;
+	bool tail;			/* no next hop */
+	struct rsvp_addr next;
+	unsigned int nrest;		/* hops after next */
+	struct rsvp_addr rest[RSVP_ERO_HOPS_MAX];
+	enum st st;
+	char why[320];			/* ST_FAILED: the reason */
+	uint64_t credit;		/* granted by next, bytes */
+	uint8_t form;
+	bool kernel;			/* our kernel session exists */
+	unsigned int tries;
+	uint64_t retry_at, refresh_at, expire_at;
+	uint32_t refresh_ms;		/* the R PATH came with */
+};
+
+struct speaker {
+	const struct rsvp_speaker_cfg *cfg;
+	int fd6, fd4, ctl;
+	struct dmsc_nl nl;
+	bool nl_open;
+	struct state st[STATES_MAX];
+	uint64_t c[RC_COUNT];
+	uint64_t refused[RSVP_REASON_COUNT];
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *ntop(const struct rsvp_addr *a, char *buf, size_t len)
+{
+	if (!a->family || !inet_ntop(a->family, a->a, buf, len))
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static bool addr_eq(const struct rsvp_addr *a, const struct rsvp_addr *b)
+{
+	return a->family == b->family &&
+	       !memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16);
+}
+
+static bool flow_eq(const struct flow *a, const struct flow *b)
+{
+	return addr_eq(&a->dst, &b->dst) && addr_eq(&a->src, &b->src) &&
+	       a->sport == b->sport && a->qpn == b->qpn;
+}
+
+static void flow_of(const struct rsvp_msg *m, struct flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->dst = m->dst;
+	f->src = m->src;
+	f->sport = m->sport;
+	f->qpn = m->qpn;
+}
+
+static const struct rsvp_addr *me_for(const struct speaker *s,
+				      const struct rsvp_addr *peer)
+{
+	return peer->family == AF_INET ? &s->cfg->addr4 : &s->cfg->addr6;
+}
+
+/* ---- the kernel's credit sessions, through the CLI's netlink code ---- */
+
+static struct nl_msg *session_msg(int cmd, const struct state *e)
+{
+	const struct flow *f = &e->flow;
+	unsigned int alen = f->dst.family == AF_INET ? 4 : 16;
+	struct nl_msg *msg = dmsc_nl_msg(cmd, 0);
+	struct in6_addr nh;
+	struct nlattr *n;
+
+	if (!msg)
+		return NULL;
+	n = nla_nest_start(msg, DMSC_A_SESSION);
+	nla_put_u8(msg, DMSC_SESSION_A_FAMILY, f->dst.family);
+	nla_put(msg, DMSC_SESSION_A_SRC, alen, f->src.a);
+	nla_put(msg, DMSC_SESSION_A_DST, alen, f->dst.a);
+	nla_put_u16(msg, DMSC_SESSION_A_SPORT, f->sport);
+	nla_put_u32(msg, DMSC_SESSION_A_QPN, f->qpn);
+	if (cmd == DMSC_CMD_SESSION_NEW) {
+		/* An IPv4 next hop goes IPv4-mapped, as the CLI does. */
+		memset(&nh, 0, sizeof(nh));
+		if (e->next.family == AF_INET) {
+			nh.s6_addr[10] = nh.s6_addr[11] = 0xff;
+			memcpy(&nh.s6_addr[12], e->next.a, 4);
+		} else {
+			memcpy(&nh, e->next.a, 16);
+		}
+		nla_put(msg, DMSC_SESSION_A_NEXTHOP, sizeof(nh), &nh);
+		nla_put_u8(msg, DMSC_SESSION_A_MODE,
+			   e->form == RSVP_CTYPE_CREDIT_MB ?
+			   DMSC_CREDIT_MODE_DELTA : DMSC_CREDIT_MODE_CUMULATIVE);
+		nla_put_u64(msg, DMSC_SESSION_A_CREDIT, e->credit);
+	}
+	nla_nest_end(msg, n);
+	return msg;
+}
+
+static int kernel_session(struct speaker *s, struct state *e, bool add)
+{
+	struct nl_msg *msg;
+	int err;
+
+	if (s->cfg->no_kernel) {
+		e->kernel = add;
+		return 0;
+	}
+	msg = session_msg(add ? DMSC_CMD_SESSION_NEW : DMSC_CMD_SESSION_DEL, e);
+	if (!msg)
+		return -ENOMEM;
+	err = dmsc_nl_talk(&s->nl, msg, NULL, NULL);
+	if (err) {
+		s->c[RC_KERNEL_ERRORS]++;
+		snprintf(e->why, sizeof(e->why), "kernel: %s%s%s",
+			 strerror(-err), s->nl.errmsg[0] ? ": " : "",
+			 s->nl.errmsg);
+		fprintf(stderr, "dmsc-rsvp: session %s: %s\n",
+			add ? "add" : "del", e->why);
+		return err;
+	}
+	e->kernel = add;
+	s->c[add ? RC_SESSIONS_ADDED : RC_SESSIONS_DELETED]++;
+	return 0;
+}
+
+/* ---- sending ---- */
+
+static void send_to(struct speaker *s, const struct rsvp_addr *to,
+		    const struct rsvp_msg *m)
+{
+	static const int tx[] = {
+		[RSVP_MSG_CBFC_PATH] = RC_TX_PATH,
+		[RSVP_MSG_CBFC_RESV] = RC_TX_RESV,
+		[RSVP_MSG_PATHTEAR] = RC_TX_PATHTEAR,
+		[RSVP_MSG_PATHERR] = RC_TX_PATHERR,
+	};
+	struct sockaddr_storage ss;
+	uint8_t buf[RSVP_MSG_MAX];
+	char why[256], a[INET6_ADDRSTRLEN];
+	socklen_t sl;
+	int len, fd;
+
+	len = rsvp_build(m, buf, sizeof(buf), why, sizeof(why));
+	if (len < 0) {
+		fprintf(stderr, "dmsc-rsvp: cannot build %s: %s\n",
+			rsvp_type_name(m->type), why);
+		return;
+	}
+	memset(&ss, 0, sizeof(ss));
+	if (to->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, to->a, 4);
+		sl = sizeof(*sin);
+		fd = s->fd4;
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, to->a, 16);
+		sl = sizeof(*sin6);
+		fd = s->fd6;
+	}
+	if (fd < 0 || sendto(fd, buf, len, 0, (struct sockaddr *)&ss, sl) < 0) {
+		fprintf(stderr, "dmsc-rsvp: send %s to %s: %s\n",
+			rsvp_type_name(m->type), ntop(to, a, sizeof(a)),
+			fd < 0 ? "no address of that family" : strerror(errno));
+		return;
+	}
+	s->c[tx[m->type]]++;
+}
+
+/* The fields every message of @e's session carries. */
+static void msg_init(struct speaker *s, const struct state *e, uint8_t type,
+		     const struct rsvp_addr *peer, struct rsvp_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	m->send_ttl = 64;
+	m->dst = e->flow.dst;
+	m->src = e->flow.src;
+	m->sport = e->flow.sport;
+	m->qpn = e->flow.qpn;
+	m->hop = *me_for(s, peer);
+	m->refresh_ms = e->refresh_ms;
+}
+
+static void send_path(struct speaker *s, struct state *e)
+{
+	struct rsvp_msg m;
+
+	msg_init(s, e, RSVP_MSG_CBFC_PATH, &e->next, &m);
+	m.objs = RSVP_O_ERO;
+	m.nhops = e->nrest;
+	memcpy(m.hops, e->rest, e->nrest * sizeof(e->rest[0]));
+	send_to(s, &e->next, &m);
+}
+
+/* Our own reservation, for the previous hop. */
+static void send_resv(struct speaker *s, struct state *e)
+{
+	const struct rsvp_speaker_cfg *c = s->cfg;
+	struct rsvp_msg m;
+
+	msg_init(s, e, RSVP_MSG_CBFC_RESV, &e->prev, &m);
+	m.credit_ctype = c->form;
+	m.credit_mb = (uint32_t)(c->credit >> 20);
+	m.initial = c->credit;
+	send_to(s, &e->prev, &m);
+}
+
+static void send_tear(struct speaker *s, struct state *e)
+{
+	struct rsvp_msg m;
+
+	msg_init(s, e, RSVP_MSG_PATHTEAR, &e->next, &m);
+	send_to(s, &e->next, &m);
+}
+
+static void send_err(struct speaker *s, struct state *e, uint8_t code,
+		     const struct rsvp_addr *node)
+{
+	struct rsvp_msg m;
+
+	msg_init(s, e, RSVP_MSG_PATHERR, &e->prev, &m);
+	m.err_node = *node;
+	m.err_code = code;
+	send_to(s, &e->prev, &m);
+}
+
+/* ---- state ---- */
+
+static struct state *find(struct speaker *s, const struct flow *f,
+			  const struct rsvp_addr *prev,
+			  const struct rsvp_addr *next)
+{
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *e = &s->st[i];
+
+		if (!e->used || !flow_eq(&e->flow, f))
+			continue;
+		if (prev && (e->source || !addr_eq(&e->prev, prev)))
+			continue;
+		if (next && (e->tail || !addr_eq(&e->next, next)))
+			continue;
+		return e;
+	}
+	return NULL;
+}
+
+static struct state *new_state(struct speaker *s)
+{
+	for (int i = 0; i < STATES_MAX; i++) {
+		if (!s->st[i].used) {
+			memset(&s->st[i], 0, sizeof(s->st[i]));
+			s->st[i].used = true;
+			return &s->st[i];
+		}
+	}
+	s->c[RC_TABLE_FULL]++;
+	return NULL;
+}
+
+/* Remove @e: its kernel session first, then the entry. */
+static void drop(struct speaker *s, struct state *e)
+{
+	if (e->kernel)
+		kernel_session(s, e, false);
+	e->used = false;
+}
+
+/* The source keeps a failed entry, so "status" can say why. */
+static void fail(struct speaker *s, struct state *e, const char *fmt,
+		 const char *arg)
+{
+	if (e->kernel)
+		kernel_session(s, e, false);
+	if (!e->source) {
+		e->used = false;
+		return;
+	}
+	e->st = ST_FAILED;
+	snprintf(e->why, sizeof(e->why), fmt, arg);
+}
+
+/* ---- receiving ---- */
+
+static void on_path(struct speaker *s, const struct rsvp_msg *m)
+{
+	uint64_t now = now_ms();
+	struct state *e;
+	struct flow f;
+
+	flow_of(m, &f);
+	e = find(s, &f, &m->hop, NULL);
+	if (!e) {
+		e = new_state(s);
+		if (!e)
+			return;
+		e->flow = f;
+		e->prev = m->hop;
+		e->prev_lih = m->lih;
+		e->refresh_ms = m->refresh_ms;
+		e->tail = !m->nhops;
+		if (!e->tail) {
+			e->next = m->hops[0];
+			e->nrest = m->nhops - 1;
+			memcpy(e->rest, m->hops + 1,
+			       e->nrest * sizeof(e->rest[0]));
+			if (!me_for(s, &e->next)->family) {
+				e->used = false;
+				send_err(s, e, RSVP_ERR_CONFLICT,
+					 me_for(s, &e->prev));
+				return;
+			}
+		}
+		e->st = e->tail ? ST_UP : ST_WAIT;
+		if (!e->tail) {
+			e->tries = 0;
+			e->retry_at = now + s->cfg->retry_ms;
+			send_path(s, e);
+		}
+	} else if (!e->tail) {
+		/* A refresh goes on downstream: the hops after us time out too. */
+		send_path(s, e);
+	}
+	/* RFC 2205 3.7: (K + 0.5) * 1.5 * R with K = 3. */
+	e->expire_at = now + (uint64_t)m->refresh_ms * 21 / 4;
+	if (e->st == ST_UP)
+		send_resv(s, e);
+}
+
+static void on_resv(struct speaker *s, const struct rsvp_msg *m)
+{
+	struct state *e;
+	struct flow f;
+
+	flow_of(m, &f);
+	e = find(s, &f, NULL, &m->hop);
+	if (!e || e->st == ST_FAILED) {
+		s->c[RC_UNKNOWN_SESSION]++;
+		return;
+	}
+	if (e->st == ST_UP)
+		return;		/* a refresh: the credit stays as set up */
+	e->credit = rsvp_credit_bytes(m);
+	e->form = m->credit_ctype;
+	/* The source has one kernel session per flow: the primary's. */
+	if (!e->source || e->list == 0) {
+		if (kernel_session(s, e, true)) {
+			/* e->why says what the kernel said. */
+			if (e->source) {
+				e->st = ST_FAILED;
+			} else {
+				send_err(s, e, RSVP_ERR_API,
+					 me_for(s, &e->prev));
+				e->used = false;
+			}
+			return;
+		}
+	}
+	e->st = ST_UP;
+	e->refresh_at = now_ms() + e->refresh_ms;
+	if (!e->source)
+		send_resv(s, e);
+}
+
+static void on_tear(struct speaker *s, const struct rsvp_msg *m)
+{
+	struct state *e;
+	struct flow f;
+
+	flow_of(m, &f);
+	e = find(s, &f, &m->hop, NULL);
+	if (!e) {
+		s->c[RC_UNKNOWN_SESSION]++;
+		return;
+	}
+	if (!e->tail)
+		send_tear(s, e);
+	drop(s, e);
+}
+
+static void on_err(struct speaker *s, const struct rsvp_msg *m,
+		   const struct rsvp_addr *from)
+{
+	char a[INET6_ADDRSTRLEN], msg[96];
+	struct state *e;
+	struct flow f;
+
+	flow_of(m, &f);
+	e = find(s, &f, NULL, from);
+	if (!e) {
+		s->c[RC_UNKNOWN_SESSION]++;
+		return;
+	}
+	if (!e->source)
+		send_err(s, e, m->err_code, &m->err_node);
+	snprintf(msg, sizeof(msg), "error %u from hop %s", m->err_code,
+		 ntop(&m->err_node, a, sizeof(a)));
+	fail(s, e, "%s", msg);
+}
+
+static void on_datagram(struct speaker *s, const uint8_t *buf, size_t len,
+			const struct rsvp_addr *from)
+{
+	char why[256], a[INET6_ADDRSTRLEN];
+	enum rsvp_reason r;
+	struct rsvp_msg m;
+
+	r = rsvp_parse(buf, len, &m, why, sizeof(why));
+	if (r != RSVP_OK) {
+		s->refused[r]++;
+		fprintf(stderr, "dmsc-rsvp: from %s: refused (%s): %s\n",
+			ntop(from, a, sizeof(a)), rsvp_reason_name(r), why);
+		return;
+	}
+	s->c[RC_IGNORED_OBJECTS] += m.ignored;
+	switch (m.type) {
+	case RSVP_MSG_CBFC_PATH:
+		s->c[RC_RX_PATH]++;
+		on_path(s, &m);
+		break;
+	case RSVP_MSG_CBFC_RESV:
+		s->c[RC_RX_RESV]++;
+		on_resv(s, &m);
+		break;
+	case RSVP_MSG_PATHTEAR:
+		s->c[RC_RX_PATHTEAR]++;
+		on_tear(s, &m);
+		break;
+	case RSVP_MSG_PATHERR:
+		s->c[RC_RX_PATHERR]++;
+		on_err(s, &m, from);
+		break;
+	}
+}
+
+static void read_raw(struct speaker *s, int fd, int family)
+{
+	uint8_t buf[RSVP_MSG_MAX + 64 + 1];
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct rsvp_addr from;
+	ssize_t n;
+	size_t off = 0;
+
+	n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
+		     (struct sockaddr *)&ss, &sl);
+	if (n < 0)
+		return;
+	memset(&from, 0, sizeof(from));
+	from.family = family;
+	if (family == AF_INET) {
+		/* An IPv4 raw socket hands over the IP header too. */
+		memcpy(from.a, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+		if (n < 20 || (buf[0] & 0xf) * 4 > n) {
+			s->refused[RSVP_E_SHORT]++;
+			return;
+		}
+		off = (buf[0] & 0xf) * 4;
+	} else {
+		memcpy(from.a, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+	}
+	on_datagram(s, buf + off, n - off, &from);
+}
+
+/* ---- timers ---- */
+
+static void tick(struct speaker *s)
+{
+	uint64_t now = now_ms();
+	char a[INET6_ADDRSTRLEN];
+
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *e = &s->st[i];
+
+		if (!e->used)
+			continue;
+		if (e->st == ST_WAIT && now >= e->retry_at) {
+			/*
+			 * A hop with more hops after its next one waits a
+			 * retry longer per hop: the hop in front of a silent
+			 * one gives up first and its PathErr names it.
+			 */
+			if (e->tries >= s->cfg->retries + e->nrest) {
+				/* A hop without a speaker never answers. */
+				s->c[RC_GAVE_UP]++;
+				if (!e->source)
+					send_err(s, e, RSVP_ERR_SYSTEM, &e->next);
+				fail(s, e, "next hop %s did not answer",
+				     ntop(&e->next, a, sizeof(a)));
+				continue;
+			}
+			e->tries++;
+			s->c[RC_RETRANSMITS]++;
+			e->retry_at = now + ((uint64_t)s->cfg->retry_ms <<
+					     (e->tries < 5 ? e->tries : 5));
+			send_path(s, e);
+		}
+		if (e->source && e->st == ST_UP && now >= e->refresh_at) {
+			e->refresh_at = now + e->refresh_ms;
+			send_path(s, e);
+		}
+		if (!e->source && now >= e->expire_at) {
+			s->c[RC_EXPIRED]++;
+			if (!e->tail && e->st == ST_UP)
+				send_tear(s, e);
+			drop(s, e);
+		}
+	}
+}
+
+/* ---- control: one line in, lines out, then close ---- */
+
+static int parse_addr(const char *str, struct rsvp_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, str, a->a) == 1)
+		a->family = AF_INET;
+	else if (inet_pton(AF_INET6, str, a->a) == 1)
+		a->family = AF_INET6;
+	return a->family ? 0 : -1;
+}
+
+static int parse_list(char *str, struct rsvp_addr *hops, unsigned int *n,
+		      FILE *out)
+{
+	char *save = NULL, *t;
+
+	*n = 0;
+	for (t = strtok_r(str, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (*n == RSVP_ERO_HOPS_MAX + 1) {
+			fprintf(out, "error: over %u hops\n",
+				RSVP_ERO_HOPS_MAX + 1);
+			return -1;
+		}
+		if (parse_addr(t, &hops[*n])) {
+			fprintf(out, "error: hop \"%s\": not an address\n", t);
+			return -1;
+		}
+		(*n)++;
+	}
+	if (!*n)
+		fprintf(out, "error: empty hop list\n");
+	return *n ? 0 : -1;
+}
+
+/* "src A dst B sport N qpn N" and, for setup, "path L [backup L]". */
+static int parse_cmd(char **w, int n, struct flow *f,
+		     struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1],
+		     unsigned int *nh, FILE *out)
+{
+	unsigned int have = 0;
+	unsigned long v;
+	char *end;
+
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i + 1 < n; i += 2) {
+		const char *k = w[i];
+
+		if (!strcmp(k, "src") || !strcmp(k, "dst")) {
+			struct rsvp_addr *a = k[0] == 's' ? &f->src : &f->dst;
+
+			if (parse_addr(w[i + 1], a)) {
+				fprintf(out, "error: %s \"%s\": not an address\n",
+					k, w[i + 1]);
+				return -1;
+			}
+			have |= k[0] == 's' ? 1 : 2;
+		} else if (!strcmp(k, "sport") || !strcmp(k, "qpn")) {
+			errno = 0;
+			v = strtoul(w[i + 1], &end, 0);
+			if (errno || *end || v > (k[0] == 's' ? 65535 : DMSC_QPN_MAX)) {
+				fprintf(out, "error: %s \"%s\": out of range\n",
+					k, w[i + 1]);
+				return -1;
+			}
+			if (k[0] == 's')
+				f->sport = v;
+			else
+				f->qpn = v;
+			have |= k[0] == 's' ? 4 : 8;
+		} else if (nh && (!strcmp(k, "path") || !strcmp(k, "backup"))) {
+			int l = k[0] == 'b';
+
+			if (parse_list(w[i + 1], lists[l], &nh[l], out))
+				return -1;
+		} else {
+			fprintf(out, "error: unknown word \"%s\"\n", k);
+			return -1;
+		}
+	}
+	if (n % 2 || have != 15) {
+		fprintf(out, "error: need src, dst, sport and qpn%s\n",
+			n % 2 ? " (a word without a value)" : "");
+		return -1;
+	}
+	if (f->src.family != f->dst.family) {
+		fprintf(out, "error: src and dst of different families\n");
+		return -1;
+	}
+	if (nh && !nh[0]) {
+		fprintf(out, "error: path: required\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void ctl_setup(struct speaker *s, char **w, int n, FILE *out)
+{
+	struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1];
+	unsigned int nh[LISTS_MAX] = { 0, 0 };
+	uint64_t now = now_ms();
+	struct flow f;
+
+	if (parse_cmd(w, n, &f, lists, nh, out))
+		return;
+	for (int i = 0; i < STATES_MAX; i++) {
+		if (s->st[i].used && s->st[i].source &&
+		    flow_eq(&s->st[i].flow, &f)) {
+			fprintf(out, "error: flow already set up here\n");
+			return;
+		}
+	}
+	for (int l = 0; l < LISTS_MAX; l++) {
+		struct state *e;
+
+		if (!nh[l])
+			continue;
+		if (!me_for(s, &lists[l][0])->family) {
+			fprintf(out, "error: no own address of hop 1's family\n");
+			return;
+		}
+		e = new_state(s);
+		if (!e) {
+			fprintf(out, "error: state table full\n");
+			return;
+		}
+		e->flow = f;
+		e->source = true;
+		e->list = l;
+		e->next = lists[l][0];
+		e->nrest = nh[l] - 1;
+		memcpy(e->rest, &lists[l][1], e->nrest * sizeof(e->rest[0]));
+		e->refresh_ms = s->cfg->refresh_ms;
+		e->st = ST_WAIT;
+		e->retry_at = now + s->cfg->retry_ms;
+		send_path(s, e);
+	}
+	fprintf(out, "ok\n");
+}
+
+static void ctl_status(struct speaker *s, char **w, int n, FILE *out)
+{
+	static const char *const names[] = { "wait", "up", "failed" };
+	char a[INET6_ADDRSTRLEN];
+	bool any = false;
+	struct flow f;
+
+	if (parse_cmd(w, n, &f, NULL, NULL, out))
+		return;
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *e = &s->st[i];
+
+		if (!e->used || !e->source || !flow_eq(&e->flow, &f))
+			continue;
+		any = true;
+		fprintf(out, "%s %s nexthop %s credit %llu%s%s\n",
+			e->list ? "backup" : "primary", names[e->st],
+			ntop(&e->next, a, sizeof(a)),
+			(unsigned long long)e->credit,
+			e->st == ST_FAILED ? " # " : "",
+			e->st == ST_FAILED ? e->why : "");
+	}
+	if (!any)
+		fprintf(out, "none\n");
+}
+
+static void ctl_teardown(struct speaker *s, char **w, int n, FILE *out)
+{
+	unsigned int gone = 0;
+	struct flow f;
+
+	if (parse_cmd(w, n, &f, NULL, NULL, out))
+		return;
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *e = &s->st[i];
+
+		if (!e->used || !e->source || !flow_eq(&e->flow, &f))
+			continue;
+		/* Down every list, even one still waiting: the hops have state. */
+		send_tear(s, e);
+		drop(s, e);
+		gone++;
+	}
+	if (gone)
+		fprintf(out, "ok %u\n", gone);
+	else
+		fprintf(out, "error: no such flow set up here\n");
+}
+
+static void ctl_state(struct speaker *s, FILE *out)
+{
+	static const char *const names[] = { "wait", "up", "failed" };
+	char a[4][INET6_ADDRSTRLEN];
+
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *e = &s->st[i];
+
+		if (!e->used)
+			continue;
+		fprintf(out, "dst %s src %s sport %u qpn %u prev %s next %s %s credit %llu kernel %d\n",
+			ntop(&e->flow.dst, a[0], sizeof(a[0])),
+			ntop(&e->flow.src, a[1], sizeof(a[1])),
+			e->flow.sport, e->flow.qpn,
+			e->source ? "source" : ntop(&e->prev, a[2], sizeof(a[2])),
+			e->tail ? "tail" : ntop(&e->next, a[3], sizeof(a[3])),
+			names[e->st], (unsigned long long)e->credit, e->kernel);
+	}
+}
+
+static void ctl_stats(struct speaker *s, FILE *out)
+{
+	for (int i = 0; i < RC_COUNT; i++)
+		fprintf(out, "%s %llu\n", counter_names[i],
+			(unsigned long long)s->c[i]);
+	for (int r = 1; r < RSVP_REASON_COUNT; r++)
+		fprintf(out, "refused_%s %llu\n", rsvp_reason_name(r),
+			(unsigned long long)s->refused[r]);
+}
+
+static void ctl_accept(struct speaker *s)
+{
+	char line[1024], *w[64], *save = NULL, *t;
+	int fd, n = 0;
+	ssize_t len;
+	FILE *out;
+
+	fd = accept(s->ctl, NULL, NULL);
+	if (fd < 0)
+		return;
+	/* A client writes its line at once; do not let one hang the loop. */
+	struct timeval tv = { .tv_sec = 1 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	len = recv(fd, line, sizeof(line) - 1, 0);
+	if (len <= 0) {
+		close(fd);
+		return;
+	}
+	line[len] = 0;
+	for (t = strtok_r(line, " \t\n", &save); t && n < 64;
+	     t = strtok_r(NULL, " \t\n", &save))
+		w[n++] = t;
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		return;
+	}
+	if (!n)
+		fprintf(out, "error: empty command\n");
+	else if (!strcmp(w[0], "setup"))
+		ctl_setup(s, w + 1, n - 1, out);
+	else if (!strcmp(w[0], "status"))
+		ctl_status(s, w + 1, n - 1, out);
+	else if (!strcmp(w[0], "teardown"))
+		ctl_teardown(s, w + 1, n - 1, out);
+	else if (!strcmp(w[0], "stats"))
+		ctl_stats(s, out);
+	else if (!strcmp(w[0], "state"))
+		ctl_state(s, out);
+	else
+		fprintf(out, "error: unknown command \"%s\"\n", w[0]);
+	fclose(out);
+}
+
+/* ---- set-up of the sockets and the loop ---- */
+
+static int open_raw(const struct rsvp_addr *a)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, ttl = 64;
+
+	fd = socket(a->family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RSVP);
+	if (fd < 0)
+		return -1;
+	memset(&ss, 0, sizeof(ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, a->a, 4);
+		sl = sizeof(*sin);
+		setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, a->a, 16);
+		sl = sizeof(*sin6);
+		setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &ttl,
+			   sizeof(ttl));
+	}
+	/* Bound to our address: what we receive was sent to this node. */
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int open_ctl(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    listen(fd, 8) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int rsvp_speaker_run(const struct rsvp_speaker_cfg *cfg)
+{
+	struct speaker *s = calloc(1, sizeof(*s));
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc = 1, err;
+
+	if (!s)
+		return 1;
+	s->cfg = cfg;
+	s->fd4 = s->fd6 = s->ctl = -1;
+	if (cfg->addr6.family && (s->fd6 = open_raw(&cfg->addr6)) < 0) {
+		perror("dmsc-rsvp: raw IPv6 RSVP socket");
+		goto out;
+	}
+	if (cfg->addr4.family && (s->fd4 = open_raw(&cfg->addr4)) < 0) {
+		perror("dmsc-rsvp: raw IPv4 RSVP socket");
+		goto out;
+	}
+	if ((s->ctl = open_ctl(cfg->ctl_path)) < 0) {
+		fprintf(stderr, "dmsc-rsvp: control socket %s: %s\n",
+			cfg->ctl_path, strerror(errno));
+		goto out;
+	}
+	if (!cfg->no_kernel) {
+		err = dmsc_nl_open(&s->nl);
+		if (err) {
+			dmsc_nl_perror(&s->nl, "netlink", err);
+			goto out;
+		}
+		s->nl_open = true;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	fprintf(stderr, "dmsc-rsvp: listening, control %s\n", cfg->ctl_path);
+	while (!stop) {
+		struct pollfd p[3] = {
+			{ .fd = s->fd6, .events = POLLIN },
+			{ .fd = s->fd4, .events = POLLIN },
+			{ .fd = s->ctl, .events = POLLIN },
+		};
+
+		if (poll(p, 3, 50) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents & POLLIN)
+			read_raw(s, s->fd6, AF_INET6);
+		if (p[1].revents & POLLIN)
+			read_raw(s, s->fd4, AF_INET);
+		if (p[2].revents & POLLIN)
+			ctl_accept(s);
+		tick(s);
+	}
+	/* Leave no kernel session behind on the way out. */
+	for (int i = 0; i < STATES_MAX; i++)
+		if (s->st[i].used)
+			drop(s, &s->st[i]);
+	rc = 0;
+out:
+	if (s->nl_open)
+		dmsc_nl_close(&s->nl);
+	if (s->ctl >= 0) {
+		close(s->ctl);
+		unlink(cfg->ctl_path);
+	}
+	if (s->fd4 >= 0)
+		close(s->fd4);
+	if (s->fd6 >= 0)
+		close(s->fd6);
+	free(s);
+	return rc;
+}

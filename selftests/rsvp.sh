@@ -1,0 +1,321 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# RSVP-CBFC hop-by-hop set-up and teardown between dmsc-rsvp speakers,
+# one per node, each creating its kernel credit session:
+#
+#            fd00:1::/64      +----- p -----+     fd00:2::/64
+#          +------------------| fc00:a::2   |------------------+
+#   +------+----+             | -f mb 2 MB  |           +------+----+
+#   |     s     |             +-------------+           |     t     |
+#   | fc00:a::1 |             +----- b -----+           | fc00:a::4 |
+#   | source    |-------------| fc00:a::3   |-----------| tail 40000|
+#   +-----------+ fd00:3::/64 | 50000 bytes | fd00:4::/64 (+ ::5, no
+#                             +-------------+             speaker)
+#
+# The flow 10.1.0.1:49152 > 10.2.0.1 QP 256 is set up along the primary
+# list p,t and the backup list b,t (the hops' own addresses). Expected
+# kernel sessions: s -> p with p's 2 MB (delta: p answers in the draft's
+# MB form), p -> t and b -> t with t's 40000 (cumulative), none on t.
+# a, b (mkns) and top (lib.sh) are set by lib.sh:
+# shellcheck disable=SC2154
+source "$(dirname "$0")/lib.sh"
+
+RSVP=${DMSC_RSVP:-$top/agent/dmsc-rsvp}
+# shellcheck disable=SC2034 # read by lib.sh (node_fns, nodes_add)
+NODES="s p b t"
+FLOW=(src 10.1.0.1 dst 10.2.0.1 sport 49152 qpn 256)
+T=
+PIDS=()
+CAP=
+
+node_fns
+
+# The topology: four nodes, four links, each node's address on lo and a
+# route to each neighbour's.
+topo() {
+	T=$(mktemp -d)
+	nodes_add rsvp
+	link s sp p ps
+	link p pt t tp
+	link s sb b bs
+	link b bt t tb
+	s ip addr add fd00:1::1/64 dev sp
+	p ip addr add fd00:1::2/64 dev ps
+	p ip addr add fd00:2::1/64 dev pt
+	t ip addr add fd00:2::2/64 dev tp
+	s ip addr add fd00:3::1/64 dev sb
+	b ip addr add fd00:3::2/64 dev bs
+	b ip addr add fd00:4::1/64 dev bt
+	t ip addr add fd00:4::2/64 dev tb
+	s ip addr add fc00:a::1/128 dev lo
+	p ip addr add fc00:a::2/128 dev lo
+	b ip addr add fc00:a::3/128 dev lo
+	t ip addr add fc00:a::4/128 dev lo
+	t ip addr add fc00:a::5/128 dev lo
+	s ip route add fc00:a::2/128 via fd00:1::2
+	s ip route add fc00:a::3/128 via fd00:3::2
+	p ip route add fc00:a::1/128 via fd00:1::1
+	p ip route add fc00:a::4/127 via fd00:2::2
+	b ip route add fc00:a::1/128 via fd00:3::1
+	b ip route add fc00:a::4/128 via fd00:4::2
+	t ip route add fc00:a::2/128 via fd00:2::1
+	t ip route add fc00:a::3/128 via fd00:4::1
+}
+
+# speaker NODE ADDR [OPTIONS...]: dmsc-rsvp in NODE, control socket
+# $T/NODE.sock, log $T/NODE.log.
+speaker() {
+	local n=$1 addr=$2
+	shift 2
+	# Not through the function $n: $! must be the speaker, for kill.
+	ip netns exec "$(ns_of "$n")" "$RSVP" run -C "$T/$n.sock" -6 "$addr" \
+		-t 300 -n 3 "$@" 2>"$T/$n.log" &
+	PIDS+=($!)
+	for _ in $(seq 100); do
+		[ -S "$T/$n.sock" ] && return 0
+		sleep 0.1
+	done
+	fail "speaker in $n did not start: $(cat "$T/$n.log")"
+}
+
+# speakers [REFRESH_MS]: one per node; R is long by default, so that no
+# refresh moves the counters while a case reads them.
+speakers() {
+	local r=${1:-600000}
+	speaker s fc00:a::1 -r "$r"
+	speaker p fc00:a::2 -r "$r" -f mb -c 2097152
+	speaker b fc00:a::3 -r "$r" -c 50000
+	speaker t fc00:a::4 -r "$r" -c 40000
+}
+
+rs() {
+	local n=$1
+	shift
+	$n "$RSVP" -C "$T/$n.sock" "$@"
+}
+
+# stat NODE NAME: one of the speaker's counters.
+stat() {
+	rs "$1" stats | awk -v k="$2" '$1 == k { print $2 }'
+}
+
+# sessions NODE: the node's kernel sessions, one line each:
+# "src dst sport qpn nexthop mode credit".
+sessions() {
+	dns "$(ns_of "$1")" -j cbfc session show | python3 -c '
+import json, sys
+for s in json.load(sys.stdin):
+    print(s["src"], s["dst"], s["sport"], s["qpn"], s["nexthop"], s["mode"], s["credit"])'
+}
+
+ns_of() {
+	local v=NS_$1
+	echo "${!v}"
+}
+
+case_cleanup() {
+	local p
+	[ -z "$CAP" ] || kill -INT "$CAP" 2>/dev/null || true
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	PIDS=()
+	nodes_del
+	[ -z "$T" ] || rm -rf "$T"
+}
+
+# want NODE LINES: the node's kernel sessions are exactly LINES.
+want() {
+	local got
+	got=$(sessions "$1")
+	[ "$got" = "$2" ] || fail "$1's sessions: \"$got\", want \"$2\""
+	echo "$1: ${got:-no session}"
+}
+
+# Poll until NODE has no kernel session and no speaker state.
+wait_empty() {
+	local n=$1
+	for _ in $(seq 50); do
+		[ -z "$(sessions "$n")" ] && [ -z "$(rs "$n" state)" ] && return 0
+		sleep 0.1
+	done
+	fail "$n still has: $(sessions "$n") / $(rs "$n" state)"
+}
+
+test_setup_teardown() {
+	trap case_cleanup EXIT
+	local out v n path resv
+	topo
+	speakers
+	# tshark on p's link to s: the PATH that reaches p, the RESV it sends.
+	# Not through the function p: SIGINT must reach tcpdump itself.
+	ip netns exec "$NS_p" tcpdump -Z root -i ps -nn -U -w "$T/ps.pcap" \
+		'ip6 proto 46' 2>"$T/cap.err" &
+	CAP=$!
+	for n in $(seq 100); do
+		grep -q listening "$T/cap.err" 2>/dev/null && break
+		sleep 0.1
+	done
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4 \
+		backup fc00:a::3,fc00:a::4) || fail "setup: $out $(cat "$T"/*.log)"
+	echo "$out"
+	check "[ \"\$out\" = \$'primary up nexthop fc00:a::2 credit 2097152\nbackup up nexthop fc00:a::3 credit 50000' ]" \
+		"setup status: $out"
+	want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	want b "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	want t ""
+	# The tail holds a path state per list, each with its previous hop.
+	out=$(rs t state)
+	check "(( \$(grep -c 'prev fc00:a::2 next tail up' <<<\"\$out\") == 1 && \$(grep -c 'prev fc00:a::3 next tail up' <<<\"\$out\") == 1 ))" \
+		"t's state: $out"
+	# Every PATH sent arrived (a slow VM may retransmit some: counted).
+	for n in s p b t; do
+		echo "$n: $(rs $n stats | grep -E '^(rx|tx)_(path|resv)|^retransmits' | tr '\n' ' ')"
+	done
+	check "(( \$(stat p rx_path) + \$(stat b rx_path) == \$(stat s tx_path) && \$(stat s tx_path) == 2 + \$(stat s retransmits) ))" \
+		"s sent $(stat s tx_path) PATH, p got $(stat p rx_path), b $(stat b rx_path)"
+	check "(( \$(stat t rx_path) == \$(stat p tx_path) + \$(stat b tx_path) && \$(stat t tx_resv) == \$(stat p rx_resv) + \$(stat b rx_resv) ))" \
+		"t: PATH in $(stat t rx_path), RESV out $(stat t tx_resv)"
+	check "(( \$(stat s rx_resv) == \$(stat p tx_resv) + \$(stat b tx_resv) && \$(stat s rx_resv) >= 2 ))" \
+		"s got $(stat s rx_resv) RESV"
+	sleep 1
+	kill -INT "$CAP"
+	wait "$CAP" 2>/dev/null || true
+	CAP=
+	tshark -V -r "$T/ps.pcap" >"$T/ps.txt" 2>/dev/null
+	path=$(grep -c '^Resource ReserVation Protocol (RSVP): Unknown (28). SESSION: IPv4, Destination 10.2.0.1, Protocol 17, Port 4791. SENDER TEMPLATE: IPv4, Sender 10.1.0.1, Port 49152.' "$T/ps.txt" || true)
+	resv=$(grep -c '^Resource ReserVation Protocol (RSVP): Unknown (29). SESSION: IPv4, Destination 10.2.0.1, Protocol 17, Port 4791. FILTERSPEC: IPv4, Sender 10.1.0.1, Port 49152.' "$T/ps.txt" || true)
+	echo "tshark on p/ps: $path PATH, $resv RESV"
+	v=$(stat p rx_path)
+	n=$(stat p tx_resv)
+	check "(( path == v && resv == n && path >= 1 && resv >= 1 ))" \
+		"tshark saw $path PATH and $resv RESV, p counted $v and $n"
+	check "(( \$(grep -c 'HOP object (3)' \"\$T/ps.txt\") == path + resv ))" \
+		"not $((path + resv)) HOP objects"
+	check "! grep -q 'Malformed\|Expert Info' \"\$T/ps.txt\"" \
+		"tshark: $(grep -m1 'Malformed\|Expert Info' "$T/ps.txt")"
+
+	out=$(rs s teardown "${FLOW[@]}")
+	check "[ \"\$out\" = 'ok 2' ]" "teardown: $out"
+	for n in s p b t; do
+		wait_empty $n
+	done
+	check "(( \$(stat p rx_pathtear) == 1 && \$(stat b rx_pathtear) == 1 && \$(stat t rx_pathtear) == 2 ))" \
+		"PathTear received: p $(stat p rx_pathtear) b $(stat b rx_pathtear) t $(stat t rx_pathtear)"
+	check "(( \$(stat s sessions_deleted) == 1 && \$(stat p sessions_deleted) == 1 && \$(stat b sessions_deleted) == 1 ))" \
+		"sessions deleted: s $(stat s sessions_deleted) p $(stat p sessions_deleted) b $(stat b sessions_deleted)"
+	echo "after teardown: no session, no state on s p b t"
+	for n in s p b t; do
+		check "(( \$(stat $n kernel_errors) == 0 ))" "$n: kernel errors"
+	done
+}
+
+# Bad messages at p, from s's namespace, while the session is up.
+test_bad_input() {
+	trap case_cleanup EXIT
+	local kind out
+	topo
+	speakers
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4) ||
+		fail "setup: $out"
+	for kind in truncated badlen badsum absurd class unknown; do
+		s "$RSVP" inject fc00:a::1 fc00:a::2 $kind
+	done
+	sleep 0.5
+	rs p stats | grep -v ' 0$' | sed 's/^/p: /'
+	check "(( \$(stat p refused_length) == 1 ))" "truncated not counted as length"
+	check "(( \$(stat p refused_object_length) == 1 ))" "badlen not counted"
+	check "(( \$(stat p refused_checksum) == 1 ))" "badsum not counted"
+	check "(( \$(stat p refused_value) == 1 ))" "absurd credit not counted"
+	check "(( \$(stat p refused_unknown_class) == 1 ))" "unknown class not counted"
+	check "(( \$(stat p unknown_session) == 1 ))" "unknown session not counted"
+	check "kill -0 ${PIDS[1]}" "p's speaker died"
+	# Nothing changed: p's session is the one set up, and p still works.
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	out=$(rs s teardown "${FLOW[@]}")
+	wait_empty p
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4) ||
+		fail "setup after the bad input: $out"
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+}
+
+# A hop without a speaker (fc00:a::5 on t): p retries, gives up, sends
+# PathErr; nothing is left on s or p.
+test_silent_hop() {
+	trap case_cleanup EXIT
+	local out
+	topo
+	speakers
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::5) &&
+		fail "setup through a silent hop succeeded: $out"
+	echo "$out"
+	check "[[ \"\$out\" == 'primary failed nexthop fc00:a::2 credit 0 # error 23 from hop fc00:a::5' ]]" \
+		"status: $out"
+	# A PATH the source retransmitted before the PathErr reached it makes
+	# p start again: each round is 3 retransmissions and a PathErr.
+	wait_empty p
+	check "(( \$(stat p retransmits) == 3 * \$(stat p gave_up) && \$(stat p gave_up) >= 1 && \$(stat p tx_patherr) == \$(stat p gave_up) ))" \
+		"p: retransmits $(stat p retransmits) gave_up $(stat p gave_up) tx_patherr $(stat p tx_patherr)"
+	want s ""
+	want p ""
+}
+
+# R = 2 s: PATH refreshes keep the hops up; once the source is gone
+# (killed, no PathTear) every hop's state expires after (3 + 0.5) x 1.5 x R
+# and takes its session with it.
+test_refresh_expiry() {
+	trap case_cleanup EXIT
+	local out n
+	topo
+	speakers 2000
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4 \
+		backup fc00:a::3,fc00:a::4) || fail "setup: $out"
+	sleep 14
+	# 14 s is more than the 10.5 s expiry: only refreshes kept them.
+	for n in p b t; do
+		check "(( \$(stat $n rx_path) >= 3 && \$(stat $n expired) == 0 ))" \
+			"$n: $(stat $n rx_path) PATH, $(stat $n expired) expired"
+	done
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	kill -KILL "${PIDS[0]}"
+	wait "${PIDS[0]}" 2>/dev/null || true
+	local t0=$SECONDS
+	for _ in $(seq 60); do
+		[ -z "$(sessions p)$(sessions b)" ] && break
+		sleep 0.5
+	done
+	echo "p and b without a session $((SECONDS - t0)) s after the source died"
+	want p ""
+	want b ""
+	for n in p b; do
+		check "(( \$(stat $n expired) >= 1 ))" "$n: expired $(stat $n expired)"
+		check "[ -z \"\$(rs $n state)\" ]" "$n keeps state: $(rs $n state)"
+	done
+	# The tail's two states go too: expired, or by the PathTear that p
+	# and b send when theirs expire, whichever comes first.
+	for _ in $(seq 20); do
+		[ -z "$(rs t state)" ] && break
+		sleep 0.5
+	done
+	check "[ -z \"\$(rs t state)\" ]" "t keeps state: $(rs t state)"
+	check "(( \$(stat t expired) + \$(stat t rx_pathtear) >= 2 ))" \
+		"t: expired $(stat t expired), PathTear $(stat t rx_pathtear)"
+}
+
+for tool in "$RSVP" tshark tcpdump python3; do
+	command -v "$tool" >/dev/null ||
+		{ echo "1..0 # SKIP no $tool (make)"; exit 4; }
+done
+load_module
+CASES=(
+	test_setup_teardown "rsvp: PATH/RESV along a primary and a backup list make exactly the expected session on every hop, tshark decodes them; PathTear leaves nothing"
+	test_bad_input "rsvp: truncated, wrong-length, bad-checksum, absurd-credit, unknown-class and unknown-session messages are counted and ignored"
+	test_silent_hop "rsvp: a hop without a speaker: retries, PathErr, no state or session left"
+	test_refresh_expiry "rsvp: refreshes keep the hops up past the expiry time; without the source every hop's state and session expire"
+)
+cases_only CASES "${DMSC_RSVP_CASES:-}"
+ktap_run "${CASES[@]}"
