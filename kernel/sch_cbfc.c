@@ -670,6 +670,15 @@ static int cbfc_strip(struct sk_buff *skb, u8 *family)
 	skb_reset_mac_header(skb);
 	skb->mac_len = 0;
 	skb->encapsulation = 0;
+	/*
+	 * What belonged to the outer packet goes: its route (a device that
+	 * keeps it, a VLAN or a tunnel, would hand dmsc_srv6_xmit() an IPv6
+	 * route as the inner one, which an ICMP error for an IPv4 inner
+	 * would read as an rtable), this qdisc's cb and its conntrack entry.
+	 */
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
+	memset(skb->cb, 0, sizeof(skb->cb));
 	if (*family == AF_INET) {
 		if (ip_hdr(skb)->ihl < 5)
 			return -EINVAL;
@@ -825,8 +834,14 @@ static struct sk_buff *cbfc_dequeue(struct Qdisc *sch)
 	struct cbfc_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb = cbfc_dequeue_one(sch);
 
-	/* As fq_codel did: not with qlen 0, parents (HTB) could not cope. */
-	if (q->drops_deq && sch->q.qlen) {
+	/*
+	 * Also when this emptied the qdisc (a failover or an oversize drop
+	 * of the last packets): qlen_notify is idempotent in both kernels,
+	 * and fq_codel reports unconditionally there too. Held back, the
+	 * count would be lost to the next reset and the parents' qlen and
+	 * backlog would stay high for good.
+	 */
+	if (q->drops_deq) {
 		qdisc_tree_reduce_backlog(sch, q->drops_deq, q->drops_deq_len);
 		q->drops_deq = 0;
 		q->drops_deq_len = 0;

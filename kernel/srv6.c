@@ -318,7 +318,8 @@ enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 	return DMSC_TX_OK;
 
 drop:
-	dst_release(dst);
+	/* The skb first: it may hold @dst without a reference (see above). */
 	kfree_skb(skb);
+	dst_release(dst);
 	return ret;
 }
