@@ -24,7 +24,8 @@ const char *msg_reg_op_name(enum reg_op op)
 	return op <= REG_SYNC ? op_names[op] : "?";
 }
 
-static struct json_object *inst_json(const struct msg_instance *i)
+/* An instance as types 1 and 2 carry it; the sr role shows it the same. */
+struct json_object *msg_instance_json(const struct msg_instance *i)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -80,7 +81,7 @@ static int reg_encode(struct json_object *root, const void *body, char *err,
 	}
 	json_object_object_add(root, "op", json_object_new_string(op_names[r->op]));
 	if (r->op == REG_REGISTER)
-		json_object_object_add(root, "instance", inst_json(&r->inst));
+		json_object_object_add(root, "instance", msg_instance_json(&r->inst));
 	else if (r->op == REG_SYNC)
 		json_object_object_add(root, "since", json_object_new_uint64(r->since));
 	else
@@ -163,7 +164,7 @@ static int routes_encode(struct json_object *root, const void *body,
 	json_object_object_add(root, "full", json_object_new_boolean(r->full));
 	a = json_object_new_array_ext((int)r->nroutes);
 	for (size_t i = 0; i < r->nroutes; i++)
-		json_object_array_add(a, inst_json(&r->routes[i]));
+		json_object_array_add(a, msg_instance_json(&r->routes[i]));
 	json_object_object_add(root, "routes", a);
 	w = json_object_new_array_ext((int)r->nwithdrawn);
 	for (size_t i = 0; i < r->nwithdrawn; i++)

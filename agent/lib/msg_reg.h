@@ -75,4 +75,8 @@ extern const struct msg_type msg_routes_type;
 
 const char *msg_reg_op_name(enum reg_op op);
 
+struct json_object;
+/* An instance as JSON, in the form types 1 and 2 carry it. */
+struct json_object *msg_instance_json(const struct msg_instance *i);
+
 #endif /* DMSC_MSG_REG_H */

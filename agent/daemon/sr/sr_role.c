@@ -245,21 +245,6 @@ static void routes_apply(struct sr_role *r, const struct msg_routes *m)
 
 /* --- this node's instances ---------------------------------------------- */
 
-static struct json_object *inst_json(const struct msg_instance *i)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "id", json_object_new_string(i->id));
-	json_object_object_add(o, "node", json_object_new_string(i->node));
-	json_object_object_add(o, "sid", json_object_new_string(i->sid));
-	json_object_object_add(o, "prefix", json_object_new_string(i->prefix));
-	json_object_object_add(o, "rtype", json_object_new_string(i->rtype));
-	json_object_object_add(o, "capability", json_object_new_uint64(i->capability));
-	json_object_object_add(o, "state", json_object_new_string(i->state));
-	json_object_object_add(o, "ttl_ms", json_object_new_uint64(i->ttl_ms));
-	return o;
-}
-
 /* Write the state file whole or not at all: a temporary, fsync, rename. */
 static void state_save(struct sr_role *r)
 {
@@ -274,7 +259,7 @@ static void state_save(struct sr_role *r)
 	o = json_object_new_object();
 	arr = json_object_new_array();
 	for (size_t i = 0; i < r->nlocal; i++)
-		json_object_array_add(arr, inst_json(&r->local[i]));
+		json_object_array_add(arr, msg_instance_json(&r->local[i]));
 	json_object_object_add(o, "instances", arr);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -553,7 +538,7 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 	if (!strcmp(what, "routes")) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < r->nroutes; i++)
-			json_object_array_add(arr, inst_json(&r->routes[i]));
+			json_object_array_add(arr, msg_instance_json(&r->routes[i]));
 		json_object_object_add(o, "revision", json_object_new_uint64(r->rev));
 		json_object_object_add(o, "full_tables", json_object_new_uint64(r->fulls));
 		json_object_object_add(o, "increments", json_object_new_uint64(r->increments));
@@ -563,7 +548,7 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 	} else if (!strcmp(what, "instances")) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < r->nlocal; i++)
-			json_object_array_add(arr, inst_json(&r->local[i]));
+			json_object_array_add(arr, msg_instance_json(&r->local[i]));
 		json_object_object_add(o, "local", arr);
 	} else if (!strcmp(what, "peers")) {
 		struct json_object *x = json_object_new_object();

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "registry.h"
 
 static const char *const state_names[] = {
@@ -101,4 +103,23 @@ int srd_not_owner(const char *id, const char *owner, const char *node,
 	snprintf(err, errlen, "id: %.63s is registered on node %s, not %s",
 		 id, owner, node);
 	return -1;
+}
+
+/*
+ * An instance as JSON: etcd's stored value and the srd role's
+ * "show instances" (which adds the revision).
+ */
+struct json_object *srd_instance_json(const struct srd_instance *i)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_string(i->id));
+	json_object_object_add(o, "node", json_object_new_string(i->node));
+	json_object_object_add(o, "sid", json_object_new_string(i->sid));
+	json_object_object_add(o, "prefix", json_object_new_string(i->prefix));
+	json_object_object_add(o, "rtype", json_object_new_string(i->rtype));
+	json_object_object_add(o, "capability", json_object_new_int64(i->capability));
+	json_object_object_add(o, "state", json_object_new_string(srd_state_name(i->state)));
+	json_object_object_add(o, "ttl_ms", json_object_new_int64(i->ttl_ms));
+	return o;
 }

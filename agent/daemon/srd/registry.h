@@ -135,6 +135,8 @@ int srd_not_owner(const char *id, const char *owner, const char *node,
 		  char *err, size_t errlen);
 
 const char *srd_state_name(enum srd_state s);
+struct json_object;
+struct json_object *srd_instance_json(const struct srd_instance *i);
 /* -1 if @name is none of "pending", "active", "faulted" */
 int srd_state_parse(const char *name);
 

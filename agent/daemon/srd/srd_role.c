@@ -475,16 +475,8 @@ void srd_role_stop(struct srd_role *r)
 
 static int show_inst(const struct srd_instance *i, void *arg)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = srd_instance_json(i);
 
-	json_object_object_add(o, "id", json_object_new_string(i->id));
-	json_object_object_add(o, "node", json_object_new_string(i->node));
-	json_object_object_add(o, "sid", json_object_new_string(i->sid));
-	json_object_object_add(o, "prefix", json_object_new_string(i->prefix));
-	json_object_object_add(o, "rtype", json_object_new_string(i->rtype));
-	json_object_object_add(o, "capability", json_object_new_uint64(i->capability));
-	json_object_object_add(o, "state", json_object_new_string(srd_state_name(i->state)));
-	json_object_object_add(o, "ttl_ms", json_object_new_uint64(i->ttl_ms));
 	json_object_object_add(o, "rev", json_object_new_uint64(i->mod_rev));
 	json_object_array_add(arg, o);
 	return 0;

@@ -67,21 +67,6 @@ static void seen_rev(struct etcd_store *st, struct json_object *resp)
 	}
 }
 
-static struct json_object *inst_json(const struct srd_instance *i)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "id", json_object_new_string(i->id));
-	json_object_object_add(o, "node", json_object_new_string(i->node));
-	json_object_object_add(o, "sid", json_object_new_string(i->sid));
-	json_object_object_add(o, "prefix", json_object_new_string(i->prefix));
-	json_object_object_add(o, "rtype", json_object_new_string(i->rtype));
-	json_object_object_add(o, "capability", json_object_new_int64(i->capability));
-	json_object_object_add(o, "state", json_object_new_string(srd_state_name(i->state)));
-	json_object_object_add(o, "ttl_ms", json_object_new_int64(i->ttl_ms));
-	return o;
-}
-
 static int get_str(struct json_object *o, const char *k, char *dst, size_t size)
 {
 	struct json_object *v;
@@ -236,7 +221,7 @@ static int et_put(struct srd_store *s, const struct srd_instance *i,
 	}
 	if (lease_grant(st, i->ttl_ms, &lid, err, errlen))
 		return -1;
-	val = inst_json(i);
+	val = srd_instance_json(i);
 	text = json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN);
 
 	/*
