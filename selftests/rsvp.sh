@@ -317,5 +317,8 @@ CASES=(
 	test_silent_hop "rsvp: a hop without a speaker: retries, PathErr, no state or session left"
 	test_refresh_expiry "rsvp: refreshes keep the hops up past the expiry time; without the source every hop's state and session expire"
 )
+# make check-deep runs this too (selftests/lib.sh): it waits out RFC
+# 2205 refresh and expiry periods.
+DEEP_CASES="test_refresh_expiry"
 cases_only CASES "${DMSC_RSVP_CASES:-}"
 ktap_run "${CASES[@]}"
