@@ -38,6 +38,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/bench/lib.sh
+. "$top/tools/bench/lib.sh"
 DMSC=$top/agent/dmsc
 RG=$top/tools/roce-gen/roce-gen
 KVER=$(uname -r)
@@ -170,15 +172,7 @@ for q in 1000 10000; do
 done
 
 echo "# cbfc bench: $(uname -r), $(nproc) cpu, $rounds rounds, $count packets a run (64-byte payloads), freed by a matchall drop at rx"
-for ((r = 0; r < rounds; r++)); do
-	for ((i = 0; i < ${#variants[@]}; i++)); do
-		v=${variants[(i + r) % ${#variants[@]}]}
-		# shellcheck disable=SC2086
-		pps=$(run $v)
-		echo "$v $pps" >>"$T/results"
-		echo "# round $((r + 1)): $v: $pps pps"
-	done
-done
+rotate "$rounds" "$T/results" "${variants[@]}"
 
 python3 - "$T/results" <<'EOF'
 import statistics, sys

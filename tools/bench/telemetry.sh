@@ -44,6 +44,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/bench/lib.sh
+. "$top/tools/bench/lib.sh"
 DMSC=$top/agent/dmsc
 RG=$top/tools/roce-gen/roce-gen
 rounds=5
@@ -135,15 +137,7 @@ for path in plain srv6; do
 done
 
 echo "# telemetry bench: $(uname -r), $(nproc) cpu, $rounds rounds, $count packets a run, dropped by $drop"
-for ((r = 0; r < rounds; r++)); do
-	for ((i = 0; i < ${#variants[@]}; i++)); do
-		v=${variants[(i + r) % ${#variants[@]}]}
-		# shellcheck disable=SC2086
-		pps=$(run $v)
-		echo "$v $pps" >>"$T/results"
-		echo "# round $((r + 1)): $v: $pps pps"
-	done
-done
+rotate "$rounds" "$T/results" "${variants[@]}"
 
 # The program alone, in the same VM run, after the pps rounds.
 for ((r = 0; r < 3; r++)); do
