@@ -79,17 +79,9 @@ if [ ! -d /sys/module/dmsc ]; then
 	insmod "$KO"
 	loaded=1
 fi
-ip netns add "$G"
-ip netns add "$R"
-ip -n "$G" link add g0 type veth peer name r0 netns "$R"
-ip -n "$G" link set g0 up
-ip -n "$R" link set r0 up
-ip -n "$G" addr add 10.0.0.1/24 dev g0
-ip -n "$R" addr add 10.0.0.2/24 dev r0
 # Packets go to 10.0.0.3, which rx does not have: the drop filter frees
 # them at rx's ingress, so nothing past tc is measured.
-mac=$(ip -n "$R" -j link show r0 | jq -r '.[0].address')
-ip -n "$G" neigh add 10.0.0.3 lladdr "$mac" dev g0
+gen_rx "$G" "$R"
 ip netns exec "$R" tc qdisc add dev r0 clsact
 ip netns exec "$R" tc filter add dev r0 ingress prio 1 matchall action drop
 
