@@ -13,7 +13,8 @@
 # apply` to each kernel printed; b's agent killed while its policies
 # change, restarted: it takes the full table again and reconciles its
 # kernel (the unchanged tunnel left alone, the withdrawn one deleted, the
-# new one added, the operator's own tunnel untouched); a withdraw removes
+# new one added, the operator's own tunnel untouched); the module
+# reloaded, both SRs program their tunnels again; a withdraw removes
 # a tunnel; a's agent killed, its instances are withdrawn at b within 3
 # heartbeats; at the end every kernel table is empty. KTAP.
 # mkns and start set the namespaces and PID_NODE by name:
@@ -209,6 +210,20 @@ test_roles() {
 	# 200 left alone: one tunnel and one rule added (202), 201 and its rule deleted
 	check "[ \"\$(pol_count b added)\" = 2 ] && [ \"\$(pol_count b deleted)\" = 2 ] &&
 	       [ \"\$(pol_count b changed)\" = 0 ]" "b's reconciliation: $(ask b show policies)"
+
+	# the module reloaded under the running agents: every table empty, each
+	# SR's next round (2 s) adds its tunnels and rules again; the
+	# operator's tunnel 7 went with the module and is not the agent's to make
+	rmmod dmsc
+	insmod "$DMSC_KO"
+	t0=$(date +%s%N)
+	wait_for "[ \"\$(ids $a)\" = 100 ] && [ \"\$(ids $b)\" = '200 202' ]" \
+		"after the module reload: a $(ids "$a"), b $(ids "$b")"
+	echo "module reloaded: tunnels back in both kernels after $(ms_since "$t0") ms"
+	check "[ \"\$(ktunnels $b)\" = \"\$(printf '%s\n%s' \"\$(want_tunnel 200 2)\" \"\$(want_tunnel 202 4)\")\" ]" \
+		"b's tunnels after the reload: $(ktunnels "$b")"
+	check "[ \"\$(krules $a)\" = '10.100.0.0/16:16-31:100' ]" "a's rules after the reload: $(krules "$a")"
+	dns "$b" tunnel add 7 src fc00:7::1 path fc00:7::2 weight 2
 
 	# withdraw: pa leaves a's kernel
 	"$DMSC" agent socket "$T/c.sock" policy withdraw pa
