@@ -231,15 +231,28 @@ test_roles() {
 	check "[ \"\$(dns $a -j rule show)\" = '[]' ]" "a's rules: $(dns "$a" -j rule show)"
 
 	# a killed: its instances expire and are withdrawn within 3 heartbeats
-	local t0 t1
+	# A poll in a loaded TCG guest takes up to seconds: the withdrawal
+	# came after the start of the last poll that still saw the routes
+	# (tseen) and before the end of the first that did not (t1); the
+	# check holds tseen to 3 heartbeats and the srd's 100 ms check.
+	local t0 t1="" tseen ts
 	kill -9 "$PID_a"
 	wait "$PID_a" 2>/dev/null || true
 	t0=$(date +%s%N)
-	wait_for "[ \"\$(routes_at b 2>/dev/null | cut -d' ' -f1)\" = 0 ]" "a's routes not withdrawn at b"
-	t1=$(date +%s%N)
-	echo "a's instances withdrawn at b after $(((t1 - t0) / 1000000)) ms (heartbeat $HB ms)"
-	# 3 heartbeats, the srd's 100 ms check, 1 s for this poll in a TCG guest
-	check "(( (t1 - t0) / 1000000 <= 3 * HB + 100 + 1000 ))" "withdrawn after $(((t1 - t0) / 1000000)) ms"
+	tseen=$t0
+	end=$((SECONDS + 30))
+	while ((SECONDS < end)); do
+		ts=$(date +%s%N)
+		if [ "$(routes_at b 2>/dev/null | cut -d' ' -f1)" = 0 ]; then
+			t1=$(date +%s%N)
+			break
+		fi
+		tseen=$ts
+	done
+	[ -n "$t1" ] || fail "a's routes not withdrawn at b"
+	echo "a's instances withdrawn at b $(((tseen - t0) / 1000000))..$(((t1 - t0) / 1000000)) ms after the kill (heartbeat $HB ms)"
+	check "(( (tseen - t0) / 1000000 <= 3 * HB + 100 ))" \
+		"b still had a's routes $(((tseen - t0) / 1000000)) ms after the kill"
 
 	# teardown: b's policies withdrawn, the operator's tunnel removed by
 	# hand; then nothing in any kernel table
