@@ -340,8 +340,11 @@ static int on_up(struct conn *c, void *arg)
 	p->up = 1;
 	agent_log("srd: %s [%s] connected", conn_peer(c)->node,
 		  peer_roles_text(conn_peer(c)->roles, roles, sizeof(roles)));
-	if (conn_peer(c)->roles & ROLE_SR)
+	if (conn_peer(c)->roles & ROLE_SR) {
 		sync_peer(p->r, p);
+		if (p->r->a->smo)
+			smo_role_peer_up(p->r->a->smo, c);
+	}
 	return 0;
 }
 
@@ -351,7 +354,7 @@ static int on_frame(struct conn *c, const unsigned char *payload, size_t len,
 	struct srd_peer *p = arg;
 	struct msg m;
 
-	if (agent_msg_accept(p->r->a, c, payload, len, MSG_REGISTRATION, &m))
+	if (agent_msg_accept(p->r->a, c, payload, len, MSG_BIT(MSG_REGISTRATION), &m))
 		return 0;
 	registration(p->r, p, m.body);
 	msg_free(&m);
@@ -363,6 +366,8 @@ static void on_down(struct conn *c, const char *why, void *arg)
 	struct srd_peer *p = arg;
 
 	agent_conn_down(p->r->a, c, p->up, "srd", why);
+	if (p->r->a->smo)
+		smo_role_peer_down(p->r->a->smo, c);
 	peer_free(p->r, p);
 }
 
