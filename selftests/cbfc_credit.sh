@@ -244,7 +244,7 @@ test_chain() {
 	max=$(sort -n "$T/avail" | tail -1)
 	echo "PE1 available: $(wc -l <"$T/avail") samples, max $max (reservation $CREDIT)"
 	check "(( max <= CREDIT ))" "available $max above the reservation $CREDIT"
-	goodput=$((bytes * 8 * 1000 / ELAPSED_NS))	# Mbit/s * 1000
+	goodput=$((bytes * 8 * 1000000 / ELAPSED_NS))	# kbit/s
 	echo "goodput: $((goodput / 1000)).$(printf %03d $((goodput % 1000))) Mbit/s, $N packets in $((ELAPSED_NS / 1000000)) ms"
 	for n in pe1 p pe2; do
 		echo "$n: $(dns "${!n}" info | grep cret)"
@@ -283,7 +283,7 @@ test_resv_loss() {
 	max=$(sort -n "$T/avail" | tail -1)
 	echo "PE1 available: $(wc -l <"$T/avail") samples, max $max (reservation $CREDIT)"
 	check "(( max <= CREDIT ))" "available $max above the reservation $CREDIT"
-	goodput=$((bytes * 8 * 1000 / ELAPSED_NS))
+	goodput=$((bytes * 8 * 1000000 / ELAPSED_NS))
 	echo "goodput with 10% RESV loss: $((goodput / 1000)).$(printf %03d $((goodput % 1000))) Mbit/s, $N packets in $((ELAPSED_NS / 1000000)) ms"
 	dmesg_clean || fail "kernel log"
 }
