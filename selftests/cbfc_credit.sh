@@ -227,8 +227,8 @@ test_chain() {
 		"P freed $(sess "$p" freed), PE2 returned $(sess "$pe2" returned), bytes $bytes"
 	check "(( \$(sess $pe1 absurd) == 0 && \$(sess $p absurd) == 0 ))" "absurd updates"
 	# The RESVs on P's link to PE1: what P sent and PE1 took, about
-	# one per credit_batch forwarded (a tick sends fewer bytes; the
-	# repeats of the last total add up to 5).
+	# one per credit_batch forwarded or fewer (the work sends the total it
+	# finds, often more than a batch; the repeats add up to 5).
 	# One tshark run (its start-up is slow in a TCG VM): every RSVP on
 	# P's link to PE1 is a RESV P sent.
 	tshark -V -r "$T/p1.pcap" >"$T/p1.txt" 2>/dev/null
@@ -237,7 +237,7 @@ test_chain() {
 	rx=$(stat "$pe1" cret_rx)
 	echo "RESV P->PE1: tshark $resv, P cret_tx $tx, PE1 cret_rx $rx, bytes/credit_batch $((bytes / BATCH))"
 	check "(( resv == tx && tx == rx ))" "tshark $resv, sent $tx, applied $rx"
-	check "(( resv * 4 >= bytes / BATCH && resv <= bytes / BATCH * 3 / 2 + 10 ))" \
+	check "(( resv * 4 >= bytes / BATCH && resv <= bytes / BATCH + 20 ))" \
 		"$resv RESVs for $((bytes / BATCH)) batches"
 	check "! grep -q 'Malformed\|Expert Info' \"\$T/p1.txt\"" \
 		"tshark: $(grep -m1 'Malformed\|Expert Info' "$T/p1.txt")"
