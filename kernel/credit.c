@@ -142,15 +142,29 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = dmsc_session_no_update(tb, info->extack);
 	if (err)
 		return err;
-	if (!tb[DMSC_SESSION_A_NEXTHOP]) {
-		NL_SET_ERR_MSG(info->extack, "session nexthop missing");
+	/*
+	 * A transit hop has both; the first hop only a next hop (credit it
+	 * spends), the last only a previous hop (credit it returns).
+	 */
+	if (!tb[DMSC_SESSION_A_NEXTHOP] && !tb[DMSC_SESSION_A_PREVHOP]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "session nexthop or prevhop missing");
 		return -EINVAL;
 	}
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	s->key = key;
-	nla_memcpy(&s->nexthop, tb[DMSC_SESSION_A_NEXTHOP], sizeof(s->nexthop));
+	if (tb[DMSC_SESSION_A_NEXTHOP]) {
+		nla_memcpy(&s->nexthop, tb[DMSC_SESSION_A_NEXTHOP],
+			   sizeof(s->nexthop));
+		s->has_nexthop = true;
+	}
+	if (tb[DMSC_SESSION_A_PREVHOP]) {
+		nla_memcpy(&s->prevhop, tb[DMSC_SESSION_A_PREVHOP],
+			   sizeof(s->prevhop));
+		s->has_prevhop = true;
+	}
 	if (tb[DMSC_SESSION_A_MODE])
 		s->mode = nla_get_u8(tb[DMSC_SESSION_A_MODE]);
 	if (tb[DMSC_SESSION_A_CREDIT])
@@ -241,7 +255,10 @@ static int dmsc_session_fill_id(struct sk_buff *msg, struct dmsc_session *s)
 	    nla_put(msg, DMSC_SESSION_A_DST, alen, &s->key.dst) ||
 	    nla_put_u16(msg, DMSC_SESSION_A_SPORT, ntohs(s->key.sport)) ||
 	    nla_put_u32(msg, DMSC_SESSION_A_QPN, s->key.qpn) ||
-	    nla_put_in6_addr(msg, DMSC_SESSION_A_NEXTHOP, &s->nexthop) ||
+	    (s->has_nexthop &&
+	     nla_put_in6_addr(msg, DMSC_SESSION_A_NEXTHOP, &s->nexthop)) ||
+	    (s->has_prevhop &&
+	     nla_put_in6_addr(msg, DMSC_SESSION_A_PREVHOP, &s->prevhop)) ||
 	    (s->tunnel && nla_put_u32(msg, DMSC_SESSION_A_TUNNEL, s->tunnel)))
 		return -EMSGSIZE;
 	return 0;
@@ -272,7 +289,11 @@ static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_STALE,
 			      atomic64_read(&s->stale), DMSC_SESSION_A_PAD) ||
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_ABSURD,
-			      atomic64_read(&s->absurd), DMSC_SESSION_A_PAD)) {
+			      atomic64_read(&s->absurd), DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_RETURNED,
+			      atomic64_read(&s->ret_freed), DMSC_SESSION_A_PAD) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_RETURNS,
+			      atomic64_read(&s->returns), DMSC_SESSION_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -404,20 +425,17 @@ int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
  * total above sent is bytes the next hop cannot have freed: counted as
  * absurd and ignored, so available credit never exceeds the session's
  * reservation. sent only grows, so freed <= sent read here holds after.
- * Returns true when credit grew.
+ * Returns true when credit grew. Also the kernel's credit returns
+ * (creditret.c) come here, from softirq.
  */
-static bool dmsc_session_credit(struct dmsc_session *s, struct nlattr **tb)
+bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg)
 {
-	bool delta = s->mode == DMSC_CREDIT_MODE_DELTA;
 	s64 old;
 	u64 val;
 
 	old = atomic64_read(&s->freed);
 	do {
-		if (delta)
-			val = (u64)old + nla_get_u64(tb[DMSC_SESSION_A_DELTA]);
-		else
-			val = nla_get_u64(tb[DMSC_SESSION_A_FREED]);
+		val = delta ? (u64)old + arg : arg;
 		if ((s64)(val - (u64)old) <= 0) {
 			atomic64_inc(&s->stale);
 			return false;
@@ -448,9 +466,10 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	if (tb[DMSC_SESSION_A_NEXTHOP] || tb[DMSC_SESSION_A_MODE] ||
-	    tb[DMSC_SESSION_A_CREDIT] || tb[DMSC_SESSION_A_TUNNEL]) {
+	    tb[DMSC_SESSION_A_CREDIT] || tb[DMSC_SESSION_A_TUNNEL] ||
+	    tb[DMSC_SESSION_A_PREVHOP]) {
 		NL_SET_ERR_MSG(extack,
-			       "credit update: nexthop, mode, credit and tunnel are fixed at session add");
+			       "credit update: nexthop, prevhop, mode, credit and tunnel are fixed at session add");
 		return -EINVAL;
 	}
 	rcu_read_lock();
@@ -476,7 +495,10 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	/* Only this session's waiting flows are woken, under RCU. */
-	if (dmsc_session_credit(s, tb))
+	if (dmsc_session_credit(s, s->mode == DMSC_CREDIT_MODE_DELTA,
+				s->mode == DMSC_CREDIT_MODE_DELTA ?
+				nla_get_u64(tb[DMSC_SESSION_A_DELTA]) :
+				nla_get_u64(tb[DMSC_SESSION_A_FREED])))
 		dmsc_cbfc_wake(s);
 	rcu_read_unlock();
 	return 0;

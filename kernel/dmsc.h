@@ -14,6 +14,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/siphash.h>
 #include <linux/workqueue.h>
+#include <linux/llist.h>
 #include <linux/xarray.h>
 #include <linux/in6.h>
 #include <net/dst_cache.h>
@@ -47,6 +48,18 @@ struct dmsc_stats {
 	u64 drop_nomem;
 	u64 malformed;
 	u64 flows_untracked;
+};
+
+/* Per-namespace counters of the credit returns, in DMSC_STATS_A_ order. */
+enum {
+	DMSC_CRET_TX,
+	DMSC_CRET_TX_ERRORS,
+	DMSC_CRET_RX,
+	DMSC_CRET_MALFORMED,
+	DMSC_CRET_NO_SESSION,
+	DMSC_CRET_SOURCE,
+	DMSC_CRET_MODE,
+	DMSC_CRET_NSTATS
 };
 
 #define DMSC_FLOW_LIMIT_DEFAULT		65536
@@ -116,6 +129,18 @@ struct dmsc_net {
 	 */
 	spinlock_t cbfc_lock;
 	struct list_head cbfc_qdiscs;
+
+	/*
+	 * Credit returns (creditret.c): the sessions with freed bytes to
+	 * report to their previous hop, each on the list once (with a
+	 * reference), and the work that sends their RESVs through a raw
+	 * IPv6 socket made at the first send. The hook takes them in.
+	 */
+	struct llist_head cret_list;
+	struct delayed_work cret_work;
+	struct sock *cret_sk;		/* the work's only */
+	bool cret_hooked;
+	atomic64_t cret_stats[DMSC_CRET_NSTATS];
 };
 
 extern unsigned int dmsc_net_id;
@@ -349,6 +374,9 @@ struct dmsc_session {
 	struct list_head list;		/* dn->session_list */
 	struct dmsc_cbfc_key key;
 	struct in6_addr nexthop;
+	struct in6_addr prevhop;
+	bool has_nexthop;		/* else its packets pass uncontrolled */
+	bool has_prevhop;		/* its forwarded bytes are returned */
 	u8 mode;			/* enum dmsc_credit_mode */
 	bool dead;			/* deleted: no credit control */
 	bool failed;			/* next hop failed: no credit control */
@@ -364,8 +392,25 @@ struct dmsc_session {
 	atomic64_t last_update;		/* ns (ktime_get_ns) of the last update */
 	spinlock_t lock;		/* stalled */
 	struct list_head stalled;	/* cbfc flows waiting for credit */
+
+	/*
+	 * Credit returns to the previous hop (creditret.c): ret_freed is
+	 * what the qdiscs forwarded, ret_sent the total the last RESV
+	 * carried (the work's only), ret_flags DMSC_RET_*.
+	 */
+	atomic64_t ret_freed;
+	u64 ret_sent;
+	atomic64_t returns;
+	unsigned long ret_flags;
+	unsigned long ret_next;		/* jiffies: next repeat */
+	u8 ret_repeats;			/* repeats of ret_sent left */
+	u32 ret_initial;		/* the qdisc's credit, for the object */
+	struct llist_node ret_node;	/* dn->cret_list */
 	struct rcu_head rcu;
 };
+
+#define DMSC_RET_QUEUED		0	/* on dn->cret_list */
+#define DMSC_RET_KICKED		1	/* a batch is due: work queued now */
 
 /* Bytes in flight: sent, not yet reported freed. */
 static inline s64 dmsc_session_inflight(const struct dmsc_session *s,
@@ -396,6 +441,8 @@ static inline bool dmsc_session_charge(struct dmsc_session *s,
 	s64 sent = atomic64_read(&s->sent);
 	s64 inflight;
 
+	if (!s->has_nexthop)
+		return true;	/* a last hop: it returns, it does not wait */
 	do {
 		inflight = dmsc_session_inflight(s, sent);
 		if (inflight < 0)
@@ -416,6 +463,14 @@ int dmsc_session_del_doit(struct sk_buff *skb, struct genl_info *info);
 int dmsc_session_get_doit(struct sk_buff *skb, struct genl_info *info);
 int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info);
+bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 val);
+
+/* creditret.c */
+void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
+		       unsigned int len, u32 batch, u32 initial);
+int dmsc_cret_net_init(struct dmsc_net *dn);
+void dmsc_cret_net_pre_exit(struct dmsc_net *dn);
+void dmsc_cret_net_exit(struct dmsc_net *dn);
 
 /* sch_cbfc.c */
 void dmsc_cbfc_wake(struct dmsc_session *s);

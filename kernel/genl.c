@@ -140,6 +140,9 @@ const struct nla_policy dmsc_session_policy[DMSC_SESSION_A_MAX + 1] = {
 	[DMSC_SESSION_A_FAILED]	= { .type = NLA_REJECT },
 	[DMSC_SESSION_A_IFINDEX] = { .type = NLA_REJECT },
 	[DMSC_SESSION_A_WAITED_US] = { .type = NLA_REJECT },
+	[DMSC_SESSION_A_PREVHOP] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[DMSC_SESSION_A_RETURNED] = { .type = NLA_REJECT },
+	[DMSC_SESSION_A_RETURNS] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dmsc_policy[DMSC_A_MAX + 1] = {
@@ -162,6 +165,7 @@ static int dmsc_put_stats(struct sk_buff *skb, struct dmsc_net *dn)
 {
 	struct dmsc_stats st;
 	struct nlattr *nest;
+	int i;
 
 	dmsc_stats_read(dn, &st);
 	nest = nla_nest_start(skb, DMSC_A_STATS);
@@ -188,6 +192,14 @@ static int dmsc_put_stats(struct sk_buff *skb, struct dmsc_net *dn)
 			      st.flows_untracked, DMSC_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
+	}
+	for (i = 0; i < DMSC_CRET_NSTATS; i++) {
+		if (nla_put_u64_64bit(skb, DMSC_STATS_A_CRET_TX + i,
+				      atomic64_read(&dn->cret_stats[i]),
+				      DMSC_STATS_A_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
 	}
 	nla_nest_end(skb, nest);
 	return 0;

@@ -70,9 +70,17 @@ static int __net_init dmsc_net_init(struct net *net)
 	err = dmsc_credit_net_init(dn);
 	if (err)
 		goto err_flow;
-	/* The netfilter hooks come with the first rule (steer.c). */
+	/*
+	 * The steering hooks come with the first rule (steer.c); the credit
+	 * returns' LOCAL_IN hook is there while the module is loaded.
+	 */
+	err = dmsc_cret_net_init(dn);
+	if (err)
+		goto err_credit;
 	return 0;
 
+err_credit:
+	dmsc_credit_net_exit(dn);
 err_flow:
 	dmsc_flow_net_exit(dn);
 err_stats:
@@ -88,12 +96,15 @@ err_stats:
 static void __net_exit dmsc_net_pre_exit(struct net *net)
 {
 	dmsc_steer_net_exit(dmsc_pernet(net));
+	dmsc_cret_net_pre_exit(dmsc_pernet(net));
 }
 
 static void __net_exit dmsc_net_exit(struct net *net)
 {
 	struct dmsc_net *dn = dmsc_pernet(net);
 
+	/* The work holds sessions: it goes first. */
+	dmsc_cret_net_exit(dn);
 	dmsc_credit_net_exit(dn);
 	/* Flows hold tunnels and rules point at them: free in this order. */
 	dmsc_flow_net_exit(dn);

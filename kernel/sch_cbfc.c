@@ -105,6 +105,7 @@ struct cbfc_sched {
 	u32 credit;
 	u32 quantum;
 	u32 heartbeat_us;		/* 0: off */
+	u32 credit_batch;		/* bytes forwarded per credit return */
 	u64 hb_next;			/* ns: first heartbeat deadline, 0 none */
 	u64 rate;			/* bytes/s, 0: no shaping */
 	u64 time_next;			/* ns: when the rate allows a packet */
@@ -125,6 +126,17 @@ struct cbfc_sched {
 };
 
 static struct kmem_cache *cbfc_flow_cache __ro_after_init;
+
+/* What the qdisc keeps in a queued skb: its length in credit units. */
+struct cbfc_skb_cb {
+	u32 credit_len;
+};
+
+static struct cbfc_skb_cb *cbfc_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct cbfc_skb_cb));
+	return (struct cbfc_skb_cb *)qdisc_skb_cb(skb)->data;
+}
 
 /* The BTH destination QP follows the UDP header: bytes 5-7 of the BTH. */
 static bool cbfc_parse_udp(const struct sk_buff *skb, int off,
@@ -147,7 +159,7 @@ static bool cbfc_parse_udp(const struct sk_buff *skb, int off,
 }
 
 static bool cbfc_parse_v4(const struct sk_buff *skb, int off,
-			  struct dmsc_cbfc_key *key)
+			  struct dmsc_cbfc_key *key, u32 *ilen)
 {
 	struct iphdr _iph;
 	const struct iphdr *iph;
@@ -157,6 +169,7 @@ static bool cbfc_parse_v4(const struct sk_buff *skb, int off,
 	    ip_is_fragment(iph))
 		return false;
 	key->family = AF_INET;
+	*ilen = ntohs(iph->tot_len);
 	memcpy(&key->src, &iph->saddr, 4);
 	memcpy(&key->dst, &iph->daddr, 4);
 	return cbfc_parse_udp(skb, off + iph->ihl * 4, key);
@@ -168,7 +181,7 @@ static bool cbfc_parse_v4(const struct sk_buff *skb, int off,
  * and then its inner packet is the flow; only one level is looked into.
  */
 static bool cbfc_parse_v6(const struct sk_buff *skb, int off, bool outer,
-			  struct dmsc_cbfc_key *key)
+			  struct dmsc_cbfc_key *key, u32 *ilen)
 {
 	struct ipv6hdr _ip6h;
 	const struct ipv6hdr *ip6h;
@@ -181,6 +194,7 @@ static bool cbfc_parse_v6(const struct sk_buff *skb, int off, bool outer,
 	off += sizeof(*ip6h);
 	if (nexthdr == IPPROTO_UDP) {
 		key->family = AF_INET6;
+		*ilen = sizeof(*ip6h) + ntohs(ip6h->payload_len);
 		key->src = ip6h->saddr;
 		key->dst = ip6h->daddr;
 		return cbfc_parse_udp(skb, off, key);
@@ -198,20 +212,29 @@ static bool cbfc_parse_v6(const struct sk_buff *skb, int off, bool outer,
 		off += (srh->hdrlen + 1) << 3;
 	}
 	if (nexthdr == IPPROTO_IPIP)
-		return cbfc_parse_v4(skb, off, key);
+		return cbfc_parse_v4(skb, off, key, ilen);
 	if (nexthdr == IPPROTO_IPV6)
-		return cbfc_parse_v6(skb, off, false, key);
+		return cbfc_parse_v6(skb, off, false, key, ilen);
 	return false;
 }
 
-static bool cbfc_parse(const struct sk_buff *skb, struct dmsc_cbfc_key *key)
+/*
+ * The flow of @skb and its length in credit units, *@ilen: the RoCEv2
+ * packet's own IP length (the inner one of SRv6). The outer headers and
+ * the link's differ from hop to hop (encapsulation at the PE, End at P,
+ * decapsulation at the tail); the inner packet does not, so a byte
+ * charged upstream is the byte the next hop counts freed.
+ */
+static bool cbfc_parse(const struct sk_buff *skb, struct dmsc_cbfc_key *key,
+		       u32 *ilen)
 {
 	memset(key, 0, sizeof(*key));
 	switch (skb->protocol) {
 	case htons(ETH_P_IP):
-		return cbfc_parse_v4(skb, skb_network_offset(skb), key);
+		return cbfc_parse_v4(skb, skb_network_offset(skb), key, ilen);
 	case htons(ETH_P_IPV6):
-		return cbfc_parse_v6(skb, skb_network_offset(skb), true, key);
+		return cbfc_parse_v6(skb, skb_network_offset(skb), true, key,
+				     ilen);
 	default:
 		return false;
 	}
@@ -259,15 +282,17 @@ static void cbfc_flow_unstall(struct cbfc_sched *q, struct cbfc_flow *f)
  * could not be allocated.
  */
 static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
-				       const struct sk_buff *skb)
+				       struct sk_buff *skb)
 {
 	struct dmsc_cbfc_key key;
 	struct hlist_head *bucket;
 	struct dmsc_session *s;
 	struct cbfc_flow *f;
+	u32 ilen = 0;
 
-	if (!cbfc_parse(skb, &key))
+	if (!cbfc_parse(skb, &key, &ilen))
 		return &q->plain;
+	cbfc_cb(skb)->credit_len = ilen;
 	bucket = &q->hash[jhash2((u32 *)&key, sizeof(key) / 4, q->hash_rnd) &
 			  (CBFC_HASH_BUCKETS - 1)];
 	hlist_for_each_entry(f, bucket, hnode) {
@@ -760,7 +785,7 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 	struct cbfc_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
 	struct cbfc_flow *f;
-	unsigned int len;
+	unsigned int len, clen;
 	u64 now = 0;
 
 	if (!llist_empty(&q->wake))
@@ -795,10 +820,11 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 		}
 		/* Last: a successful charge is a packet that leaves. */
 		len = qdisc_pkt_len(f->head);
-		if (!cbfc_charge(f, len)) {
-			if (cbfc_drop_oversize(sch, f, len))
+		clen = f->sess ? cbfc_cb(f->head)->credit_len : len;
+		if (!cbfc_charge(f, clen)) {
+			if (cbfc_drop_oversize(sch, f, clen))
 				continue;
-			if (cbfc_stall(q, f, len))
+			if (cbfc_stall(q, f, clen))
 				continue;
 		}
 		break;
@@ -809,6 +835,10 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 	if (f->sess) {
 		atomic64_inc(&f->sess->packets);
 		q->st.credited_packets++;
+		/* Freed here: the previous hop may send it again. */
+		if (f->sess->has_prevhop && !READ_ONCE(f->sess->dead))
+			dmsc_cret_account(q->dn, f->sess, clen, q->credit_batch,
+					  q->credit);
 	} else {
 		q->st.plain_packets++;
 	}
@@ -994,12 +1024,6 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 				    "cbfc: heartbeat below 10ms (0 is off)");
 		return -EINVAL;
 	}
-	/* Credit returns are not sent by the kernel yet: refuse the knob. */
-	if (tb[TCA_CBFC_CREDIT_BATCH]) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CBFC_CREDIT_BATCH],
-				    "cbfc: credit_batch not supported yet");
-		return -EOPNOTSUPP;
-	}
 	/* limit - plain_limit is the credited flows' room: not 0. */
 	if (plain_limit >= limit) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CBFC_PLAIN_LIMIT] ?:
@@ -1015,6 +1039,7 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 	q->credit = cbfc_get(tb, TCA_CBFC_CREDIT, q->credit);
 	q->quantum = cbfc_get(tb, TCA_CBFC_QUANTUM, q->quantum);
 	q->heartbeat_us = cbfc_get(tb, TCA_CBFC_HEARTBEAT, q->heartbeat_us);
+	q->credit_batch = cbfc_get(tb, TCA_CBFC_CREDIT_BATCH, q->credit_batch);
 	/* Flows already waiting get their deadlines at the next dequeue. */
 	if (!q->heartbeat_us)
 		q->hb_next = 0;
@@ -1055,6 +1080,7 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->credit = 64 * 1024;
 	q->quantum = 2 * psched_mtu(qdisc_dev(sch));
 	q->heartbeat_us = 0;
+	q->credit_batch = CBFC_CREDIT_BATCH_DEFAULT;
 	spin_lock_init(&q->fo_lock);
 	INIT_LIST_HEAD(&q->fo_list);
 	INIT_WORK(&q->fo_work, cbfc_failover_work);
@@ -1120,6 +1146,7 @@ static int cbfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_CBFC_CREDIT, q->credit) ||
 	    nla_put_u32(skb, TCA_CBFC_QUANTUM, q->quantum) ||
 	    nla_put_u32(skb, TCA_CBFC_HEARTBEAT, q->heartbeat_us) ||
+	    nla_put_u32(skb, TCA_CBFC_CREDIT_BATCH, q->credit_batch) ||
 	    nla_put_u64_64bit(skb, TCA_CBFC_RATE, q->rate, TCA_CBFC_PAD)) {
 		nla_nest_cancel(skb, opts);
 		return -EMSGSIZE;

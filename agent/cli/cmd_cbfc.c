@@ -20,8 +20,9 @@
 static void cbfc_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: dmsc cbfc session add FLOW nexthop ADDR [mode cumulative|delta]\n"
-		"                              [credit BYTES] [tunnel ID]\n"
+		"Usage: dmsc cbfc session add FLOW [nexthop ADDR] [prevhop ADDR6]\n"
+		"                              [mode cumulative|delta] [credit BYTES] [tunnel ID]\n"
+		"       (nexthop, prevhop or both)\n"
 		"       dmsc cbfc session del FLOW\n"
 		"       dmsc [-j] cbfc session show [FLOW]\n"
 		"       dmsc cbfc credit FLOW freed BYTES     (cumulative session)\n"
@@ -85,8 +86,8 @@ struct cbfc_args {
 	uint32_t sport, qpn;
 	bool have_src, have_dst, have_sport, have_qpn;
 	bool have_nexthop, have_mode, have_credit, have_freed, have_delta;
-	bool have_tunnel;
-	struct in6_addr nexthop;
+	bool have_tunnel, have_prevhop;
+	struct in6_addr nexthop, prevhop;
 	uint8_t mode;
 	uint32_t tunnel;
 	uint64_t credit, freed, delta;
@@ -97,7 +98,7 @@ struct cbfc_args {
  * beyond the flow this verb takes (a bit per option, below).
  */
 enum { OPT_NEXTHOP = 1, OPT_MODE = 2, OPT_CREDIT = 4, OPT_FREED = 8,
-       OPT_DELTA = 16, OPT_TUNNEL = 32 };
+       OPT_DELTA = 16, OPT_TUNNEL = 32, OPT_PREVHOP = 64 };
 
 static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 			   struct cbfc_args *a)
@@ -119,6 +120,8 @@ static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 			bit = OPT_DELTA;
 		else if (!strcmp(opt, "tunnel"))
 			bit = OPT_TUNNEL;
+		else if (!strcmp(opt, "prevhop"))
+			bit = OPT_PREVHOP;
 		else if (strcmp(opt, "src") && strcmp(opt, "dst") &&
 			 strcmp(opt, "sport") && strcmp(opt, "qpn"))
 			return usage_error("unknown option \"%s\"", opt);
@@ -162,6 +165,14 @@ static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 				memcpy(&a->nexthop, buf, 16);
 			}
 			a->have_nexthop = true;
+		} else if (bit == OPT_PREVHOP) {
+			int fam = AF_INET6;
+
+			/* Credit returns are sent over IPv6 only. */
+			if (parse_addr("prevhop", val, &fam,
+				       a->prevhop.s6_addr))
+				return EXIT_USAGE;
+			a->have_prevhop = true;
 		} else if (bit == OPT_MODE) {
 			if (!strcmp(val, "cumulative"))
 				a->mode = DMSC_CREDIT_MODE_CUMULATIVE;
@@ -230,6 +241,9 @@ static struct nl_msg *cbfc_msg(int cmd, int flags, const struct cbfc_args *a)
 	if (a->have_nexthop)
 		nla_put(msg, DMSC_SESSION_A_NEXTHOP, sizeof(a->nexthop),
 			&a->nexthop);
+	if (a->have_prevhop)
+		nla_put(msg, DMSC_SESSION_A_PREVHOP, sizeof(a->prevhop),
+			&a->prevhop);
 	if (a->have_mode)
 		nla_put_u8(msg, DMSC_SESSION_A_MODE, a->mode);
 	if (a->have_credit)
@@ -288,6 +302,11 @@ static int session_parse(struct nlattr **top, void *arg)
 			out_string("nexthop", " nexthop %s",
 				   format_addr(AF_INET6, nh, a, sizeof(a)));
 	}
+	if (tb[DMSC_SESSION_A_PREVHOP])
+		out_string("prevhop", " prevhop %s",
+			   format_addr(AF_INET6,
+				       nla_data(tb[DMSC_SESSION_A_PREVHOP]),
+				       a, sizeof(a)));
 	if (tb[DMSC_SESSION_A_MODE])
 		out_string("mode", " mode %s",
 			   nla_get_u8(tb[DMSC_SESSION_A_MODE]) ==
@@ -300,6 +319,11 @@ static int session_parse(struct nlattr **top, void *arg)
 	put_u64(tb, DMSC_SESSION_A_UPDATES, "updates", " updates %llu");
 	put_u64(tb, DMSC_SESSION_A_STALE, "stale", " stale %llu");
 	put_u64(tb, DMSC_SESSION_A_ABSURD, "absurd", " absurd %llu");
+	if (tb[DMSC_SESSION_A_PREVHOP]) {
+		put_u64(tb, DMSC_SESSION_A_RETURNED, "returned",
+			" returned %llu");
+		put_u64(tb, DMSC_SESSION_A_RETURNS, "returns", " returns %llu");
+	}
 	if (tb[DMSC_SESSION_A_TUNNEL])
 		out_uint("tunnel", " tunnel %llu",
 			 nla_get_u32(tb[DMSC_SESSION_A_TUNNEL]));
@@ -325,11 +349,11 @@ static int session_cmd(const char *verb, int argc, char **argv,
 		err_set_command("cbfc", "session add");
 		ret = parse_cbfc_args(argc, argv,
 				      OPT_NEXTHOP | OPT_MODE | OPT_CREDIT |
-				      OPT_TUNNEL, &a);
+				      OPT_TUNNEL | OPT_PREVHOP, &a);
 		if (ret || (ret = need_flow(&a)))
 			return ret;
-		if (!a.have_nexthop)
-			return usage_error("nexthop: required");
+		if (!a.have_nexthop && !a.have_prevhop)
+			return usage_error("nexthop or prevhop: required");
 		req->msg = cbfc_msg(DMSC_CMD_SESSION_NEW, 0, &a);
 	} else if (matches(verb, "delete")) {
 		err_set_command("cbfc", "session del");

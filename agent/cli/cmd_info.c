@@ -49,6 +49,13 @@ static const struct {
 	{ DMSC_STATS_A_DROP_NOMEM, "drop_nomem", true },
 	{ DMSC_STATS_A_MALFORMED, "malformed", true },
 	{ DMSC_STATS_A_FLOWS_UNTRACKED, "flows_untracked", true },
+	{ DMSC_STATS_A_CRET_TX, "cret_tx", true },
+	{ DMSC_STATS_A_CRET_TX_ERRORS, "cret_tx_errors", true },
+	{ DMSC_STATS_A_CRET_RX, "cret_rx", true },
+	{ DMSC_STATS_A_CRET_MALFORMED, "cret_malformed", true },
+	{ DMSC_STATS_A_CRET_NO_SESSION, "cret_no_session", true },
+	{ DMSC_STATS_A_CRET_SOURCE, "cret_source", true },
+	{ DMSC_STATS_A_CRET_MODE, "cret_mode", true },
 };
 
 static void print_stats(struct nlattr *nest)

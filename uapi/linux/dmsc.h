@@ -107,6 +107,13 @@ enum dmsc_stats_attr {
 	DMSC_STATS_A_DROP_NOMEM,	/* headroom or allocation failure */
 	DMSC_STATS_A_MALFORMED,	/* UDP/4791 too short for a BTH: passed */
 	DMSC_STATS_A_FLOWS_UNTRACKED,	/* flow table full */
+	DMSC_STATS_A_CRET_TX,		/* credit-return RESVs sent */
+	DMSC_STATS_A_CRET_TX_ERRORS,	/* ... that could not be sent */
+	DMSC_STATS_A_CRET_RX,		/* credit returns applied to a session */
+	DMSC_STATS_A_CRET_MALFORMED,	/* RESVs refused: bad length, checksum, object */
+	DMSC_STATS_A_CRET_NO_SESSION,	/* credit returns for no session here */
+	DMSC_STATS_A_CRET_SOURCE,	/* ... not from the session's next hop */
+	DMSC_STATS_A_CRET_MODE,	/* ... for a delta session */
 	__DMSC_STATS_A_MAX
 };
 #define DMSC_STATS_A_MAX (__DMSC_STATS_A_MAX - 1)
@@ -266,6 +273,9 @@ enum dmsc_session_attr {
 	DMSC_SESSION_A_FAILED,	/* u8: next hop declared failed, replies only */
 	DMSC_SESSION_A_IFINDEX,	/* u32: device of the qdisc, events only */
 	DMSC_SESSION_A_WAITED_US, /* u64: waited without credit, events only */
+	DMSC_SESSION_A_PREVHOP,	/* in6_addr: the hop this one returns credit to */
+	DMSC_SESSION_A_RETURNED, /* u64: bytes forwarded, returned to prevhop, replies only */
+	DMSC_SESSION_A_RETURNS,	/* u64: credit-return RESVs sent, replies only */
 	__DMSC_SESSION_A_MAX
 };
 #define DMSC_SESSION_A_MAX (__DMSC_SESSION_A_MAX - 1)

@@ -18,6 +18,7 @@
 #define CBFC_HEARTBEAT_MAX	60000000	/* us */
 #define CBFC_CREDIT_BATCH_MIN	64
 #define CBFC_CREDIT_BATCH_MAX	(1U << 24)
+#define CBFC_CREDIT_BATCH_DEFAULT 16384	/* a quarter of the default credit */
 
 enum {
 	TCA_CBFC_UNSPEC,

@@ -152,6 +152,12 @@ static struct nl_msg *session_msg(int cmd, const struct state *e)
 			memcpy(&nh, e->next.a, 16);
 		}
 		nla_put(msg, DMSC_SESSION_A_NEXTHOP, sizeof(nh), &nh);
+		/*
+		 * A transit hop returns the credit it frees to its previous
+		 * hop; the kernel sends those returns over IPv6 only.
+		 */
+		if (!e->source && e->prev.family == AF_INET6)
+			nla_put(msg, DMSC_SESSION_A_PREVHOP, 16, e->prev.a);
 		nla_put_u8(msg, DMSC_SESSION_A_MODE,
 			   e->form == RSVP_CTYPE_CREDIT_MB ?
 			   DMSC_CREDIT_MODE_DELTA : DMSC_CREDIT_MODE_CUMULATIVE);

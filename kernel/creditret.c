@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Credit returns (Documentation/cbfc.md, "Credit returns"): the hop that
+ * forwards a session's packets tells its previous hop how many bytes it
+ * freed, with a Credit-based RESV (type 29) carrying the cumulative Credit
+ * object, and the previous hop applies it as DMSC_CMD_CREDIT would.
+ *
+ * Sending: the cbfc qdisc counts what it dequeues (dmsc_cret_account,
+ * under the qdisc lock, no allocation) and puts the session once on the
+ * namespace's list; a work item sends one RESV per listed session, at
+ * once when credit_batch bytes are pending, else after a tick, through a
+ * raw IPv6 socket of the kernel's own that is unhashed (it sees no
+ * incoming packet). An unchanged total is sent again a few times at
+ * growing intervals, so that a lost last RESV of a burst does not leave
+ * the upstream waiting for good: totals are idempotent, a repeat costs
+ * the upstream a "stale" count and nothing else.
+ *
+ * Receiving: a netfilter LOCAL_IN hook of the namespace looks at RSVP
+ * over IPv6. A RESV with a cumulative Credit whose freed total is not 0
+ * is a credit return (the speaker's set-up and refresh RESVs carry 0, or
+ * the MB form): checked whole, applied, and consumed, so the speaker's
+ * raw socket never sees it. Everything else passes to the speaker; a
+ * RESV the kernel cannot parse is counted here and passes too, so the
+ * speaker counts it by its own reason.
+ */
+
+#include <linux/ipv6.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/version.h>
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+#include <net/addrconf.h>
+#include <net/checksum.h>
+#include <net/inet_common.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <linux/dmsc_cbfc.h>
+
+#include "dmsc.h"
+
+#define CRET_MSG_MAX		128	/* our longest RESV is 124 bytes */
+#define CRET_REFRESH_MS		30000	/* TIME_VALUES: RFC 2205's R */
+#define CRET_REPEATS		5	/* an unchanged total is resent ... */
+#define CRET_REPEAT_MS		10	/* ... after 10, 20, 40, 80, 160 ms */
+#define CRET_RETRY_MS		10	/* after a failed send */
+
+static void cret_obj(u8 *p, u16 len, u8 cls, u8 ctype)
+{
+	put_unaligned_be16(len, p);
+	p[2] = cls;
+	p[3] = ctype;
+}
+
+/*
+ * The RESV, as agent/lib/rsvp.c builds it: SESSION, RSVP_HOP (IPv6: the
+ * returns are IPv6 only), TIME_VALUES, QP, Credit (cumulative),
+ * FILTER_SPEC. Returns its length.
+ */
+static int cret_build(u8 *buf, const struct dmsc_session *s,
+		      const struct in6_addr *hop, u64 total)
+{
+	unsigned int alen = s->key.family == AF_INET ? 4 : 16;
+	u8 ct = s->key.family == AF_INET ? RSVP_CTYPE_IPV4 : RSVP_CTYPE_IPV6;
+	u8 *p = buf + RSVP_HDR_LEN;
+	int len;
+
+	memset(buf, 0, CRET_MSG_MAX);
+	cret_obj(p, 8 + alen, RSVP_CLASS_SESSION, ct);
+	memcpy(p + 4, &s->key.dst, alen);
+	p[4 + alen] = IPPROTO_UDP;
+	put_unaligned_be16(DMSC_ROCEV2_PORT, p + 6 + alen);
+	p += 8 + alen;
+	cret_obj(p, 24, RSVP_CLASS_RSVP_HOP, RSVP_CTYPE_IPV6);
+	memcpy(p + 4, hop, 16);		/* LIH 0 */
+	p += 24;
+	cret_obj(p, 8, RSVP_CLASS_TIME_VALUES, 1);
+	put_unaligned_be32(CRET_REFRESH_MS, p + 4);
+	p += 8;
+	cret_obj(p, 12, RSVP_CLASS_CBFC_QP, RSVP_CTYPE_QP);
+	put_unaligned_be32(RSVP_CBFC_ENTERPRISE, p + 4);
+	put_unaligned_be32(s->key.qpn, p + 8);
+	p += 12;
+	cret_obj(p, 24, RSVP_CLASS_CBFC_CREDIT, RSVP_CTYPE_CREDIT_CUMULATIVE);
+	put_unaligned_be32(RSVP_CBFC_ENTERPRISE, p + 4);
+	put_unaligned_be64(READ_ONCE(s->ret_initial), p + 8);
+	put_unaligned_be64(total, p + 16);
+	p += 24;
+	cret_obj(p, 8 + alen, RSVP_CLASS_FILTER_SPEC, ct);
+	memcpy(p + 4, &s->key.src, alen);
+	put_unaligned_be16(ntohs(s->key.sport), p + 6 + alen);
+	p += 8 + alen;
+	len = p - buf;
+	buf[0] = RSVP_VERSION << 4;
+	buf[1] = RSVP_MSG_CBFC_RESV;
+	buf[4] = 64;			/* Send_TTL */
+	put_unaligned_be16(len, buf + 6);
+	*(__sum16 *)(buf + 2) = ip_compute_csum(buf, len);
+	return len;
+}
+
+/* The address the route to @daddr leaves from: the RSVP_HOP. */
+static int cret_saddr(struct net *net, const struct in6_addr *daddr,
+		      struct in6_addr *saddr)
+{
+	struct flowi6 fl6 = {
+		.daddr = *daddr,
+		.flowi6_proto = IPPROTO_RSVP,
+	};
+	struct dst_entry *dst;
+	int err;
+
+	dst = ip6_route_output(net, NULL, &fl6);
+	err = dst->error;
+	if (!err)
+		err = ipv6_dev_get_saddr(net, dst->dev, daddr, 0, saddr);
+	dst_release(dst);
+	return err;
+}
+
+/* One RESV with @total to the previous hop of @s. Process context. */
+static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 total)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = s->prevhop,
+	};
+	struct msghdr msg = {
+		.msg_name = &sin6,
+		.msg_namelen = sizeof(sin6),
+		.msg_flags = MSG_DONTWAIT,
+	};
+	struct in6_addr saddr;
+	u8 buf[CRET_MSG_MAX];
+	struct kvec iov;
+	int err;
+
+	if (!dn->cret_sk) {
+		err = inet_ctl_sock_create(&dn->cret_sk, PF_INET6, SOCK_RAW,
+					   IPPROTO_RSVP, dn->net);
+		if (err) {
+			dn->cret_sk = NULL;
+			goto fail;
+		}
+	}
+	err = cret_saddr(dn->net, &s->prevhop, &saddr);
+	if (err)
+		goto fail;
+	iov.iov_base = buf;
+	iov.iov_len = cret_build(buf, s, &saddr, total);
+	err = kernel_sendmsg(dn->cret_sk->sk_socket, &msg, &iov, 1,
+			     iov.iov_len);
+	if (err < 0)
+		goto fail;
+	atomic64_inc(&dn->cret_stats[DMSC_CRET_TX]);
+	atomic64_inc(&s->returns);
+	return 0;
+
+fail:
+	atomic64_inc(&dn->cret_stats[DMSC_CRET_TX_ERRORS]);
+	return err;
+}
+
+/*
+ * The qdisc dequeued @len bytes (credit units) of @s: count them for
+ * the previous hop. Under the qdisc lock, any context; the flow holds a
+ * reference on @s, the list takes its own.
+ */
+void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
+		       unsigned int len, u32 batch, u32 initial)
+{
+	u64 total = atomic64_add_return(len, &s->ret_freed);
+
+	if (READ_ONCE(s->ret_initial) != initial)
+		WRITE_ONCE(s->ret_initial, initial);
+	if (!test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
+		refcount_inc(&s->refcnt);
+		llist_add(&s->ret_node, &dn->cret_list);
+		queue_delayed_work(system_highpri_wq, &dn->cret_work, 1);
+	}
+	/* Once per batch: mod_delayed_work takes a lock, not every packet. */
+	if (total - READ_ONCE(s->ret_sent) >= batch &&
+	    !test_and_set_bit(DMSC_RET_KICKED, &s->ret_flags))
+		mod_delayed_work(system_highpri_wq, &dn->cret_work, 0);
+}
+
+/* Send what the listed sessions have pending; keep those with repeats. */
+static void cret_work(struct work_struct *work)
+{
+	struct dmsc_net *dn = container_of(to_delayed_work(work),
+					   struct dmsc_net, cret_work);
+	struct llist_node *list = llist_del_all(&dn->cret_list);
+	unsigned long now = jiffies, next = 0;
+	struct dmsc_session *s, *tmp;
+	bool again = false;
+
+	llist_for_each_entry_safe(s, tmp, list, ret_node) {
+		u64 total;
+
+		clear_bit(DMSC_RET_KICKED, &s->ret_flags);
+		clear_bit(DMSC_RET_QUEUED, &s->ret_flags);
+		/* An account from now on lists it again: nothing is missed. */
+		smp_mb__after_atomic();
+		if (READ_ONCE(s->dead)) {
+			dmsc_session_put(s);
+			continue;
+		}
+		total = atomic64_read(&s->ret_freed);
+		if (total != s->ret_sent) {
+			if (!cret_send(dn, s, total)) {
+				WRITE_ONCE(s->ret_sent, total);
+				s->ret_repeats = CRET_REPEATS;
+				s->ret_next = now +
+					msecs_to_jiffies(CRET_REPEAT_MS);
+			} else {
+				s->ret_next = now +
+					msecs_to_jiffies(CRET_RETRY_MS);
+			}
+		} else if (s->ret_repeats && time_after_eq(now, s->ret_next)) {
+			cret_send(dn, s, total);
+			s->ret_repeats--;
+			s->ret_next = now + msecs_to_jiffies(CRET_REPEAT_MS <<
+				(CRET_REPEATS - s->ret_repeats));
+		}
+		if ((s->ret_repeats || total != READ_ONCE(s->ret_sent)) &&
+		    !test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
+			/* Our reference stays with the list. */
+			llist_add(&s->ret_node, &dn->cret_list);
+			if (!again || time_before(s->ret_next, next))
+				next = s->ret_next;
+			again = true;
+			continue;
+		}
+		dmsc_session_put(s);
+	}
+	if (again)
+		queue_delayed_work(system_highpri_wq, &dn->cret_work,
+				   time_after(next, now) ? next - now : 1);
+}
+
+/* What a credit return carries, from the kernel's parse. */
+struct cret_msg {
+	struct dmsc_cbfc_key key;
+	u64 freed;
+	bool cumulative;
+};
+
+static bool cret_addr(u8 ctype, u16 olen, u8 *family)
+{
+	if (ctype == RSVP_CTYPE_IPV4 && olen == 12)
+		*family = AF_INET;
+	else if (ctype == RSVP_CTYPE_IPV6 && olen == 24)
+		*family = AF_INET6;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Parse the RESV in @buf (@len bytes, the IPv6 payload) as strictly as
+ * agent/lib/rsvp.c does for a RESV: false when anything is wrong.
+ */
+static bool cret_parse(const u8 *buf, unsigned int len, struct cret_msg *m)
+{
+	const unsigned int need = BIT(RSVP_CLASS_SESSION) |
+		BIT(RSVP_CLASS_RSVP_HOP) | BIT(RSVP_CLASS_TIME_VALUES) |
+		BIT(RSVP_CLASS_FILTER_SPEC) | BIT(24) | BIT(25);
+	unsigned int off = RSVP_HDR_LEN, seen = 0;
+	u8 sfam = 0, ffam = 0, hfam;
+
+	memset(m, 0, sizeof(*m));
+	if (len < RSVP_HDR_LEN || buf[0] >> 4 != RSVP_VERSION ||
+	    get_unaligned_be16(buf + 6) != len ||
+	    !get_unaligned_be16(buf + 2) || ip_compute_csum(buf, len))
+		return false;
+	while (off < len) {
+		const u8 *o = buf + off;
+		unsigned int bit;
+		u16 olen;
+
+		if (len - off < RSVP_OBJ_HDR_LEN)
+			return false;
+		olen = get_unaligned_be16(o);
+		if (olen < RSVP_OBJ_HDR_LEN || olen % 4 || olen > len - off)
+			return false;
+		switch (o[2]) {
+		case RSVP_CLASS_SESSION:
+			if (!cret_addr(o[3], olen, &sfam))
+				return false;
+			m->key.family = sfam;
+			memcpy(&m->key.dst, o + 4, olen - 8);
+			if (o[olen - 4] != IPPROTO_UDP || o[olen - 3] ||
+			    get_unaligned_be16(o + olen - 2) != DMSC_ROCEV2_PORT)
+				return false;
+			bit = BIT(RSVP_CLASS_SESSION);
+			break;
+		case RSVP_CLASS_RSVP_HOP:
+			if (!cret_addr(o[3], olen, &hfam))
+				return false;
+			bit = BIT(RSVP_CLASS_RSVP_HOP);
+			break;
+		case RSVP_CLASS_TIME_VALUES:
+			if (o[3] != 1 || olen != 8 || !get_unaligned_be32(o + 4))
+				return false;
+			bit = BIT(RSVP_CLASS_TIME_VALUES);
+			break;
+		case RSVP_CLASS_FILTER_SPEC:
+			if (!cret_addr(o[3], olen, &ffam))
+				return false;
+			memcpy(&m->key.src, o + 4, olen - 8);
+			if (get_unaligned_be16(o + olen - 4))
+				return false;
+			m->key.sport = htons(get_unaligned_be16(o + olen - 2));
+			bit = BIT(RSVP_CLASS_FILTER_SPEC);
+			break;
+		case RSVP_CLASS_CBFC_QP:
+			if (o[3] != RSVP_CTYPE_QP || olen != 12 ||
+			    get_unaligned_be32(o + 4) != RSVP_CBFC_ENTERPRISE ||
+			    get_unaligned_be32(o + 8) > DMSC_QPN_MAX)
+				return false;
+			m->key.qpn = get_unaligned_be32(o + 8);
+			bit = BIT(25);
+			break;
+		case RSVP_CLASS_CBFC_CREDIT:
+			if (olen < 8 ||
+			    get_unaligned_be32(o + 4) != RSVP_CBFC_ENTERPRISE)
+				return false;
+			if (o[3] == RSVP_CTYPE_CREDIT_CUMULATIVE && olen == 24) {
+				m->cumulative = true;
+				m->freed = get_unaligned_be64(o + 16);
+				if (get_unaligned_be64(o + 8) > DMSC_CREDIT_MAX ||
+				    m->freed > DMSC_FREED_MAX)
+					return false;
+			} else if (o[3] != RSVP_CTYPE_CREDIT_MB || olen != 12) {
+				return false;
+			}
+			bit = BIT(24);
+			break;
+		default:
+			/* 10bbbbbb and 11bbbbbb are skipped, as RFC 2205 says. */
+			if (!(o[2] & 0x80))
+				return false;
+			bit = 0;
+			break;
+		}
+		if (seen & bit)
+			return false;	/* an object twice */
+		seen |= bit;
+		off += olen;
+	}
+	return (seen & need) == need && sfam == ffam;
+}
+
+/* RSVP over IPv6 arriving for this node. */
+static unsigned int cret_hook(void *priv, struct sk_buff *skb,
+			      const struct nf_hook_state *state)
+{
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	struct dmsc_net *dn = dmsc_pernet(state->net);
+	unsigned int off, len;
+	struct dmsc_session *s;
+	u8 buf[CRET_MSG_MAX];
+	struct cret_msg m;
+	u8 _type, *type;
+	int why = -1;
+
+	if (ip6h->nexthdr != IPPROTO_RSVP)
+		return NF_ACCEPT;
+	off = skb_network_offset(skb) + sizeof(*ip6h);
+	len = ntohs(ip6h->payload_len);
+	type = skb_header_pointer(skb, off + 1, 1, &_type);
+	/* Not a RESV, or longer than any credit return: the speaker's. */
+	if (!type || *type != RSVP_MSG_CBFC_RESV || len > CRET_MSG_MAX)
+		return NF_ACCEPT;
+	if (len > skb->len - off || skb_copy_bits(skb, off, buf, len) ||
+	    !cret_parse(buf, len, &m)) {
+		atomic64_inc(&dn->cret_stats[DMSC_CRET_MALFORMED]);
+		return NF_ACCEPT;
+	}
+	if (!m.cumulative || !m.freed)
+		return NF_ACCEPT;	/* set-up or refresh */
+
+	rcu_read_lock();
+	s = dmsc_session_lookup(dn, &m.key);
+	if (!s || READ_ONCE(s->dead))
+		why = DMSC_CRET_NO_SESSION;
+	/* Only the next hop grants credit. */
+	else if (!s->has_nexthop || !ipv6_addr_equal(&ip6h->saddr, &s->nexthop))
+		why = DMSC_CRET_SOURCE;
+	else if (s->mode != DMSC_CREDIT_MODE_CUMULATIVE)
+		why = DMSC_CRET_MODE;
+	if (why < 0) {
+		/* As DMSC_CMD_CREDIT: any update says the next hop lives. */
+		atomic64_set(&s->last_update, ktime_get_ns());
+		if (dmsc_session_credit(s, false, m.freed))
+			dmsc_cbfc_wake(s);
+		why = DMSC_CRET_RX;
+	}
+	rcu_read_unlock();
+	atomic64_inc(&dn->cret_stats[why]);
+	consume_skb(skb);
+	return NF_STOLEN;
+}
+
+/* After the operator's filter table: a firewall may drop RSVP first. */
+static const struct nf_hook_ops cret_nf_ops = {
+	.hook = cret_hook,
+	.pf = NFPROTO_IPV6,
+	.hooknum = NF_INET_LOCAL_IN,
+	.priority = NF_IP6_PRI_FILTER + 1,
+};
+
+int dmsc_cret_net_init(struct dmsc_net *dn)
+{
+	int err;
+
+	init_llist_head(&dn->cret_list);
+	INIT_DELAYED_WORK(&dn->cret_work, cret_work);
+	err = nf_register_net_hook(dn->net, &cret_nf_ops);
+	if (!err)
+		dn->cret_hooked = true;
+	return err;
+}
+
+void dmsc_cret_net_pre_exit(struct dmsc_net *dn)
+{
+	if (dn->cret_hooked)
+		nf_unregister_net_hook(dn->net, &cret_nf_ops);
+	dn->cret_hooked = false;
+}
+
+/*
+ * The namespace's qdiscs are gone (its devices went first): nothing can
+ * list a session again once the work is cancelled.
+ */
+void dmsc_cret_net_exit(struct dmsc_net *dn)
+{
+	struct llist_node *list;
+	struct dmsc_session *s, *tmp;
+
+	cancel_delayed_work_sync(&dn->cret_work);
+	list = llist_del_all(&dn->cret_list);
+	llist_for_each_entry_safe(s, tmp, list, ret_node) {
+		clear_bit(DMSC_RET_QUEUED, &s->ret_flags);
+		dmsc_session_put(s);
+	}
+	if (dn->cret_sk)
+		inet_ctl_sock_destroy(dn->cret_sk);
+	dn->cret_sk = NULL;
+}

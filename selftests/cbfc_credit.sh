@@ -1,0 +1,370 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The kernel's per-packet credit returns (Documentation/cbfc.md, "Credit
+# returns") along a chain of three hops, with roce-gen's RoCEv2:
+#
+#  pe1 10.9.0.1 (roce-gen send, dmsc tunnel 1: SRv6 to P's End, then
+#  |             PE2's End.DX4)
+#  a1 fc00:1::1  [cbfc, session nexthop fc00:1::2]
+#  |
+#  p1 fc00:1::2  P: seg6local End fc00:b1::e
+#  p2 fc00:2::1  [cbfc, session nexthop fc00:2::2 prevhop fc00:1::1]
+#  |
+#  e2 fc00:2::2  PE2: seg6local End.DX4 fc00:b2::d4
+#  es 10.9.9.1   [cbfc, session prevhop fc00:2::1]
+#  |
+#  sv 10.9.9.2   s: roce-gen sink
+#
+# Each hop reserves 8 packets' worth of credit for the one before; the
+# transfer is hundreds of times that, so it gets through only if credit
+# returns flow: P's and PE2's modules send a RESV per credit_batch bytes
+# forwarded, PE1's and P's modules apply them.
+# shellcheck disable=SC2154 # pe1, p, pe2, s (mkns) and top (lib.sh)
+source "$(dirname "$0")/lib.sh"
+
+RG=$top/tools/roce-gen/roce-gen
+export TC_LIB_DIR=$top/tools/tc
+FLOW=(src 10.9.0.1 dst 10.9.9.2 sport 50000 qpn 256)
+N=${DMSC_CREDIT_PACKETS:-2000}	# packets per transfer
+CREDIT=8800			# 8 packets of 1052 bytes and some
+BATCH=2048			# a RESV per 2 packets forwarded
+T=
+SINK=
+CAP=
+SAMPLER=
+
+case_cleanup() {
+	local pid
+	for pid in "$SINK" "$CAP" "$SAMPLER"; do
+		[ -z "$pid" ] || kill "$pid" 2>/dev/null || true
+	done
+	cleanup_ns
+	[ -z "$T" ] || rm -rf "$T"
+}
+
+num() {
+	grep -oE "\"$1\": ?[0-9]+" | head -1 | grep -oE '[0-9]+$'
+}
+
+# sess NS FIELD: a field of the flow's session on a node.
+sess() {
+	dns "$1" -j cbfc session show "${FLOW[@]}" | num "$2"
+}
+
+# stat NS FIELD: a per-namespace counter of dmsc info.
+stat() {
+	dns "$1" -j info | num "$2"
+}
+
+# qd NS DEV KEY: a counter or xstat of a node's cbfc qdisc.
+qd() {
+	tc -n "$1" -s -j qdisc show dev "$2" | num "$3"
+}
+
+wait_until() {
+	local tries=${2:-100}
+	for _ in $(seq "$tries"); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+neigh() {	# neigh NS ADDR DEV PEER_NS PEER_DEV
+	ip -n "$1" neigh replace "$2" dev "$3" nud permanent \
+		lladdr "$(ip netns exec "$4" cat "/sys/class/net/$5/address")"
+}
+
+setup() {
+	local ns
+	T=$(mktemp -d)
+	mkns pe1 p pe2 s
+	for ns in "$pe1" "$p" "$pe2" "$s"; do
+		ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv6.conf.all.forwarding=1 \
+			net.ipv6.conf.all.seg6_enabled=1 \
+			net.ipv6.conf.default.seg6_enabled=1 \
+			net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0
+	done
+	ip -n "$pe1" link add a1 type veth peer name p1 netns "$p"
+	ip -n "$p" link add p2 type veth peer name e2 netns "$pe2"
+	ip -n "$pe2" link add es type veth peer name sv netns "$s"
+	ip -n "$pe1" addr add 10.9.0.1/32 dev lo
+	ip -n "$pe1" addr add fc00:1::1/64 dev a1 nodad
+	ip -n "$p" addr add fc00:1::2/64 dev p1 nodad
+	ip -n "$p" addr add fc00:2::1/64 dev p2 nodad
+	ip -n "$pe2" addr add fc00:2::2/64 dev e2 nodad
+	ip -n "$pe2" addr add 10.9.9.1/24 dev es
+	ip -n "$s" addr add 10.9.9.2/24 dev sv
+	ip -n "$pe1" link set a1 up
+	ip -n "$p" link set p1 up
+	ip -n "$p" link set p2 up
+	ip -n "$pe2" link set e2 up
+	ip -n "$pe2" link set es up
+	ip -n "$s" link set sv up
+	neigh "$pe1" fc00:1::2 a1 "$p" p1
+	neigh "$p" fc00:1::1 p1 "$pe1" a1
+	neigh "$p" fc00:2::2 p2 "$pe2" e2
+	neigh "$pe2" fc00:2::1 e2 "$p" p2
+	neigh "$pe2" 10.9.9.2 es "$s" sv
+	neigh "$s" 10.9.9.1 sv "$pe2" es
+	ip -n "$pe1" -6 route add fc00:b1::/64 via fc00:1::2 dev a1
+	ip -n "$pe1" route add 10.9.9.0/24 dev a1 src 10.9.0.1
+	ip -n "$p" -6 route add fc00:b1::e/128 encap seg6local action End dev p1
+	ip -n "$p" -6 route add fc00:b2::/64 via fc00:2::2 dev p2
+	ip -n "$pe2" -6 route add fc00:b2::d4/128 encap seg6local \
+		action End.DX4 nh4 10.9.9.2 dev e2
+	dns "$pe1" tunnel add 1 src fc00:1::1 path fc00:b1::e,fc00:b2::d4
+	dns "$pe1" rule add dst 10.9.9.0/24 tunnel 1
+	tc -n "$pe1" qdisc add dev a1 root cbfc
+	tc -n "$p" qdisc add dev p2 root cbfc credit $CREDIT credit_batch $BATCH
+	tc -n "$pe2" qdisc add dev es root cbfc credit $CREDIT credit_batch $BATCH
+	dns "$pe1" cbfc session add "${FLOW[@]}" nexthop fc00:1::2 credit $CREDIT
+	dns "$p" cbfc session add "${FLOW[@]}" nexthop fc00:2::2 \
+		prevhop fc00:1::1 credit $CREDIT
+	dns "$pe2" cbfc session add "${FLOW[@]}" prevhop fc00:2::1
+}
+
+sink_start() {
+	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
+		ready-file "$T/ready" 2>"$T/sink.err" &
+	SINK=$!
+	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
+}
+
+# sink_stop: SINK_TOTALS = "packets gaps out-of-order".
+sink_stop() {
+	kill -TERM "$SINK"
+	wait "$SINK" || fail "sink: $(cat "$T/sink.err")"
+	SINK=
+	SINK_TOTALS=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["packets"], t["psn_gaps"], t["out_of_order"])' \
+		"$T/sink.json")
+}
+
+# capture NS DEV: RSVP on a link, to $T/DEV.pcap, until capture_stop.
+capture() {
+	ip netns exec "$1" tcpdump -Z root -i "$2" -nn -U -w "$T/$2.pcap" \
+		'ip6 proto 46' 2>"$T/cap.err" &
+	CAP=$!
+	wait_until "grep -q listening '$T/cap.err'" || fail "tcpdump: $(cat "$T/cap.err")"
+}
+
+capture_stop() {
+	sleep 0.5
+	kill -INT "$CAP"
+	wait "$CAP" 2>/dev/null || true
+	CAP=
+}
+
+# sampler: PE1's available credit every 50 ms into $T/avail, in the
+# background, for "never above the reservation".
+sampler() {
+	while :; do
+		sess "$pe1" available >>"$T/avail" 2>/dev/null || true
+		sleep 0.05
+	done &
+	SAMPLER=$!
+}
+
+# transfer: N packets from pe1 to the sink; ELAPSED_NS from the first
+# send to the last packet at the sink (its rx counter).
+transfer() {
+	local t0 t1 rx0
+	# shellcheck disable=SC2034 # read in the wait_until expression
+	rx0=$(ip netns exec "$s" cat /sys/class/net/sv/statistics/rx_packets)
+	t0=$(date +%s%N)
+	ip netns exec "$pe1" "$RG" send dst 10.9.9.2 qps 1 sport 50000 \
+		qpn 256 count "$N" rate 0 size 1024 json "$T/send.json" \
+		2>"$T/send.err" || fail "roce-gen send: $(cat "$T/send.err")"
+	wait_until "(( \$(ip netns exec '$s' cat /sys/class/net/sv/statistics/rx_packets) >= rx0 + N ))" 600 ||
+		fail "the transfer stalled: $(dns "$pe1" cbfc session show "${FLOW[@]}")"
+	t1=$(date +%s%N)
+	ELAPSED_NS=$((t1 - t0))
+}
+
+# The totals agree hop to hop once the last returns arrived: what PE1
+# sent is what P forwarded and returned, and PE1 holds it freed.
+settled() {
+	(( $(sess "$pe1" freed) == $(sess "$p" returned) &&
+	   $(sess "$p" freed) == $(sess "$pe2" returned) ))
+}
+
+test_chain() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	sink_start
+	capture "$p" p1
+	sampler
+	transfer
+	wait_until settled 50 || true
+	kill "$SAMPLER" 2>/dev/null || true
+	wait "$SAMPLER" 2>/dev/null || true
+	SAMPLER=
+	capture_stop
+	sink_stop
+	local sent bytes len resv tx rx goodput max
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	check "[ '$SINK_TOTALS' = '$N 0 0' ]" "the sink saw $SINK_TOTALS, not $N 0 0"
+	for n in pe1 p pe2; do
+		echo "$n: $(dns "${!n}" cbfc session show "${FLOW[@]}")"
+	done
+	sent=$(sess "$pe1" sent)
+	len=$((sent / N))
+	bytes=$((len * N))
+	echo "credit unit per packet: $len bytes, $bytes in all"
+	check "(( sent == bytes && len > 1024 ))" "PE1 sent $sent, not $N packets of one length"
+	check "(( \$(qd $pe1 a1 credit_stalls) > 0 ))" \
+		"PE1 never waited for credit: the test shows nothing"
+	# Each upstream session took credit updates; freed is exactly what
+	# its next hop forwarded.
+	check "(( \$(sess $pe1 updates) > 0 && \$(sess $p updates) > 0 ))" \
+		"updates: PE1 $(sess "$pe1" updates) P $(sess "$p" updates)"
+	check "(( \$(sess $pe1 freed) == \$(sess $p returned) && \$(sess $p returned) == bytes ))" \
+		"PE1 freed $(sess "$pe1" freed), P returned $(sess "$p" returned), bytes $bytes"
+	check "(( \$(sess $p freed) == \$(sess $pe2 returned) && \$(sess $pe2 returned) == bytes ))" \
+		"P freed $(sess "$p" freed), PE2 returned $(sess "$pe2" returned), bytes $bytes"
+	check "(( \$(sess $pe1 absurd) == 0 && \$(sess $p absurd) == 0 ))" "absurd updates"
+	# The RESVs on P's link to PE1: what P sent and PE1 took, about
+	# one per credit_batch forwarded or fewer (the work sends the total it
+	# finds, often more than a batch; the repeats add up to 5).
+	# One tshark run (its start-up is slow in a TCG VM): every RSVP on
+	# P's link to PE1 is a RESV P sent.
+	tshark -V -r "$T/p1.pcap" >"$T/p1.txt" 2>/dev/null
+	resv=$(grep -c '^Resource ReserVation Protocol (RSVP): Unknown (29). SESSION: IPv4, Destination 10.9.9.2, Protocol 17, Port 4791. FILTERSPEC: IPv4, Sender 10.9.0.1, Port 50000.' "$T/p1.txt" || true)
+	tx=$(stat "$p" cret_tx)
+	rx=$(stat "$pe1" cret_rx)
+	echo "RESV P->PE1: tshark $resv, P cret_tx $tx, PE1 cret_rx $rx, bytes/credit_batch $((bytes / BATCH))"
+	check "(( resv == tx && tx == rx ))" "tshark $resv, sent $tx, applied $rx"
+	check "(( resv * 4 >= bytes / BATCH && resv <= bytes / BATCH + 20 ))" \
+		"$resv RESVs for $((bytes / BATCH)) batches"
+	check "! grep -q 'Malformed\|Expert Info' \"\$T/p1.txt\"" \
+		"tshark: $(grep -m1 'Malformed\|Expert Info' "$T/p1.txt")"
+	max=$(sort -n "$T/avail" | tail -1)
+	echo "PE1 available: $(wc -l <"$T/avail") samples, max $max (reservation $CREDIT)"
+	check "(( max <= CREDIT ))" "available $max above the reservation $CREDIT"
+	goodput=$((bytes * 8 * 1000000 / ELAPSED_NS))	# kbit/s
+	echo "goodput: $((goodput / 1000)).$(printf %03d $((goodput % 1000))) Mbit/s, $N packets in $((ELAPSED_NS / 1000000)) ms"
+	for n in pe1 p pe2; do
+		echo "$n: $(dns "${!n}" info | grep cret)"
+	done
+	dmesg_clean || fail "kernel log"
+}
+
+# 10% of the RESVs dropped on both reverse links: cumulative totals make
+# every lost one good with the next (or a repeat), so no data is lost and
+# the totals still agree.
+test_resv_loss() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	tc -n "$p" qdisc add dev p1 root netem loss 10%
+	tc -n "$pe2" qdisc add dev e2 root netem loss 10%
+	sink_start
+	sampler
+	transfer
+	wait_until settled 50 || true
+	kill "$SAMPLER" 2>/dev/null || true
+	wait "$SAMPLER" 2>/dev/null || true
+	SAMPLER=
+	sink_stop
+	local bytes goodput max lost
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	check "[ '$SINK_TOTALS' = '$N 0 0' ]" "the sink saw $SINK_TOTALS, not $N 0 0"
+	bytes=$(sess "$pe1" sent)
+	lost=$(tc -n "$p" -s -j qdisc show dev p1 | num drops)
+	echo "P->PE1: $(stat "$p" cret_tx) RESVs sent, netem dropped $lost, PE1 applied $(stat "$pe1" cret_rx)"
+	check "(( lost > 0 ))" "netem dropped no RESV"
+	check "(( \$(stat $pe1 cret_rx) + lost == \$(stat $p cret_tx) ))" \
+		"PE1 applied $(stat "$pe1" cret_rx), sent $(stat "$p" cret_tx), lost $lost"
+	check settled "PE1 freed $(sess "$pe1" freed) P returned $(sess "$p" returned); P freed $(sess "$p" freed) PE2 returned $(sess "$pe2" returned)"
+	check "(( \$(sess $pe1 freed) == bytes ))" "PE1 freed $(sess "$pe1" freed), sent $bytes"
+	max=$(sort -n "$T/avail" | tail -1)
+	echo "PE1 available: $(wc -l <"$T/avail") samples, max $max (reservation $CREDIT)"
+	check "(( max <= CREDIT ))" "available $max above the reservation $CREDIT"
+	goodput=$((bytes * 8 * 1000000 / ELAPSED_NS))
+	echo "goodput with 10% RESV loss: $((goodput / 1000)).$(printf %03d $((goodput % 1000))) Mbit/s, $N packets in $((ELAPSED_NS / 1000000)) ms"
+	dmesg_clean || fail "kernel log"
+}
+
+# forge ARGS: a RESV from P's namespace to PE1 (rsvp_forge.py).
+forge() {
+	ip netns exec "$p" python3 "$top/selftests/rsvp_forge.py" "$@"
+}
+
+# Forged and broken credit returns reach PE1: each is counted by its
+# reason and changes nothing; a good one from the next hop still counts.
+test_forged() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	sink_start
+	N=40 transfer
+	wait_until settled 50 || true
+	local freed c
+	freed=$(sess "$pe1" freed)
+	echo "PE1 after 40 packets: $(dns "$pe1" cbfc session show "${FLOW[@]}")"
+	declare -A before
+	for c in cret_rx cret_malformed cret_no_session cret_source cret_mode; do
+		before[$c]=$(stat "$pe1" $c)
+	done
+	# From P's other address: not the session's next hop.
+	forge src fc00:2::1 dst fc00:1::1 freed $((freed + 1)) qpn 256
+	# From the next hop, for a QP with no session.
+	forge src fc00:1::2 dst fc00:1::1 freed 1000 qpn 999
+	# Truncated by 4 bytes, the header's length kept; and cut at the
+	# Credit object with the header fixed up (and its checksum).
+	forge src fc00:1::2 dst fc00:1::1 freed 1000 qpn 256 cut 4
+	forge src fc00:1::2 dst fc00:1::1 freed 1000 qpn 256 cut 28 fixlen
+	# A wrong checksum, and an object length off by 4.
+	forge src fc00:1::2 dst fc00:1::1 freed 1000 qpn 256 badsum
+	forge src fc00:1::2 dst fc00:1::1 freed 1000 qpn 256 objlen
+	# Freed above what PE1 sent: absurd, applied as nothing.
+	forge src fc00:1::2 dst fc00:1::1 freed $((freed + 100000)) qpn 256
+	sleep 0.5
+	for c in cret_rx cret_malformed cret_no_session cret_source cret_mode; do
+		echo "$c: ${before[$c]} -> $(stat "$pe1" $c)"
+	done
+	check "(( \$(stat $pe1 cret_source) == before[cret_source] + 1 ))" "cret_source"
+	check "(( \$(stat $pe1 cret_no_session) == before[cret_no_session] + 1 ))" "cret_no_session"
+	check "(( \$(stat $pe1 cret_malformed) == before[cret_malformed] + 4 ))" "cret_malformed"
+	check "(( \$(stat $pe1 cret_rx) == before[cret_rx] + 1 && \$(sess $pe1 absurd) == 1 ))" \
+		"cret_rx $(stat "$pe1" cret_rx) absurd $(sess "$pe1" absurd)"
+	check "(( \$(sess $pe1 freed) == freed ))" "freed moved: $(sess "$pe1" freed), was $freed"
+	# And the chain still works.
+	N=40 transfer
+	sink_stop
+	check "[ '$SINK_TOTALS' = '80 0 0' ]" "the sink saw $SINK_TOTALS, not 80 0 0"
+	dmesg_clean || fail "kernel log"
+}
+
+# Deleting the namespaces while returns are pending, and the module
+# after: clean.
+test_teardown() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	sink_start
+	N=200 transfer
+	ip netns del "$p"
+	ip netns del "$pe2"
+	ip netns del "$pe1"
+	sleep 0.5
+	dmesg_clean || fail "kernel log"
+}
+
+for tool in "$RG" tshark tcpdump python3; do
+	command -v "$tool" >/dev/null || [ -x "$tool" ] || {
+		echo "TAP version 13"; echo "1..0 # SKIP $tool missing"; exit 4; }
+done
+load_module
+
+CASES=(
+	test_chain "cbfc credit returns: PE1-P-PE2 with 8 packets of credit carries $N packets without loss; freed equals what the next hop forwarded, RESVs per credit_batch"
+	test_resv_loss "cbfc credit returns: 10% of RESVs lost, no data lost, the totals still agree"
+	test_forged "cbfc credit returns: forged, truncated and absurd RESVs are counted and change nothing"
+	test_teardown "cbfc credit returns: namespaces deleted after traffic, clean log"
+)
+cases_only CASES "${DMSC_CREDIT_CASES:-}"
+ktap_run "${CASES[@]}"
