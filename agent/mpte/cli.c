@@ -230,6 +230,8 @@ static int solve(int argc, char **argv, int json)
 	if (json) {
 		if (exact)
 			fprintf(stderr, "mpte: LP optimum (GLPK): %.9g\n", lp);
+		/* tens of MB at scale: fewer, larger writes */
+		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 		mpte_result_print(ctx, stdout);
 	} else if (brief) {
 		printf("max utilisation %.6f lower bound %.6f", ctx->max_util,

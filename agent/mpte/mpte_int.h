@@ -276,13 +276,13 @@ void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mpte_append_id(char **list, const char *id);
 
-/* output.c: "link" (the topology's id), "from", "to" of arc a into o */
-void mpte_json_link(struct json_object *o, const struct mpte_topology *t,
-		    int a);
+/* output.c: the keys "link" (the topology's id), "from", "to" of arc a */
+struct jw;
+void mpte_jw_link(struct jw *w, const struct mpte_topology *t, int a);
 
 /* dag.c */
 int mpte_finalise_paths(struct mpte_ctx *ctx, int di);
-struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di);
+void mpte_dag_write(struct jw *w, const struct mpte_ctx *ctx, int di);
 
 /* segments.c */
 struct mpte_sid_cache;
