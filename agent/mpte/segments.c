@@ -93,6 +93,27 @@ void mpte_sid_cache_fail_arc(struct mpte_sid_cache *c, int a)
 	}
 }
 
+/*
+ * Arc a works again: a tree where it offers a path as short as the known
+ * one (or shorter) has changed distances or counts; the others have not.
+ */
+void mpte_sid_cache_recover_arc(struct mpte_sid_cache *c, int a)
+{
+	const struct mpte_arc *arc = &c->ctx->t->arcs[a];
+	int i;
+
+	for (i = 0; i < c->nslots; i++) {
+		struct sid_tree *s = &c->slot[i];
+
+		if (s->root < 0 || s->dist[arc->from] == HUGE_VAL_D)
+			continue;
+		if (s->dist[arc->from] + arc->igp_metric <= s->dist[arc->to] ||
+		    near(s->dist[arc->from] + arc->igp_metric,
+			 s->dist[arc->to]))
+			s->root = -1;
+	}
+}
+
 void mpte_sid_cache_free(struct mpte_sid_cache *c)
 {
 	int i;
