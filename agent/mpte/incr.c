@@ -102,15 +102,12 @@ int mpte_add_demand(struct mpte_ctx *ctx, const char *id, double bw,
 	return 0;
 }
 
-/* The admitted demands on the busiest links (within the tolerance of the
- * peak) become movable: where the failure's re-routing piled up.  On
- * wan1000 that is about 2,000 demands and 2 s, so only when the plan is
- * outside the tolerance. */
-static void activate_busiest(struct mpte_ctx *ctx)
+/* The admitted demands on the links at utilisation cut or above become
+ * movable. */
+static void activate_above(struct mpte_ctx *ctx, double cut)
 {
 	const struct mpte_topology *t = ctx->t;
 	double peak = mpte_current_max_util(ctx, NULL);
-	double cut = peak / (1 + ctx->opt.tolerance);
 	unsigned char *hot = mpte_xcalloc(t->narcs, 1);
 	int a, di, p, i;
 
@@ -137,7 +134,7 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 		      size_t errlen)
 {
 	const struct mpte_topology *t = ctx->t;
-	int l = mpte_link_lookup(t, id), k, di, any = 0;
+	int l = mpte_link_lookup(t, id), k, di, any = 0, *back;
 	char what[256];
 
 	if (l == -2) {
@@ -166,30 +163,69 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 							   t->links[l].arc[k]);
 		}
 	mpte_hop_limits_invalidate(ctx);	/* the fewest hops may shrink */
-	/* what a failure pushed out comes back if it can */
+	/* what a failure pushed out comes back if it can, and only into
+	 * free capacity: a recovery preempts no one */
+	back = mpte_xcalloc(ctx->ds->n, sizeof(*back));
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];
+		char *keep;
 
 		if (!s->lost || s->withdrawn || s->status == MPTE_ADMITTED)
 			continue;
-		s->lost = 0;
-		if (!mpte_feasible(ctx, di))
+		keep = s->reason ? mpte_xstrdup(s->reason) : NULL;
+		if (!mpte_feasible(ctx, di)) {
+			/* still cut off: the failure's reason stands */
+			free(s->reason);
+			s->reason = keep;
 			continue;
+		}
+		free(s->reason);
+		s->reason = keep;
+		back[di] = (int)s->status + 1;
+		s->lost = 0;
 		s->status = MPTE_ADMITTED;
 		s->admitted = ctx->ds->d[di].elastic ? ctx->ds->d[di].bw_min
 						      : s->requested;
 		s->active = s->touched = 1;
-		free(s->reason);
-		s->reason = NULL;
-		free(s->preempted_by);
-		s->preempted_by = NULL;
 	}
-	/* within tolerance of the cold solve's lower bound (still a bound
-	 * with fewer links up), nothing needs to move back */
-	if (mpte_current_max_util(ctx, NULL) >
-	    ctx->lower_bound * (1 + ctx->opt.tolerance))
-		activate_busiest(ctx);
 	mpte_optimise(ctx);
+	if (ctx->opt.admission &&
+	    mpte_current_max_util(ctx, NULL) > 1 + 1e-9) {
+		/* room may be where the failure pushed the others */
+		activate_above(ctx, 1 + 1e-9);
+		mpte_optimise(ctx);
+	}
+	if (ctx->opt.admission &&
+	    mpte_current_max_util(ctx, NULL) > 1 + 1e-9) {
+		for (di = 0; di < ctx->ds->n; di++)
+			if (back[di]) {
+				mpte_drop_paths(ctx, di);
+				ctx->st[di].status = back[di] - 1;
+				ctx->st[di].lost = 1;
+				ctx->st[di].active = 0;
+			}
+		mpte_recompute_loads(ctx);
+	} else {
+		for (di = 0; di < ctx->ds->n; di++)
+			if (back[di]) {
+				free(ctx->st[di].reason);
+				ctx->st[di].reason = NULL;
+				free(ctx->st[di].preempted_by);
+				ctx->st[di].preempted_by = NULL;
+			}
+	}
+	free(back);
+	/* within tolerance of the cold solve's lower bound (still a bound
+	 * with fewer links up), nothing needs to move back; else the
+	 * demands on the busiest links (within the tolerance of the peak),
+	 * where the failure's re-routing piled up (on wan1000 about 2,000
+	 * demands and 2 s, so not always) */
+	if (mpte_current_max_util(ctx, NULL) >
+	    ctx->lower_bound * (1 + ctx->opt.tolerance)) {
+		activate_above(ctx, mpte_current_max_util(ctx, NULL) /
+				    (1 + ctx->opt.tolerance));
+		mpte_optimise(ctx);
+	}
 	snprintf(what, sizeof(what), "link-recovery %s", t->links[l].id);
 	mpte_end_event(ctx, what, NULL, NULL, 1);
 	return 0;
