@@ -73,7 +73,7 @@ static int reachable(struct mpte_ctx *ctx, const struct mpte_demand *d,
 }
 
 /* Is there any path meeting the demand's constraints?  If not, say why. */
-static int feasible(struct mpte_ctx *ctx, int di)
+int mpte_feasible(struct mpte_ctx *ctx, int di)
 {
 	const struct mpte_demand *d = &ctx->ds->d[di];
 	struct mpte_dstate *s = &ctx->st[di];
@@ -538,7 +538,12 @@ int mpte_admit(struct mpte_ctx *ctx)
 
 		mpte_drop_paths(ctx, di);
 		s->touched = 0;
-		if (s->status != MPTE_ADMITTED && !feasible(ctx, di)) {
+		if (s->withdrawn) {
+			s->status = MPTE_REJECTED;
+			s->active = 0;
+			continue;
+		}
+		if (s->status != MPTE_ADMITTED && !mpte_feasible(ctx, di)) {
 			s->status = MPTE_REJECTED;
 			s->active = 0;
 			nrej++;
@@ -588,7 +593,7 @@ static int widen(struct mpte_ctx *ctx)
 	return n;
 }
 
-static void begin_event(struct mpte_ctx *ctx)
+void mpte_begin_event(struct mpte_ctx *ctx)
 {
 	int di;
 
@@ -599,14 +604,16 @@ static void begin_event(struct mpte_ctx *ctx)
 	}
 }
 
-static void end_event(struct mpte_ctx *ctx, const char *what,
-		      char *preempted, const unsigned char *extra)
+void mpte_end_event(struct mpte_ctx *ctx, const char *what,
+		    char *preempted, const unsigned char *extra, int reroute)
 {
 	unsigned char *which = mpte_xcalloc(ctx->ds->n, 1);
 	struct mpte_event *ev;
 	int di;
 
-	if (mpte_current_max_util(ctx, NULL) > 1 + 1e-9) {
+	/* a withdrawal only frees capacity: an overload it leaves was
+	 * there before (no admission), and moves no one */
+	if (reroute && mpte_current_max_util(ctx, NULL) > 1 + 1e-9) {
 		for (di = 0; di < ctx->ds->n; di++)
 			if (ctx->st[di].touched &&
 			    ctx->st[di].status == MPTE_ADMITTED)
@@ -641,7 +648,7 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 		   size_t errlen)
 {
 	const struct mpte_topology *t = ctx->t;
-	unsigned char *backup_hit;
+	unsigned char *backup_hit, *was_admitted;
 	char what[256];
 	int l = mpte_link_lookup(t, id), k, di, p, i, j;
 
@@ -654,7 +661,10 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 		snprintf(err, errlen, "unknown link \"%s\"", id);
 		return -1;
 	}
-	begin_event(ctx);
+	was_admitted = mpte_xcalloc(ctx->ds->n, 1);
+	for (di = 0; di < ctx->ds->n; di++)
+		was_admitted[di] = ctx->st[di].status == MPTE_ADMITTED;
+	mpte_begin_event(ctx);
 	for (k = 0; k < 2; k++)
 		if (t->links[l].arc[k] >= 0) {
 			ctx->failed[t->links[l].arc[k]] = 1;
@@ -682,7 +692,7 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 			continue;
 		s->touched = 1;
 		mpte_drop_paths(ctx, di);
-		if (!feasible(ctx, di)) {
+		if (!mpte_feasible(ctx, di)) {
 			s->status = MPTE_REJECTED;
 			continue;
 		}
@@ -691,7 +701,13 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 	mpte_recompute_loads(ctx);
 	mpte_optimise(ctx);
 	snprintf(what, sizeof(what), "link-failure %s", t->links[l].id);
-	end_event(ctx, what, NULL, backup_hit);
+	mpte_end_event(ctx, what, NULL, backup_hit, 1);
+	/* what the failure pushed out is offered again on a recovery */
+	for (di = 0; di < ctx->ds->n; di++)
+		if (was_admitted[di] &&
+		    ctx->st[di].status != MPTE_ADMITTED)
+			ctx->st[di].lost = 1;
+	free(was_admitted);
 	free(backup_hit);
 	return 0;
 }
@@ -714,18 +730,22 @@ int mpte_set_bandwidth(struct mpte_ctx *ctx, const char *id, double bw,
 		snprintf(err, errlen, "demand \"%s\" is not elastic", id);
 		return -1;
 	}
+	if (s->withdrawn) {
+		snprintf(err, errlen, "demand \"%s\" is withdrawn: add it first", id);
+		return -1;
+	}
 	if (!(bw >= d->bw_min && bw <= d->bw_max)) {
 		snprintf(err, errlen,
 			 "demand \"%s\": %g is outside its elastic range %g..%g",
 			 id, bw, d->bw_min, d->bw_max);
 		return -1;
 	}
-	begin_event(ctx);
+	mpte_begin_event(ctx);
 	s->is_new = 1;		/* the growth is a new request */
 	s->touched = 1;
 	s->requested = bw;
 	if (s->status != MPTE_ADMITTED) {
-		if (feasible(ctx, di)) {
+		if (mpte_feasible(ctx, di)) {
 			s->status = MPTE_ADMITTED;
 			s->admitted = bw;
 			s->active = 1;
@@ -746,6 +766,6 @@ int mpte_set_bandwidth(struct mpte_ctx *ctx, const char *id, double bw,
 		mpte_optimise(ctx);
 	}
 	snprintf(what, sizeof(what), "bandwidth %s %g", id, bw);
-	end_event(ctx, what, NULL, NULL);
+	mpte_end_event(ctx, what, NULL, NULL, 1);
 	return 0;
 }

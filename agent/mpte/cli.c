@@ -32,10 +32,13 @@ static void usage(FILE *f)
 		"  --time-limit S          cap on seconds per optimisation run\n"
 		"  --fail-link ID          after solving, fail link ID (\"A-B\" or its id)\n"
 		"  --set-bandwidth ID=BW   after solving, change elastic demand ID to BW\n"
+		"  --recover-link ID       after solving, put failed link ID back\n"
+		"  --remove-demand ID      after solving, withdraw demand ID\n"
+		"  --add-demand ID[=BW]    after solving, add withdrawn demand ID back\n"
 		"  --max-sids N            at most N SIDs in a segment list, 1..%d (%d)\n"
 		"  --max-stretch X         a path's hops at most X times the fewest (0: no bound)\n"
 		"  --exact                 also solve the LP exactly with GLPK (small instances)\n"
-		"Events (--fail-link, --set-bandwidth) apply in the order given and\n"
+		"Events (--fail-link ... --add-demand) apply in the order given and\n"
 		"re-solve incrementally; the result lists the demands each touched.\n"
 		"batch prints the admitted demands of a -j result as dmsc -batch lines\n"
 		"(tunnel N+i for demands[i]): see dmsc(8).\n",
@@ -61,7 +64,7 @@ static int parse_double(const char *s, double *out)
 	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
 }
 
-enum { EV_FAIL, EV_BW };
+enum { EV_FAIL, EV_BW, EV_RECOVER, EV_REMOVE, EV_ADD };
 
 struct event {
 	int kind;
@@ -162,6 +165,13 @@ static int solve(int argc, char **argv, int json)
 			NEED_ARG();
 			ev[nev].kind = EV_FAIL;
 			ev[nev++].arg = (char *)v;
+		} else if (!strcmp(a, "--recover-link") ||
+			   !strcmp(a, "--remove-demand") ||
+			   !strcmp(a, "--add-demand")) {
+			NEED_ARG();
+			ev[nev].kind = a[2] == 'r' && a[4] == 'c' ? EV_RECOVER :
+				       a[2] == 'r' ? EV_REMOVE : EV_ADD;
+			ev[nev++].arg = (char *)v;
 		} else if (!strcmp(a, "--set-bandwidth")) {
 			NEED_ARG();
 			if (!strchr(v, '=')) {
@@ -202,6 +212,25 @@ static int solve(int argc, char **argv, int json)
 
 		if (ev[i].kind == EV_FAIL) {
 			r = mpte_fail_link(ctx, ev[i].arg, err, sizeof(err));
+		} else if (ev[i].kind == EV_RECOVER) {
+			r = mpte_recover_link(ctx, ev[i].arg, err, sizeof(err));
+		} else if (ev[i].kind == EV_REMOVE) {
+			r = mpte_remove_demand(ctx, ev[i].arg, err, sizeof(err));
+		} else if (ev[i].kind == EV_ADD) {
+			char *id = mpte_xstrdup(ev[i].arg), *eq = strchr(id, '=');
+			double bw = 0;
+
+			if (eq)
+				*eq = 0;
+			if (eq && (parse_double(eq + 1, &bw) || bw <= 0)) {
+				snprintf(err, sizeof(err), "--add-demand %s: bad bandwidth",
+					 ev[i].arg);
+				r = -1;
+			} else {
+				r = mpte_add_demand(ctx, id, bw, err,
+						    sizeof(err));
+			}
+			free(id);
 		} else {
 			char *id = mpte_xstrdup(ev[i].arg), *eq = strchr(id, '=');
 			double bw;
@@ -230,6 +259,8 @@ static int solve(int argc, char **argv, int json)
 	if (json) {
 		if (exact)
 			fprintf(stderr, "mpte: LP optimum (GLPK): %.9g\n", lp);
+		/* tens of MB at scale: fewer, larger writes */
+		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 		mpte_result_print(ctx, stdout);
 	} else if (brief) {
 		printf("max utilisation %.6f lower bound %.6f", ctx->max_util,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mpte_int.h"
+#include "jw.h"
 
 struct arcflow {
 	int arc;
@@ -330,15 +331,13 @@ int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 	return changed;
 }
 
-/* The junctions of the demand's DAG with their next hops and weights. */
-struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di)
+/* The junctions of the demand's DAG with their next hops and weights, as
+ * the value of the key the caller wrote. */
+void mpte_dag_write(struct jw *w, const struct mpte_ctx *ctx, int di)
 {
 	const struct mpte_topology *t = ctx->t;
 	const struct mpte_demand *d = &ctx->ds->d[di];
 	const struct mpte_dstate *s = &ctx->st[di];
-	struct json_object *dag = json_object_new_object();
-	struct json_object *junctions = json_object_new_array();
-	struct json_object *links = json_object_new_array();
 	struct arcflow *af;
 	int n, i, k, *nodes, nn = 0;
 
@@ -352,52 +351,55 @@ struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di)
 		if (!is_in(nodes, nn, v))
 			nodes[nn++] = v;
 	}
+	jw_obj(w);
+	jw_key(w, "junctions");
+	jw_arr(w);
 	for (k = 0; k < nn; k++) {
-		struct json_object *j = json_object_new_object();
-		struct json_object *nh = json_object_new_array();
 		int u = nodes[k];
 		double out = 0;
 
 		for (i = 0; i < n; i++)
 			if (t->arcs[af[i].arc].from == u)
 				out += af[i].flow;
-		json_object_object_add(j, "node",
-				       json_object_new_string(t->nodes[u].name));
-		json_object_object_add(j, "role", json_object_new_string(
-			is_in(d->ingress, d->ningress, u) ? "ingress" :
-			is_in(d->egress, d->negress, u) ? "egress" : "transit"));
+		jw_obj(w);
+		jw_key(w, "node");
+		jw_str(w, t->nodes[u].name);
+		jw_key(w, "role");
+		jw_str(w, is_in(d->ingress, d->ningress, u) ? "ingress" :
+			  is_in(d->egress, d->negress, u) ? "egress" : "transit");
+		jw_key(w, "next_hops");
+		jw_arr(w);
 		for (i = 0; i < n; i++) {
 			const struct mpte_arc *a = &t->arcs[af[i].arc];
-			struct json_object *h;
 
 			if (a->from != u)
 				continue;
-			h = json_object_new_object();
-			json_object_object_add(h, "node",
-				json_object_new_string(t->nodes[a->to].name));
-			json_object_object_add(h, "link", json_object_new_string(
-				t->links[a->link].id));
-			json_object_object_add(h, "bandwidth",
-				json_object_new_double(af[i].flow));
-			json_object_object_add(h, "weight",
-				json_object_new_double(out > 0 ?
-						       af[i].flow / out : 0));
-			json_object_array_add(nh, h);
+			jw_obj(w);
+			jw_key(w, "node");
+			jw_str(w, t->nodes[a->to].name);
+			jw_key(w, "link");
+			jw_str(w, t->links[a->link].id);
+			jw_key(w, "bandwidth");
+			jw_dbl(w, af[i].flow);
+			jw_key(w, "weight");
+			jw_dbl(w, out > 0 ? af[i].flow / out : 0);
+			jw_end_obj(w);
 		}
-		json_object_object_add(j, "next_hops", nh);
-		json_object_array_add(junctions, j);
+		jw_end_arr(w);
+		jw_end_obj(w);
 	}
+	jw_end_arr(w);
+	jw_key(w, "links");
+	jw_arr(w);
 	for (i = 0; i < n; i++) {
-		struct json_object *l = json_object_new_object();
-
-		mpte_json_link(l, t, af[i].arc);
-		json_object_object_add(l, "bandwidth",
-				       json_object_new_double(af[i].flow));
-		json_object_array_add(links, l);
+		jw_obj(w);
+		mpte_jw_link(w, t, af[i].arc);
+		jw_key(w, "bandwidth");
+		jw_dbl(w, af[i].flow);
+		jw_end_obj(w);
 	}
-	json_object_object_add(dag, "junctions", junctions);
-	json_object_object_add(dag, "links", links);
+	jw_end_arr(w);
+	jw_end_obj(w);
 	free(nodes);
 	free(af);
-	return dag;
 }

@@ -15,7 +15,9 @@
  *	dset = mpte_demands_from_json(obj, topo, err, sizeof(err));
  *	ctx  = mpte_new(topo, dset, &opts);
  *	mpte_solve(ctx);
- *	mpte_fail_link(ctx, "L1-S1");           (optional, incremental)
+ *	mpte_fail_link(ctx, "L1-S1");           (optional, incremental:
+ *	mpte_recover_link, mpte_set_bandwidth, mpte_remove_demand,
+ *	mpte_add_demand likewise)
  *	json = mpte_result_json(ctx);
  *	mpte_free(ctx); mpte_demands_free(dset); mpte_topology_free(topo);
  */
@@ -98,6 +100,20 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *link, char *err,
 		   size_t errlen);
 int mpte_set_bandwidth(struct mpte_ctx *ctx, const char *demand, double bw,
 		       char *err, size_t errlen);
+/*
+ * The SMO's other events (incr.c), same contract.  A withdrawn demand
+ * keeps its place in the set: status "rejected", reason "withdrawn", no
+ * load; only a withdrawn demand can be added (back), with bandwidth bw
+ * (<= 0: the one in its set).  New demands are added to the set and
+ * withdrawn before mpte_solve.  A recovery offers again what failures
+ * pushed out and re-balances the demands on the busiest links.
+ */
+int mpte_remove_demand(struct mpte_ctx *ctx, const char *demand, char *err,
+		       size_t errlen);
+int mpte_add_demand(struct mpte_ctx *ctx, const char *demand, double bw,
+		    char *err, size_t errlen);
+int mpte_recover_link(struct mpte_ctx *ctx, const char *link, char *err,
+		      size_t errlen);
 
 /* Results. */
 struct json_object *mpte_result_json(struct mpte_ctx *ctx);

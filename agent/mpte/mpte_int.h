@@ -110,6 +110,9 @@ struct mpte_dstate {
 	int is_new;			/* a request, not an established one:
 					 * loses ties, may preempt worse holds */
 	int touched;			/* moved by the last incremental event */
+	int withdrawn;			/* removed by mpte_remove_demand */
+	int lost;			/* pushed out by a link failure: offered
+					 * again when a link recovers */
 	struct mpte_path backup;	/* len 0: none */
 	char *backup_reason;
 	char *preempted_by;		/* ids, comma separated */
@@ -276,18 +279,26 @@ void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mpte_append_id(char **list, const char *id);
 
-/* output.c: "link" (the topology's id), "from", "to" of arc a into o */
-void mpte_json_link(struct json_object *o, const struct mpte_topology *t,
-		    int a);
+/* output.c: the keys "link" (the topology's id), "from", "to" of arc a */
+struct jw;
+void mpte_jw_link(struct jw *w, const struct mpte_topology *t, int a);
+
+/* admit.c: the frame of an incremental event (incr.c's too) */
+int mpte_feasible(struct mpte_ctx *ctx, int di);
+void mpte_begin_event(struct mpte_ctx *ctx);
+void mpte_end_event(struct mpte_ctx *ctx, const char *what, char *preempted,
+		    const unsigned char *extra, int reroute);
 
 /* dag.c */
 int mpte_finalise_paths(struct mpte_ctx *ctx, int di);
-struct json_object *mpte_dag_json(const struct mpte_ctx *ctx, int di);
+void mpte_dag_write(struct jw *w, const struct mpte_ctx *ctx, int di);
 
 /* segments.c */
 struct mpte_sid_cache;
 struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx);
 void mpte_sid_cache_free(struct mpte_sid_cache *c);
+/* arc a recovered: drop the trees it gives a path as short or shorter */
+void mpte_sid_cache_recover_arc(struct mpte_sid_cache *c, int a);
 /* arc a failed: drop the trees it was on */
 void mpte_sid_cache_fail_arc(struct mpte_sid_cache *c, int a);
 /*

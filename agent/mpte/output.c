@@ -10,6 +10,7 @@
 #include <linux/dmsc.h>
 
 #include "mpte_int.h"
+#include "jw.h"
 
 static const char *status_name(enum mpte_status s)
 {
@@ -32,62 +33,58 @@ static const char *prot_name(enum mpte_protection p)
 	return n[p];
 }
 
-static struct json_object *hops_json(const struct mpte_topology *t,
-				     const int *arcs, int len)
+static void hops_write(struct jw *w, const struct mpte_topology *t,
+			const int *arcs, int len)
 {
-	struct json_object *h = json_object_new_array();
 	int i;
 
-	if (!len)
-		return h;
-	json_object_array_add(h, json_object_new_string(
-		t->nodes[t->arcs[arcs[0]].from].name));
-	for (i = 0; i < len; i++)
-		json_object_array_add(h, json_object_new_string(
-			t->nodes[t->arcs[arcs[i]].to].name));
-	return h;
+	jw_arr(w);
+	if (len) {
+		jw_str(w, t->nodes[t->arcs[arcs[0]].from].name);
+		for (i = 0; i < len; i++)
+			jw_str(w, t->nodes[t->arcs[arcs[i]].to].name);
+	}
+	jw_end_arr(w);
 }
 
-void mpte_json_link(struct json_object *o, const struct mpte_topology *t,
-		    int a)
+void mpte_jw_link(struct jw *w, const struct mpte_topology *t, int a)
 {
 	const struct mpte_arc *arc = &t->arcs[a];
 
-	json_object_object_add(o, "link",
-			       json_object_new_string(t->links[arc->link].id));
-	json_object_object_add(o, "from",
-			       json_object_new_string(t->nodes[arc->from].name));
-	json_object_object_add(o, "to",
-			       json_object_new_string(t->nodes[arc->to].name));
+	jw_key(w, "link");
+	jw_str(w, t->links[arc->link].id);
+	jw_key(w, "from");
+	jw_str(w, t->nodes[arc->from].name);
+	jw_key(w, "to");
+	jw_str(w, t->nodes[arc->to].name);
 }
 
 /* The links of a path by id, in order: hops alone cannot tell parallel
  * links apart. */
-static struct json_object *links_of(const struct mpte_topology *t,
-				    const int *arcs, int len)
+static void links_write(struct jw *w, const struct mpte_topology *t,
+			const int *arcs, int len)
 {
-	struct json_object *l = json_object_new_array();
 	int i;
 
+	jw_arr(w);
 	for (i = 0; i < len; i++)
-		json_object_array_add(l, json_object_new_string(
-			t->links[t->arcs[arcs[i]].link].id));
-	return l;
+		jw_str(w, t->links[t->arcs[arcs[i]].link].id);
+	jw_end_arr(w);
 }
 
-static struct json_object *id_list(const char *csv)
+static void id_list(struct jw *w, const char *csv)
 {
-	struct json_object *a = json_object_new_array();
 	char *copy, *tok, *save = NULL;
 
-	if (!csv)
-		return a;
-	copy = mpte_xstrdup(csv);
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		json_object_array_add(a, json_object_new_string(tok));
-	free(copy);
-	return a;
+	jw_arr(w);
+	if (csv) {
+		copy = mpte_xstrdup(csv);
+		for (tok = strtok_r(copy, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save))
+			jw_str(w, tok);
+		free(copy);
+	}
+	jw_end_arr(w);
 }
 
 /* Integer weights for the data plane, summing to about 10000, never 0. */
@@ -202,294 +199,301 @@ static int dp_lists(const struct mpte_ctx *ctx, int di,
 	return nl;
 }
 
-static struct json_object *sids_json(const char **sids, int n)
+static void sids_write(struct jw *w, const char **sids, int n)
 {
-	struct json_object *a = json_object_new_array();
 	int i;
 
+	jw_arr(w);
 	for (i = 0; i < n; i++)
-		json_object_array_add(a, sids[i] ? json_object_new_string(sids[i])
-						 : NULL);
-	return a;
+		jw_str(w, sids[i]);	/* NULL: null */
+	jw_end_arr(w);
 }
 
-static struct json_object *demand_json(const struct mpte_ctx *ctx, int di,
-				       struct mpte_sid_cache *cache)
+static void backup_write(struct jw *w, const struct mpte_ctx *ctx, int di,
+			 struct mpte_sid_cache *cache, char *why, size_t whylen)
+{
+	const struct mpte_topology *t = ctx->t;
+	const struct mpte_dstate *s = &ctx->st[di];
+	const char **sids = mpte_xcalloc(s->backup.len + 1, sizeof(*sids));
+	int i, fits = 1, n, missing, exact;
+
+	for (i = 0; i < s->backup.len; i++) {
+		int a = s->backup.arcs[i];
+
+		if (ctx->background[a] + ctx->load[a] +
+		    s->admitted > t->arcs[a].capacity * (1 + 1e-9))
+			fits = 0;
+	}
+	n = mpte_segments(cache, s->backup.arcs, s->backup.len, sids,
+			  s->backup.len + 1, &exact, &missing);
+	list_check(ctx, di, "backup", n, missing, why, whylen);
+	jw_obj(w);
+	jw_key(w, "hops");
+	hops_write(w, t, s->backup.arcs, s->backup.len);
+	jw_key(w, "links");
+	links_write(w, t, s->backup.arcs, s->backup.len);
+	jw_key(w, "segments");
+	sids_write(w, sids, n);
+	free(sids);
+	if (!exact) {
+		jw_key(w, "exact");
+		jw_bool(w, 0);
+	}
+	jw_key(w, "fits");
+	jw_bool(w, fits);
+	jw_end_obj(w);
+}
+
+static void demand_write(struct jw *w, const struct mpte_ctx *ctx, int di,
+			 struct mpte_sid_cache *cache)
 {
 	const struct mpte_topology *t = ctx->t;
 	const struct mpte_demand *d = &ctx->ds->d[di];
 	const struct mpte_dstate *s = &ctx->st[di];
-	struct json_object *o = json_object_new_object();
 	struct dp_list *lists;
 	char why[256] = "";
-	int p, nl, exact;
+	int p, nl;
 
-	json_object_object_add(o, "id", json_object_new_string(d->id));
-	json_object_object_add(o, "status",
-			       json_object_new_string(status_name(s->status)));
-	json_object_object_add(o, "requested",
-			       json_object_new_double(s->requested));
-	json_object_object_add(o, "admitted", json_object_new_double(
-		s->status == MPTE_ADMITTED ? s->admitted : 0));
-	if (s->reason && s->status != MPTE_ADMITTED)
-		json_object_object_add(o, "reason",
-				       json_object_new_string(s->reason));
-	if (s->preempted_by && s->status == MPTE_PREEMPTED)
-		json_object_object_add(o, "preempted_by",
-				       id_list(s->preempted_by));
-	if (s->status != MPTE_ADMITTED)
-		return o;
-
-	json_object_object_add(o, "dag", mpte_dag_json(ctx, di));
-	nl = dp_lists(ctx, di, cache, &lists, why, sizeof(why));
-	{
-		struct json_object *paths = json_object_new_array();
-
-		for (p = 0; p < nl; p++) {
-			const struct mpte_path *pp = &s->paths[lists[p].path];
-			struct json_object *po = json_object_new_object();
-
-			json_object_object_add(po, "weight", json_object_new_int(
-				int_weight(lists[p].flow, s->admitted)));
-			json_object_object_add(po, "bandwidth",
-					       json_object_new_double(lists[p].flow));
-			json_object_object_add(po, "hops",
-					       hops_json(t, pp->arcs, pp->len));
-			json_object_object_add(po, "links",
-					       links_of(t, pp->arcs, pp->len));
-			json_object_object_add(po, "segments",
-					       sids_json(lists[p].sids, lists[p].n));
-			if (!lists[p].exact)
-				json_object_object_add(po, "exact",
-					json_object_new_boolean(0));
-			if (lists[p].merged > 1)
-				json_object_object_add(po, "merged",
-					json_object_new_int(lists[p].merged));
-			json_object_object_add(po, "delay", json_object_new_double(
-				mpte_path_delay(t, pp->arcs, pp->len)));
-			json_object_array_add(paths, po);
-			free(lists[p].sids);
-		}
-		free(lists);
-		json_object_object_add(o, "paths", paths);
+	jw_obj(w);
+	jw_key(w, "id");
+	jw_str(w, d->id);
+	jw_key(w, "status");
+	jw_str(w, status_name(s->status));
+	jw_key(w, "requested");
+	jw_dbl(w, s->requested);
+	jw_key(w, "admitted");
+	jw_dbl(w, s->status == MPTE_ADMITTED ? s->admitted : 0);
+	if (s->reason && s->status != MPTE_ADMITTED) {
+		jw_key(w, "reason");
+		jw_str(w, s->reason);
 	}
+	if (s->preempted_by && s->status == MPTE_PREEMPTED) {
+		jw_key(w, "preempted_by");
+		id_list(w, s->preempted_by);
+	}
+	if (s->status != MPTE_ADMITTED) {
+		jw_end_obj(w);
+		return;
+	}
+
+	jw_key(w, "dag");
+	mpte_dag_write(w, ctx, di);
+	nl = dp_lists(ctx, di, cache, &lists, why, sizeof(why));
+	jw_key(w, "paths");
+	jw_arr(w);
+	for (p = 0; p < nl; p++) {
+		const struct mpte_path *pp = &s->paths[lists[p].path];
+
+		jw_obj(w);
+		jw_key(w, "weight");
+		jw_int(w, int_weight(lists[p].flow, s->admitted));
+		jw_key(w, "bandwidth");
+		jw_dbl(w, lists[p].flow);
+		jw_key(w, "hops");
+		hops_write(w, t, pp->arcs, pp->len);
+		jw_key(w, "links");
+		links_write(w, t, pp->arcs, pp->len);
+		jw_key(w, "segments");
+		sids_write(w, lists[p].sids, lists[p].n);
+		if (!lists[p].exact) {
+			jw_key(w, "exact");
+			jw_bool(w, 0);
+		}
+		if (lists[p].merged > 1) {
+			jw_key(w, "merged");
+			jw_int(w, lists[p].merged);
+		}
+		jw_key(w, "delay");
+		jw_dbl(w, mpte_path_delay(t, pp->arcs, pp->len));
+		jw_end_obj(w);
+		free(lists[p].sids);
+	}
+	free(lists);
+	jw_end_arr(w);
 	if (d->protection != MPTE_PROTECT_NONE) {
-		json_object_object_add(o, "protection",
-			json_object_new_string(prot_name(d->protection)));
+		jw_key(w, "protection");
+		jw_str(w, prot_name(d->protection));
+		jw_key(w, "backup");
 		if (s->backup.len) {
-			struct json_object *b = json_object_new_object();
-			const char **sids = mpte_xcalloc(s->backup.len + 1,
-							 sizeof(*sids));
-			int i, fits = 1, n, missing;
-
-			for (i = 0; i < s->backup.len; i++) {
-				int a = s->backup.arcs[i];
-
-				if (ctx->background[a] + ctx->load[a] +
-				    s->admitted > t->arcs[a].capacity * (1 + 1e-9))
-					fits = 0;
-			}
-			n = mpte_segments(cache, s->backup.arcs, s->backup.len,
-					  sids, s->backup.len + 1, &exact,
-					  &missing);
-			list_check(ctx, di, "backup", n, missing, why,
-				   sizeof(why));
-			json_object_object_add(b, "hops",
-				hops_json(t, s->backup.arcs, s->backup.len));
-			json_object_object_add(b, "links",
-				links_of(t, s->backup.arcs, s->backup.len));
-			json_object_object_add(b, "segments", sids_json(sids, n));
-			free(sids);
-			if (!exact)
-				json_object_object_add(b, "exact",
-					json_object_new_boolean(0));
-			json_object_object_add(b, "fits",
-					       json_object_new_boolean(fits));
-			json_object_object_add(o, "backup", b);
+			backup_write(w, ctx, di, cache, why, sizeof(why));
 		} else {
-			json_object_object_add(o, "backup", NULL);
-			if (s->backup_reason)
-				json_object_object_add(o, "backup_reason",
-					json_object_new_string(s->backup_reason));
+			jw_null(w);
+			if (s->backup_reason) {
+				jw_key(w, "backup_reason");
+				jw_str(w, s->backup_reason);
+			}
 		}
 	}
 	/* what dmsc mpte batch checks before it writes a tunnel */
-	json_object_object_add(o, "installable",
-			       json_object_new_boolean(!why[0]));
-	if (why[0])
-		json_object_object_add(o, "install_error",
-				       json_object_new_string(why));
-	return o;
+	jw_key(w, "installable");
+	jw_bool(w, !why[0]);
+	if (why[0]) {
+		jw_key(w, "install_error");
+		jw_str(w, why);
+	}
+	jw_end_obj(w);
 }
 
-static struct json_object *summary_json(const struct mpte_ctx *ctx)
+static void summary_write(struct jw *w, const struct mpte_ctx *ctx)
 {
 	const struct mpte_topology *t = ctx->t;
-	struct json_object *sum = json_object_new_object();
 	int di, n[4] = { 0 };
 
 	for (di = 0; di < ctx->ds->n; di++)
 		n[ctx->st[di].status]++;
-	json_object_object_add(sum, "nodes", json_object_new_int(t->nnodes));
-	json_object_object_add(sum, "links", json_object_new_int(t->narcs));
-	json_object_object_add(sum, "demands", json_object_new_int(ctx->ds->n));
-	json_object_object_add(sum, "admitted",
-			       json_object_new_int(n[MPTE_ADMITTED]));
-	json_object_object_add(sum, "rejected",
-			       json_object_new_int(n[MPTE_REJECTED]));
-	json_object_object_add(sum, "preempted",
-			       json_object_new_int(n[MPTE_PREEMPTED]));
-	json_object_object_add(sum, "max_utilisation",
-			       json_object_new_double(ctx->max_util));
-	json_object_object_add(sum, "lower_bound",
-			       json_object_new_double(ctx->lower_bound));
-	if (ctx->ecmp_util >= 0)
-		json_object_object_add(sum, "ecmp_max_utilisation",
-				       json_object_new_double(ctx->ecmp_util));
-	json_object_object_add(sum, "iterations",
-			       json_object_new_int(ctx->iterations));
-	json_object_object_add(sum, "solve_seconds",
-			       json_object_new_double(ctx->solve_seconds));
-	return sum;
-}
-
-static struct json_object *links_json(const struct mpte_ctx *ctx)
-{
-	const struct mpte_topology *t = ctx->t;
-	struct json_object *links = json_object_new_array();
-	int a;
-
-	for (a = 0; a < t->narcs; a++) {
-		struct json_object *l = json_object_new_object();
-		const struct mpte_arc *arc = &t->arcs[a];
-
-		mpte_json_link(l, t, a);
-		json_object_object_add(l, "capacity",
-				       json_object_new_double(arc->capacity));
-		json_object_object_add(l, "reserved",
-				       json_object_new_double(ctx->background[a]));
-		json_object_object_add(l, "load",
-				       json_object_new_double(ctx->load[a]));
-		json_object_object_add(l, "utilisation", json_object_new_double(
-			(ctx->background[a] + ctx->load[a]) / arc->capacity));
-		if (ctx->failed[a])
-			json_object_object_add(l, "failed",
-					       json_object_new_boolean(1));
-		json_object_array_add(links, l);
+	jw_obj(w);
+	jw_key(w, "nodes");
+	jw_int(w, t->nnodes);
+	jw_key(w, "links");
+	jw_int(w, t->narcs);
+	jw_key(w, "demands");
+	jw_int(w, ctx->ds->n);
+	jw_key(w, "admitted");
+	jw_int(w, n[MPTE_ADMITTED]);
+	jw_key(w, "rejected");
+	jw_int(w, n[MPTE_REJECTED]);
+	jw_key(w, "preempted");
+	jw_int(w, n[MPTE_PREEMPTED]);
+	jw_key(w, "max_utilisation");
+	jw_dbl(w, ctx->max_util);
+	jw_key(w, "lower_bound");
+	jw_dbl(w, ctx->lower_bound);
+	if (ctx->ecmp_util >= 0) {
+		jw_key(w, "ecmp_max_utilisation");
+		jw_dbl(w, ctx->ecmp_util);
 	}
-	return links;
+	jw_key(w, "iterations");
+	jw_int(w, ctx->iterations);
+	jw_key(w, "solve_seconds");
+	jw_dbl(w, ctx->solve_seconds);
+	jw_end_obj(w);
 }
 
-static struct json_object *bg_preempt_json(const struct mpte_ctx *ctx)
+static void link_write(struct jw *w, const struct mpte_ctx *ctx, int a)
 {
-	struct json_object *bp = json_object_new_array();
+	const struct mpte_arc *arc = &ctx->t->arcs[a];
+
+	jw_obj(w);
+	mpte_jw_link(w, ctx->t, a);
+	jw_key(w, "capacity");
+	jw_dbl(w, arc->capacity);
+	jw_key(w, "reserved");
+	jw_dbl(w, ctx->background[a]);
+	jw_key(w, "load");
+	jw_dbl(w, ctx->load[a]);
+	jw_key(w, "utilisation");
+	jw_dbl(w, (ctx->background[a] + ctx->load[a]) / arc->capacity);
+	if (ctx->failed[a]) {
+		jw_key(w, "failed");
+		jw_bool(w, 1);
+	}
+	jw_end_obj(w);
+}
+
+static void bg_preempt_write(struct jw *w, const struct mpte_ctx *ctx)
+{
 	int i;
 
+	jw_arr(w);
 	for (i = 0; i < ctx->nbgp; i++) {
-		struct json_object *o = json_object_new_object();
-
-		mpte_json_link(o, ctx->t, ctx->bgp[i].arc);
-		json_object_object_add(o, "priority",
-				       json_object_new_int(ctx->bgp[i].priority));
-		json_object_object_add(o, "bandwidth",
-				       json_object_new_double(ctx->bgp[i].bandwidth));
-		json_object_array_add(bp, o);
+		jw_obj(w);
+		mpte_jw_link(w, ctx->t, ctx->bgp[i].arc);
+		jw_key(w, "priority");
+		jw_int(w, ctx->bgp[i].priority);
+		jw_key(w, "bandwidth");
+		jw_dbl(w, ctx->bgp[i].bandwidth);
+		jw_end_obj(w);
 	}
-	return bp;
+	jw_end_arr(w);
 }
 
-static struct json_object *events_json(const struct mpte_ctx *ctx)
+static void events_write(struct jw *w, const struct mpte_ctx *ctx)
 {
-	struct json_object *ev = json_object_new_array();
 	int i;
 
+	jw_arr(w);
 	for (i = 0; i < ctx->nevents; i++) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "event",
-				       json_object_new_string(ctx->events[i].what));
-		json_object_object_add(o, "touched",
-				       id_list(ctx->events[i].touched));
-		json_object_object_add(o, "preempted",
-				       id_list(ctx->events[i].preempted));
-		json_object_object_add(o, "max_utilisation", json_object_new_double(
-			ctx->events[i].max_utilisation));
-		json_object_array_add(ev, o);
+		jw_obj(w);
+		jw_key(w, "event");
+		jw_str(w, ctx->events[i].what);
+		jw_key(w, "touched");
+		id_list(w, ctx->events[i].touched);
+		jw_key(w, "preempted");
+		id_list(w, ctx->events[i].preempted);
+		jw_key(w, "max_utilisation");
+		jw_dbl(w, ctx->events[i].max_utilisation);
+		jw_end_obj(w);
 	}
-	return ev;
-}
-
-struct json_object *mpte_result_json(struct mpte_ctx *ctx)
-{
-	struct json_object *r = json_object_new_object();
-	struct json_object *dem = json_object_new_array();
-	struct mpte_sid_cache *cache = mpte_sids(ctx);	/* the solver's */
-	int di;
-
-	for (di = 0; di < ctx->ds->n; di++)
-		json_object_array_add(dem, demand_json(ctx, di, cache));
-	json_object_object_add(r, "summary", summary_json(ctx));
-	json_object_object_add(r, "demands", dem);
-	json_object_object_add(r, "links", links_json(ctx));
-	if (ctx->nbgp)
-		json_object_object_add(r, "preempted_reservations",
-				       bg_preempt_json(ctx));
-	if (ctx->nevents)
-		json_object_object_add(r, "events", events_json(ctx));
-	return r;
-}
-
-static void put_json(FILE *f, const char *key, struct json_object *o,
-		     const char *sep)
-{
-	fprintf(f, "\"%s\": %s%s\n", key, json_object_to_json_string_ext(o,
-		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), sep);
-	json_object_put(o);
+	jw_end_arr(w);
 }
 
 /*
- * The same document as mpte_result_json, streamed one demand (and one
- * link) per line, so a 10,000-demand result never sits in memory as one
- * JSON tree.
+ * The result, streamed one demand (and one link) per line, so a
+ * 10,000-demand result never sits in memory as one JSON tree.  The layout
+ * (newlines and all) is what json-c printed when each line was a tree of
+ * its own.
  */
 void mpte_result_print(struct mpte_ctx *ctx, FILE *f)
 {
 	/* the solver's IGP trees (one per head node): building them again
 	 * was a fifth of fat-tree k=32's whole run */
 	struct mpte_sid_cache *cache = mpte_sids(ctx);
-	struct json_object *links = links_json(ctx);
-	size_t i, n;
-	int di;
+	struct jw w;
+	int di, a;
 
-	fputs("{\n", f);
-	put_json(f, "summary", summary_json(ctx), ",");
-	fputs("\"demands\": [\n", f);
+	jw_init(&w, f);
+	fputs("{\n\"summary\": ", f);
+	summary_write(&w, ctx);
+	fputs(",\n\"demands\": [\n", f);
 	for (di = 0; di < ctx->ds->n; di++) {
-		struct json_object *o = demand_json(ctx, di, cache);
-
-		fprintf(f, "%s%s\n", json_object_to_json_string_ext(o,
-			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-			di + 1 < ctx->ds->n ? "," : "");
-		json_object_put(o);
+		jw_init(&w, f);
+		demand_write(&w, ctx, di, cache);
+		fputs(di + 1 < ctx->ds->n ? ",\n" : "\n", f);
 	}
 	fputs("],\n\"links\": [\n", f);
-	n = json_object_array_length(links);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s%s\n", json_object_to_json_string_ext(
-			json_object_array_get_idx(links, i),
-			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-			i + 1 < n ? "," : "");
-	json_object_put(links);
+	for (a = 0; a < ctx->t->narcs; a++) {
+		jw_init(&w, f);
+		link_write(&w, ctx, a);
+		fputs(a + 1 < ctx->t->narcs ? ",\n" : "\n", f);
+	}
 	fputs("]", f);
 	if (ctx->nbgp) {
-		fputs(",\n", f);
-		put_json(f, "preempted_reservations", bg_preempt_json(ctx), "");
+		fputs(",\n\"preempted_reservations\": ", f);
+		jw_init(&w, f);
+		bg_preempt_write(&w, ctx);
+		fputs("\n", f);
 	}
 	if (ctx->nevents) {
-		fputs(",\n", f);
-		put_json(f, "events", events_json(ctx), "");
+		fputs(",\n\"events\": ", f);
+		jw_init(&w, f);
+		events_write(&w, ctx);
+		fputs("\n", f);
 	}
 	fputs("}\n", f);
+}
+
+/*
+ * The same document as a json-c tree, for callers that want one (the
+ * tests): parsed back from the stream, so there is one encoder.  json-c
+ * keeps a parsed number's text, so printing the tree gives the same bytes.
+ */
+struct json_object *mpte_result_json(struct mpte_ctx *ctx)
+{
+	struct json_object *r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();	/* out of memory, as mpte_xcalloc */
+	mpte_result_print(ctx, f);
+	if (fclose(f))
+		abort();	/* out of memory, as mpte_xcalloc */
+	r = json_tokener_parse(buf);
+	free(buf);
+	if (!r)
+		abort();	/* our own output is valid JSON: only memory */
+	return r;
 }
 
 /* " A B -id-> C": a hop over one of parallel links names it. */

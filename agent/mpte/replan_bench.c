@@ -8,10 +8,13 @@
  *
  * Solves cold (no admission, no backups, as the benchmark's table), then
  * fails N links one after the other, chosen at random among the links
- * that carry flow, and times each mpte_fail_link(); then resizes N elastic
- * demands with mpte_set_bandwidth().  Prints each kind's median, 90th percentile and worst in ms,
- * and how many demands each event touched.
+ * that carry flow, and times each mpte_fail_link(); recovers them
+ * (mpte_recover_link); removes N admitted demands and adds them back
+ * (mpte_remove_demand, mpte_add_demand); resizes N elastic demands
+ * (mpte_set_bandwidth).  Prints each kind's median, 90th percentile and
+ * worst in ms (wall and CPU), and how many other demands' paths changed.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,32 +40,82 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void report(const char *what, double *ms, double *cpu, int *touched,
-		   int n)
+/* a hash of each demand's paths (arcs and flows): who moved */
+static void path_hashes(const struct mpte_ctx *ctx, uint64_t *h)
 {
-	long tsum = 0;
-	int i;
+	int di, p, i;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		const struct mpte_dstate *s = &ctx->st[di];
+		uint64_t x = 1469598103934665603ULL ^ (uint64_t)s->status;
+
+		for (p = 0; p < s->npaths; p++) {
+			uint64_t fb;
+
+			for (i = 0; i < s->paths[p].len; i++)
+				x = (x ^ (uint64_t)s->paths[p].arcs[i]) *
+				    1099511628211ULL;
+			memcpy(&fb, &s->paths[p].flow, sizeof(fb));
+			x = (x ^ fb) * 1099511628211ULL;
+		}
+		h[di] = x;
+	}
+}
+
+static uint64_t *hb, *ha;
+
+/* demands whose paths changed, the event's own (skip) aside */
+static int count_moved(const struct mpte_ctx *ctx, int skip)
+{
+	int di, n = 0;
+
+	path_hashes(ctx, ha);
+	for (di = 0; di < ctx->ds->n; di++)
+		n += di != skip && ha[di] != hb[di];
+	return n;
+}
+
+struct series {
+	double *ms, *cpu;
+	int *moved, n;
+	double t0, c0;
+};
+
+static void start(struct mpte_ctx *ctx, struct series *x)
+{
+	path_hashes(ctx, hb);
+	x->t0 = mpte_now();
+	x->c0 = cpu_now();
+}
+
+static void stop(struct mpte_ctx *ctx, struct series *x, int skip)
+{
+	x->ms[x->n] = (mpte_now() - x->t0) * 1e3;
+	x->cpu[x->n] = (cpu_now() - x->c0) * 1e3;
+	x->moved[x->n++] = count_moved(ctx, skip);
+}
+
+static void report(const char *what, struct series *x)
+{
+	long msum = 0;
+	int i, n = x->n, mmax = 0;
 
 	if (!n) {
 		printf("%s: none\n", what);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		tsum += touched[i];
-	qsort(ms, n, sizeof(double), cmp_dbl);
-	qsort(cpu, n, sizeof(double), cmp_dbl);
-	printf("%s: %d events, re-plan ms wall median %.2f p90 %.2f max %.2f, CPU median %.2f p90 %.2f max %.2f; demands touched per event %.1f on average\n",
-	       what, n, ms[n / 2], ms[(n * 9) / 10], ms[n - 1],
-	       cpu[n / 2], cpu[(n * 9) / 10], cpu[n - 1], (double)tsum / n);
-}
-
-static int count_touched(const struct mpte_ctx *ctx)
-{
-	int di, n = 0;
-
-	for (di = 0; di < ctx->ds->n; di++)
-		n += ctx->st[di].touched != 0;
-	return n;
+	for (i = 0; i < n; i++) {
+		msum += x->moved[i];
+		if (x->moved[i] > mmax)
+			mmax = x->moved[i];
+	}
+	qsort(x->ms, n, sizeof(double), cmp_dbl);
+	qsort(x->cpu, n, sizeof(double), cmp_dbl);
+	printf("%s: %d events, re-plan ms wall median %.2f p90 %.2f max %.2f, CPU median %.2f p90 %.2f max %.2f; other demands moved per event %.1f on average, %d at most\n",
+	       what, n, x->ms[n / 2], x->ms[(n * 9) / 10], x->ms[n - 1],
+	       x->cpu[n / 2], x->cpu[(n * 9) / 10], x->cpu[n - 1],
+	       (double)msum / n, mmax);
+	x->n = 0;
 }
 
 int main(int argc, char **argv)
@@ -73,9 +126,10 @@ int main(int argc, char **argv)
 	struct mpte_demand_set *ds;
 	struct mpte_options o;
 	struct mpte_ctx *ctx;
-	int n = argc > 3 ? atoi(argv[3]) : 20, i, k, ne = 0;
-	double *ms, *cpu, t0, c0, cold;
-	int *touched;
+	int n = argc > 3 ? atoi(argv[3]) : 20, i, k, nl = 0, ng = 0;
+	int *links, *gone;
+	struct series x;
+	double t0, cold, cold_u;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: mpte-replan-bench TOPOLOGY DEMANDS [N] [SEED]\n");
@@ -101,11 +155,16 @@ int main(int argc, char **argv)
 	t0 = mpte_now();
 	mpte_solve(ctx);
 	cold = mpte_now() - t0;
-	printf("cold solve %.3f s, max utilisation %.6f\n", cold,
-	       mpte_max_utilisation(ctx));
-	ms = mpte_xcalloc(n, sizeof(double));
-	cpu = mpte_xcalloc(n, sizeof(double));
-	touched = mpte_xcalloc(n, sizeof(int));
+	cold_u = mpte_max_utilisation(ctx);
+	printf("cold solve %.3f s, max utilisation %.6f\n", cold, cold_u);
+	x.ms = mpte_xcalloc(n, sizeof(double));
+	x.cpu = mpte_xcalloc(n, sizeof(double));
+	x.moved = mpte_xcalloc(n, sizeof(int));
+	x.n = 0;
+	hb = mpte_xcalloc(ds->n, sizeof(*hb));
+	ha = mpte_xcalloc(ds->n, sizeof(*ha));
+	links = mpte_xcalloc(n, sizeof(int));
+	gone = mpte_xcalloc(n, sizeof(int));
 	for (i = 0; i < n; i++) {
 		int l, tries;
 
@@ -116,27 +175,60 @@ int main(int argc, char **argv)
 			    ctx->load[t->links[l].arc[0]] > 0)
 				break;
 		}
-		t0 = mpte_now();
-		c0 = cpu_now();
+		start(ctx, &x);
 		if (mpte_fail_link(ctx, t->links[l].id, err, sizeof(err))) {
 			fprintf(stderr, "mpte-replan-bench: %s\n", err);
 			continue;
 		}
-		ms[ne] = (mpte_now() - t0) * 1e3;
-		cpu[ne] = (cpu_now() - c0) * 1e3;
-		touched[ne++] = count_touched(ctx);
+		stop(ctx, &x, -1);
+		links[nl++] = l;
 	}
-	report("link failure", ms, cpu, touched, ne);
-	printf("after %d failures: max utilisation %.6f\n", ne,
+	report("link failure", &x);
+	printf("after %d failures: max utilisation %.6f\n", nl,
 	       mpte_max_utilisation(ctx));
-	ne = 0;
+	for (i = 0; i < nl; i++) {
+		start(ctx, &x);
+		if (mpte_recover_link(ctx, t->links[links[i]].id, err,
+				      sizeof(err))) {
+			fprintf(stderr, "mpte-replan-bench: %s\n", err);
+			continue;
+		}
+		stop(ctx, &x, -1);
+	}
+	report("link recovery", &x);
+	printf("after %d recoveries: max utilisation %.6f (cold %.6f)\n", nl,
+	       mpte_max_utilisation(ctx), cold_u);
+	for (i = 0, k = 0; i < n && k < 100 * n; k++) {
+		int di = rand() % ds->n;
+
+		if (ctx->st[di].status != MPTE_ADMITTED)
+			continue;
+		start(ctx, &x);
+		if (mpte_remove_demand(ctx, ds->d[di].id, err, sizeof(err))) {
+			fprintf(stderr, "mpte-replan-bench: %s\n", err);
+			continue;
+		}
+		stop(ctx, &x, di);
+		gone[ng++] = di;
+		i++;
+	}
+	report("demand removed", &x);
+	for (i = 0; i < ng; i++) {
+		start(ctx, &x);
+		if (mpte_add_demand(ctx, ds->d[gone[i]].id, 0, err,
+				    sizeof(err))) {
+			fprintf(stderr, "mpte-replan-bench: %s\n", err);
+			continue;
+		}
+		stop(ctx, &x, gone[i]);
+	}
+	report("demand added", &x);
 	for (i = 0, k = 0; i < n && k < 100 * n; k++) {
 		int di = rand() % ds->n;
 
 		if (!ds->d[di].elastic || ctx->st[di].status != MPTE_ADMITTED)
 			continue;
-		t0 = mpte_now();
-		c0 = cpu_now();
+		start(ctx, &x);
 		if (mpte_set_bandwidth(ctx, ds->d[di].id,
 				       ds->d[di].bw_min +
 				       (ds->d[di].bw_max - ds->d[di].bw_min) *
@@ -144,15 +236,20 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mpte-replan-bench: %s\n", err);
 			continue;
 		}
-		ms[ne] = (mpte_now() - t0) * 1e3;
-		cpu[ne] = (cpu_now() - c0) * 1e3;
-		touched[ne++] = count_touched(ctx);
+		stop(ctx, &x, di);
 		i++;
 	}
-	report("demand resized", ms, cpu, touched, ne);
-	free(ms);
-	free(cpu);
-	free(touched);
+	report("demand resized", &x);
+	printf("after all events: max utilisation %.6f (cold %.6f, ratio %.4f)\n",
+	       mpte_max_utilisation(ctx), cold_u,
+	       mpte_max_utilisation(ctx) / cold_u);
+	free(x.ms);
+	free(x.cpu);
+	free(x.moved);
+	free(hb);
+	free(ha);
+	free(links);
+	free(gone);
 	mpte_free(ctx);
 	mpte_demands_free(ds);
 	mpte_topology_free(t);

@@ -26,6 +26,10 @@ struct start {
 	struct mpte_ctx *ctx;
 	struct mpte_topology rev;	/* arcs reversed: distances to egress */
 	struct mpte_sp sp;
+	const double *dist;		/* the current tree's: sp's or cached */
+	double uniform;			/* every arc's IGP metric if all equal
+					 * and positive, else 0 */
+	double *bfs_dist;		/* the tree by BFS, when uniform */
 	int *nodes, nnodes;		/* a demand's DAG, by distance to egress */
 	int *dag_arc, narcs;		/* its arcs, dag_start[u]..dag_end[u] */
 	int *dag_start, *dag_end;
@@ -41,6 +45,10 @@ struct start {
 };
 
 #define START_REFINE 1	/* passes re-placing every share */
+/* The first pass's trees are kept for the refining pass (computing them
+ * again was a tenth of fat-tree k=32's run) up to this many distances
+ * (8 bytes each, and 4 for the order): 48 MB */
+#define START_TREE_CACHE (4 << 20)
 
 static const double *sort_dist;
 
@@ -69,7 +77,7 @@ static int cmp_smaller(const void *x, const void *y)
 static void build_dag(struct start *s)
 {
 	const struct mpte_topology *t = s->ctx->t;
-	const double *dist = s->sp.dist;
+	const double *dist = s->dist;
 	const unsigned char *failed = s->ctx->failed;
 	int u, k;
 
@@ -89,6 +97,48 @@ static void build_dag(struct start *s)
 			}
 		s->dag_end[u] = s->narcs;
 	}
+}
+
+/*
+ * Distances to dst over the reversed arcs by breadth-first search, when
+ * every metric is the same: what the Dijkstra finds (each distance its
+ * parent's plus the metric), without the heap, a tenth of fat-tree k=32's
+ * run.
+ */
+static void bfs_tree(struct start *s, int dst)
+{
+	const struct mpte_topology *r = &s->rev;
+	const unsigned char *failed = s->ctx->failed;
+	int *q = s->nodes, head = 0, n = 0, u, k;
+
+	for (u = 0; u < r->nnodes; u++)
+		s->bfs_dist[u] = HUGE_VAL_D;
+	s->bfs_dist[dst] = 0;
+	q[n++] = dst;
+	while (head < n) {
+		double nd;
+
+		u = q[head++];
+		nd = s->bfs_dist[u] + s->uniform;
+		for (k = r->out_start[u]; k < r->out_start[u + 1]; k++) {
+			int v = r->out_to[k];
+
+			if (s->bfs_dist[v] != HUGE_VAL_D || failed[r->out_arc[k]])
+				continue;
+			s->bfs_dist[v] = nd;
+			q[n++] = v;
+		}
+	}
+	s->dist = s->bfs_dist;
+}
+
+/* The reached nodes, nearest the egress first. */
+static void build_order(struct start *s)
+{
+	const struct mpte_topology *t = s->ctx->t;
+	const double *dist = s->dist;
+	int u;
+
 	s->norder = 0;
 	for (u = 0; u < t->nnodes; u++)
 		if (dist[u] != HUGE_VAL_D)
@@ -336,7 +386,7 @@ static int place(struct start *s, int di)
 	int limit = mpte_hop_limit(ctx, di), msids = mpte_max_sids(ctx, di);
 	double share = st->admitted / d->max_paths;
 
-	if (s->sp.dist[src] == HUGE_VAL_D)
+	if (s->dist[src] == HUGE_VAL_D)
 		return 0;
 	collect(s, src);
 	if (st->pcap < cap) {
@@ -369,8 +419,9 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed,
 	struct start s;
 	struct mpte_filter f;
 	int a, di, k, dst, nplaced = 0, pass;
-	int *by_egress, *next, *order;
-	double *fixed, *ecmp;
+	int *by_egress, *next, *order, *slot = NULL, *ocache = NULL;
+	int *ncache = NULL, negress = 0;
+	double *fixed, *ecmp, *dcache = NULL;
 
 	*ecmp_u = -1;
 	for (di = 0; di < ctx->ds->n; di++)
@@ -405,6 +456,11 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed,
 	s.vol = mpte_xcalloc(t->nnodes, sizeof(double));
 	for (k = 0; k < t->narcs; k++)
 		s.igp[k] = t->arcs[t->out_arc[k]].igp_metric;
+	s.uniform = t->narcs ? s.igp[0] : 0;
+	for (k = 0; k < t->narcs; k++)
+		if (s.igp[k] != s.uniform || !(s.uniform > 0))
+			s.uniform = 0;
+	s.bfs_dist = mpte_xcalloc(t->nnodes, sizeof(double));
 	s.bmax = mpte_xcalloc(t->nnodes, sizeof(double));
 	s.bsum = mpte_xcalloc(t->nnodes, sizeof(double));
 	s.bnext = mpte_xcalloc(t->nnodes, sizeof(int));
@@ -432,11 +488,35 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed,
 		}
 	}
 	free(order);
+	for (dst = 0; dst < t->nnodes; dst++)
+		negress += by_egress[dst] >= 0;
+	if ((long)negress * t->nnodes <= START_TREE_CACHE) {
+		slot = mpte_xcalloc(t->nnodes, sizeof(int));
+		dcache = mpte_xcalloc((size_t)negress * t->nnodes,
+				      sizeof(double));
+		ocache = mpte_xcalloc((size_t)negress * t->nnodes, sizeof(int));
+		ncache = mpte_xcalloc(negress, sizeof(int));
+		for (dst = 0, k = 0; dst < t->nnodes; dst++)
+			slot[dst] = by_egress[dst] >= 0 ? k++ : -1;
+	}
 	for (dst = 0; dst < t->nnodes; dst++) {
 		if (by_egress[dst] < 0)
 			continue;
-		mpte_dijkstra(&s.rev, &s.sp, &dst, 1, NULL, &f, NULL, 0);
+		if (s.uniform) {
+			bfs_tree(&s, dst);
+		} else {
+			s.dist = s.sp.dist;
+			mpte_dijkstra(&s.rev, &s.sp, &dst, 1, NULL, &f, NULL, 0);
+		}
 		build_dag(&s);
+		build_order(&s);
+		if (slot) {
+			size_t o = (size_t)slot[dst] * t->nnodes;
+
+			memcpy(dcache + o, s.dist, t->nnodes * sizeof(double));
+			memcpy(ocache + o, s.order, s.norder * sizeof(int));
+			ncache[slot[dst]] = s.norder;
+		}
 		ecmp_split(&s, by_egress[dst], next, ecmp);
 		for (di = by_egress[dst]; di >= 0 && !s.over; di = next[di])
 			if (place(&s, di)) {
@@ -476,8 +556,26 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed,
 		for (dst = 0; dst < t->nnodes; dst++) {
 			if (by_egress[dst] < 0)
 				continue;
-			mpte_dijkstra(&s.rev, &s.sp, &dst, 1, NULL, &f, NULL, 0);
-			build_dag(&s);
+			if (slot) {
+				size_t o = (size_t)slot[dst] * t->nnodes;
+
+				/* no failure in between: the same tree */
+				s.dist = dcache + o;
+				build_dag(&s);
+				s.norder = ncache[slot[dst]];
+				memcpy(s.order, ocache + o,
+				       s.norder * sizeof(int));
+			} else if (s.uniform) {
+				bfs_tree(&s, dst);
+				build_dag(&s);
+				build_order(&s);
+			} else {
+				s.dist = s.sp.dist;
+				mpte_dijkstra(&s.rev, &s.sp, &dst, 1, NULL, &f,
+					      NULL, 0);
+				build_dag(&s);
+				build_order(&s);
+			}
 			for (di = by_egress[dst]; di >= 0; di = next[di])
 				if (placed[di])
 					refine(&s, di);
@@ -485,6 +583,11 @@ int mpte_ecmp_start(struct mpte_ctx *ctx, unsigned char *placed,
 	for (a = 0; a < t->narcs; a++)
 		mpte_arc_len_update(ctx, a);
 
+	free(s.bfs_dist);
+	free(slot);
+	free(dcache);
+	free(ocache);
+	free(ncache);
 	free(by_egress);
 	free(next);
 	free(fixed);

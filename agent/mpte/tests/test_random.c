@@ -477,18 +477,178 @@ out:
 	return KTAP_FAILED();
 }
 
+/* A demand's paths as text (arcs and flows, exact), to see who moved. */
+static char *paths_sig(const struct mpte_ctx *ctx, int di)
+{
+	const struct mpte_dstate *s = &ctx->st[di];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int p, i;
+
+	fprintf(f, "%d:", s->status);
+	for (p = 0; p < s->npaths; p++) {
+		for (i = 0; i < s->paths[p].len; i++)
+			fprintf(f, "%d,", s->paths[p].arcs[i]);
+		fprintf(f, "=%.17g|", s->paths[p].flow);
+	}
+	fclose(f);
+	return buf;
+}
+
+static char **snapshot(const struct mpte_ctx *ctx)
+{
+	char **sig = mpte_xcalloc(ctx->ds->n, sizeof(char *));
+	int di;
+
+	for (di = 0; di < ctx->ds->n; di++)
+		sig[di] = paths_sig(ctx, di);
+	return sig;
+}
+
+static void snapshot_free(char **sig, int n)
+{
+	int di;
+
+	for (di = 0; di < n; di++)
+		free(sig[di]);
+	free(sig);
+}
+
+/* Every demand the event did not touch (but skip) kept its paths. */
+static int untouched_unchanged(const struct mpte_ctx *ctx, char **before,
+			       int skip, int strict, const char *when)
+{
+	int di, bad = 0;
+
+	for (di = 0; di < ctx->ds->n && !bad; di++) {
+		char *now;
+
+		if (di == skip || (!strict && ctx->st[di].touched))
+			continue;
+		now = paths_sig(ctx, di);
+		if (strcmp(now, before[di]))
+			bad = ktap_fail("%s: demand %s moved: %s -> %s", when,
+					ctx->ds->d[di].id, before[di], now);
+		free(now);
+	}
+	return bad;
+}
+
+/* cold solve of the same instance: the reference for quality */
+static double cold_util(const struct mpte_topology *t,
+			const struct mpte_demand_set *ds,
+			const struct mpte_options *o)
+{
+	struct mpte_ctx *c = mpte_new(t, ds, o);
+	double u;
+
+	mpte_solve(c);
+	u = mpte_max_utilisation(c);
+	mpte_free(c);
+	return u;
+}
+
+#define INCR_QUALITY 1.02	/* re-planned max util over a cold solve's */
+
+/*
+ * The incremental events (remove, add back, fail, recover): each result
+ * passes the invariants, a removal moves no other demand, no event moves
+ * a demand it does not report as touched, and after add-back and
+ * recovery the max utilisation is within INCR_QUALITY of a cold solve.
+ */
+static int one_incremental(int seed)
+{
+	struct json_object *tj, *dj;
+	struct mpte_topology *t = NULL;
+	struct mpte_demand_set *ds = NULL;
+	struct mpte_ctx *ctx = NULL;
+	struct mpte_options o;
+	char err[512], **before = NULL;
+	double cold;
+	int n, di, victim = -1, used = -1;
+
+	rng = 0x5851f42d4c957f2dULL * (seed + 3);
+	n = rint_(8, 30);
+	tj = gen_topology(n, 0);
+	dj = gen_demands(n, rint_(10, 80), 0);
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "topology: %s", err);
+	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	CHECK(ds, "demands: %s", err);
+	mpte_options_default(&o);
+	o.admission = 0;
+	o.backups = 0;
+	ctx = mpte_new(t, ds, &o);
+	mpte_solve(ctx);
+	cold = mpte_max_utilisation(ctx);
+	for (di = 0; di < ds->n && victim < 0; di++)
+		if (ctx->st[di].status == MPTE_ADMITTED && ctx->st[di].npaths)
+			victim = di;
+	CHECK(victim >= 0, "no admitted demand");
+
+	before = snapshot(ctx);
+	CHECK(!mpte_remove_demand(ctx, ds->d[victim].id, err, sizeof(err)),
+	      "remove: %s", err);
+	CHECK(!check_solution(ctx, "after removal"), "%s", "see above");
+	CHECK(ctx->st[victim].status == MPTE_REJECTED && !ctx->st[victim].npaths,
+	      "removed demand still routed");
+	CHECK(!untouched_unchanged(ctx, before, victim, 1, "removal"), "-");
+	CHECK(!mpte_remove_demand(ctx, ds->d[victim].id, err, sizeof(err)) == 0,
+	      "a second removal was accepted");
+	snapshot_free(before, ds->n);
+
+	before = snapshot(ctx);
+	CHECK(!mpte_add_demand(ctx, ds->d[victim].id, 0, err, sizeof(err)),
+	      "add: %s", err);
+	CHECK(!check_solution(ctx, "after add"), "%s", "see above");
+	CHECK(ctx->st[victim].status == MPTE_ADMITTED, "added demand not routed");
+	CHECK(!untouched_unchanged(ctx, before, victim, 0, "add"), "-");
+	CHECK(mpte_max_utilisation(ctx) <= cold * INCR_QUALITY + 1e-9,
+	      "after add-back: max util %g > %g x cold %g",
+	      mpte_max_utilisation(ctx), INCR_QUALITY, cold);
+	snapshot_free(before, ds->n);
+
+	used = t->arcs[ctx->st[victim].paths[0].arcs[0]].link;
+	before = snapshot(ctx);
+	CHECK(!mpte_fail_link(ctx, t->links[used].id, err, sizeof(err)),
+	      "fail: %s", err);
+	CHECK(!untouched_unchanged(ctx, before, -1, 0, "failure"), "-");
+	snapshot_free(before, ds->n);
+	before = snapshot(ctx);
+	CHECK(!mpte_recover_link(ctx, t->links[used].id, err, sizeof(err)),
+	      "recover: %s", err);
+	CHECK(mpte_recover_link(ctx, t->links[used].id, err, sizeof(err)),
+	      "a second recovery was accepted");
+	CHECK(!check_solution(ctx, "after recovery"), "%s", "see above");
+	CHECK(!untouched_unchanged(ctx, before, -1, 0, "recovery"), "-");
+	CHECK(mpte_max_utilisation(ctx) <= cold_util(t, ds, &o) * INCR_QUALITY + 1e-9,
+	      "after recovery: max util %g > %g x cold %g",
+	      mpte_max_utilisation(ctx), INCR_QUALITY, cold_util(t, ds, &o));
+out:
+	if (before)
+		snapshot_free(before, ds->n);
+	mpte_free(ctx);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	json_object_put(dj);
+	return KTAP_FAILED();
+}
+
 #define N_RANDOM 40
 #define N_VS_LP 20
+#define N_INCR 20
 
 int main(void)
 {
 	char nm[64];
-	int i, nr = N_RANDOM, nl = N_VS_LP;
+	int i, nr = N_RANDOM, nl = N_VS_LP, ni = N_INCR;
 
 	/* MPTE_RANDOM_N=k runs k of each, for a longer soak by hand */
 	if (getenv("MPTE_RANDOM_N"))
-		nr = nl = atoi(getenv("MPTE_RANDOM_N"));
-	ktap_plan(nr + nl);
+		nr = nl = ni = atoi(getenv("MPTE_RANDOM_N"));
+	ktap_plan(nr + nl + ni);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", i);
 		ktap_result(one_random(i), nm);
@@ -499,6 +659,10 @@ int main(void)
 			ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
 		else
 			ktap_result(one_vs_lp(i), nm);
+	}
+	for (i = 0; i < ni; i++) {
+		snprintf(nm, sizeof(nm), "incremental_events_seed_%d", i);
+		ktap_result(one_incremental(i), nm);
 	}
 	return ktap_failed ? 1 : 0;
 }
