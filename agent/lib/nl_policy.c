@@ -132,15 +132,18 @@ static int tunnel_one(struct nlattr **top, void *arg)
 	return 0;
 }
 
-int dmsc_nl_tunnel_dump(struct dmsc_nl *nl, struct policy **out, size_t *n)
+/* A dump of @cmd, each answer made an element of @size bytes by @one. */
+static int dump(struct dmsc_nl *nl, int cmd, size_t size,
+		int (*one)(struct nlattr **top, void *arg), void **out,
+		size_t *n)
 {
-	struct vec v = { .size = sizeof(struct policy) };
-	struct nl_msg *msg = dmsc_nl_msg(DMSC_CMD_TUNNEL_GET, NLM_F_DUMP);
+	struct vec v = { .size = size };
+	struct nl_msg *msg = dmsc_nl_msg(cmd, NLM_F_DUMP);
 	int err;
 
 	if (!msg)
 		return -ENOMEM;
-	err = dmsc_nl_talk(nl, msg, tunnel_one, &v);
+	err = dmsc_nl_talk(nl, msg, one, &v);
 	if (!err)
 		err = v.err;
 	if (err) {
@@ -150,6 +153,12 @@ int dmsc_nl_tunnel_dump(struct dmsc_nl *nl, struct policy **out, size_t *n)
 	*out = v.v;
 	*n = v.n;
 	return 0;
+}
+
+int dmsc_nl_tunnel_dump(struct dmsc_nl *nl, struct policy **out, size_t *n)
+{
+	return dump(nl, DMSC_CMD_TUNNEL_GET, sizeof(**out), tunnel_one,
+		    (void **)out, n);
 }
 
 static int rule_msg(struct dmsc_nl *nl, int cmd, const struct pol_rule *r)
@@ -218,20 +227,6 @@ static int rule_one(struct nlattr **top, void *arg)
 
 int dmsc_nl_rule_dump(struct dmsc_nl *nl, struct pol_rule **out, size_t *n)
 {
-	struct vec v = { .size = sizeof(struct pol_rule) };
-	struct nl_msg *msg = dmsc_nl_msg(DMSC_CMD_RULE_GET, NLM_F_DUMP);
-	int err;
-
-	if (!msg)
-		return -ENOMEM;
-	err = dmsc_nl_talk(nl, msg, rule_one, &v);
-	if (!err)
-		err = v.err;
-	if (err) {
-		free(v.v);
-		return err;
-	}
-	*out = v.v;
-	*n = v.n;
-	return 0;
+	return dump(nl, DMSC_CMD_RULE_GET, sizeof(**out), rule_one,
+		    (void **)out, n);
 }

@@ -38,6 +38,7 @@
 #include "conn.h"
 #include "msg.h"
 #include "msg_reg.h"
+#include "routes_frame.h"
 #include "tls.h"
 
 #define TTL_MS		30000	/* each instance's lease */
@@ -144,20 +145,9 @@ static int sr_up(struct conn *c, void *arg)
 static int sr_frame(struct conn *c, const unsigned char *p, size_t len, void *arg)
 {
 	struct sr *s = arg;
-	char err[256];
-	struct msg m;
 
 	(void)c;
-	if (msg_decode((const char *)p, len, &m, err, sizeof(err))) {
-		printf("# %s: undecodable frame: %s\n", s->name, err);
-		return 0;
-	}
-	if (m.type->type == MSG_ROUTES) {
-		s->rev = ((struct msg_routes *)m.body)->rev;
-		if (s->want && s->rev >= s->want && !s->seen_us)
-			s->seen_us = now_us();
-	}
-	msg_free(&m);
+	routes_frame_seen(p, len, &s->rev, s->want, &s->seen_us, now_us());
 	return 0;
 }
 

@@ -36,6 +36,7 @@
 #include "msg.h"
 #include "msg_policy.h"
 #include "msg_reg.h"
+#include "routes_frame.h"
 #include "tls.h"
 #include "../../tests/ktap.h"
 
@@ -421,18 +422,9 @@ static int b_up(struct conn *c, void *arg)
 static int b_frame(struct conn *c, const unsigned char *p, size_t len, void *arg)
 {
 	struct bsr *s = arg;
-	char err[256];
-	struct msg m;
 
 	(void)c;
-	if (msg_decode((const char *)p, len, &m, err, sizeof(err)))
-		return 0;
-	if (m.type->type == MSG_ROUTES) {
-		s->rev = ((struct msg_routes *)m.body)->rev;
-		if (s->want && s->rev >= s->want && !s->seen_us)
-			s->seen_us = now_us();
-	}
-	msg_free(&m);
+	routes_frame_seen(p, len, &s->rev, s->want, &s->seen_us, now_us());
 	return 0;
 }
 
