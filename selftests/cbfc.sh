@@ -767,6 +767,7 @@ CASES=(
 	test_wake_session "cbfc: credit for one session wakes that session's flows only"
 	test_oversize "cbfc: a head packet above the session's credit is dropped as oversize"
 	test_gso "cbfc: a credited GSO skb is segmented and each segment charged"
+	test_rate "cbfc: rate 10mbit with a backlog sends 10 Mbit/s +- 5 %"
 	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
 	test_heartbeat_no_tunnel "cbfc: next hop silent, no tunnel: the waiting packets are dropped as failed, heartbeat 0 is off"
 	test_heartbeat_teardown "cbfc: qdisc, netns and module go while packets wait and failovers are pending"
