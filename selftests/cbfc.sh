@@ -410,7 +410,7 @@ test_rate() {
 	t2=$(date +%s%N) b2=$(qd bytes)
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	r=$(( (b2 - b1) * 8 * 1000 / (t2 - t1) ))	# Mbit/s * 1000
+	r=$(( (b2 - b1) * 8 * 1000000 / (t2 - t1) ))	# kbit/s
 	echo "rate 10mbit: measured $((r / 1000)).$(printf %03d $((r % 1000))) Mbit/s"
 	check "(( \$(qd qlen) > 0 ))" \
 		"the backlog ran out: not measured at the rate; bytes $b1 $b2 sender: $(cat "$T/send.err")"

@@ -38,8 +38,8 @@ RG=$top/tools/roce-gen/roce-gen
 export TC_LIB_DIR=$top/tools/tc
 RATE=${DMSC_INCAST_RATE:-10}		# Mbit/s at the bottleneck
 N=${DMSC_INCAST_PACKETS:-1000}		# packets per sender
-CREDIT=16000				# about 15 packets of 1024-byte payload
-BATCH=4096
+CREDIT=64000				# about 60 packets of 1024-byte payload
+BATCH=8192
 SENDERS=(1 2 3 4)
 OUT=${DMSC_INCAST_OUT:-}
 T=
@@ -156,7 +156,7 @@ queues_cbfc() {
 }
 
 # pfifo everywhere, the bottleneck a tbf at the same rate over a pfifo
-# of 50 packets (3 times what cbfc keeps there, with 4 x 15 in flight).
+# of 50 packets.
 queues_pfifo() {
 	local k h
 	for k in "${SENDERS[@]}"; do
