@@ -131,16 +131,19 @@ sink_stop() {
 # pktlen: the length the qdisc counts for one packet of send's (1024-byte
 # payload): a probe QP's session with no credit holds one packet, its
 # backlog is the length; deleting the session lets the packet go.
+PROBE=(src "$A" dst "$B" sport 50000 qpn 999)
+probe_sent() {
+	dns "$a" -j cbfc session show "${PROBE[@]}" | num sent
+}
+
 pktlen() {
-	local probe=(src "$A" dst "$B" sport 50000 qpn 999)
 	# Credit is counted in the RoCEv2 packet's IP length: what a probe
 	# session is charged for one packet.
-	cbfc session add "${probe[@]}" nexthop $B credit 100000
+	cbfc session add "${PROBE[@]}" nexthop $B credit 100000
 	send 1 0 999
-	wait_until "(( \$(dns "$a" -j cbfc session show "${probe[@]}" | num sent) > 0 ))" ||
-		fail "the probe did not leave"
-	LEN=$(dns "$a" -j cbfc session show "${probe[@]}" | num sent)
-	cbfc session del "${probe[@]}"
+	wait_until "(( \$(probe_sent) > 0 ))" || fail "the probe did not leave"
+	LEN=$(probe_sent)
+	cbfc session del "${PROBE[@]}"
 	check "(( LEN > 1024 ))" "probe length $LEN"
 }
 

@@ -25,7 +25,7 @@ source "$(dirname "$0")/lib.sh"
 RG=$top/tools/roce-gen/roce-gen
 export TC_LIB_DIR=$top/tools/tc
 FLOW=(src 10.9.0.1 dst 10.9.9.2 sport 50000 qpn 256)
-N=${DMSC_CREDIT_PACKETS:-3000}	# packets per transfer
+N=${DMSC_CREDIT_PACKETS:-2000}	# packets per transfer
 CREDIT=8800			# 8 packets of 1052 bytes and some
 BATCH=2048			# a RESV per 2 packets forwarded
 T=
@@ -227,24 +227,24 @@ test_chain() {
 		"P freed $(sess "$p" freed), PE2 returned $(sess "$pe2" returned), bytes $bytes"
 	check "(( \$(sess $pe1 absurd) == 0 && \$(sess $p absurd) == 0 ))" "absurd updates"
 	# The RESVs on P's link to PE1: what P sent and PE1 took, about
-	# one per credit_batch forwarded (a tick sends fewer bytes; the
-	# repeats of the last total add up to 5).
-	tshark -r "$T/p1.pcap" -Y 'rsvp.msg == 29 && ipv6.src == fc00:1::2' \
-		-T fields -e frame.number >"$T/resv.txt" 2>/dev/null
-	resv=$(wc -l <"$T/resv.txt")
+	# one per credit_batch forwarded or fewer (the work sends the total it
+	# finds, often more than a batch; the repeats add up to 5).
+	# One tshark run (its start-up is slow in a TCG VM): every RSVP on
+	# P's link to PE1 is a RESV P sent.
+	tshark -V -r "$T/p1.pcap" >"$T/p1.txt" 2>/dev/null
+	resv=$(grep -c '^Resource ReserVation Protocol (RSVP): Unknown (29). SESSION: IPv4, Destination 10.9.9.2, Protocol 17, Port 4791. FILTERSPEC: IPv4, Sender 10.9.0.1, Port 50000.' "$T/p1.txt" || true)
 	tx=$(stat "$p" cret_tx)
 	rx=$(stat "$pe1" cret_rx)
 	echo "RESV P->PE1: tshark $resv, P cret_tx $tx, PE1 cret_rx $rx, bytes/credit_batch $((bytes / BATCH))"
 	check "(( resv == tx && tx == rx ))" "tshark $resv, sent $tx, applied $rx"
-	check "(( resv * 4 >= bytes / BATCH && resv <= bytes / BATCH * 3 / 2 + 10 ))" \
+	check "(( resv * 4 >= bytes / BATCH && resv <= bytes / BATCH + 20 ))" \
 		"$resv RESVs for $((bytes / BATCH)) batches"
-	tshark -V -r "$T/p1.pcap" >"$T/p1.txt" 2>/dev/null
 	check "! grep -q 'Malformed\|Expert Info' \"\$T/p1.txt\"" \
 		"tshark: $(grep -m1 'Malformed\|Expert Info' "$T/p1.txt")"
 	max=$(sort -n "$T/avail" | tail -1)
 	echo "PE1 available: $(wc -l <"$T/avail") samples, max $max (reservation $CREDIT)"
 	check "(( max <= CREDIT ))" "available $max above the reservation $CREDIT"
-	goodput=$((bytes * 8 * 1000 / ELAPSED_NS))	# Mbit/s * 1000
+	goodput=$((bytes * 8 * 1000000 / ELAPSED_NS))	# kbit/s
 	echo "goodput: $((goodput / 1000)).$(printf %03d $((goodput % 1000))) Mbit/s, $N packets in $((ELAPSED_NS / 1000000)) ms"
 	for n in pe1 p pe2; do
 		echo "$n: $(dns "${!n}" info | grep cret)"
@@ -283,7 +283,7 @@ test_resv_loss() {
 	max=$(sort -n "$T/avail" | tail -1)
 	echo "PE1 available: $(wc -l <"$T/avail") samples, max $max (reservation $CREDIT)"
 	check "(( max <= CREDIT ))" "available $max above the reservation $CREDIT"
-	goodput=$((bytes * 8 * 1000 / ELAPSED_NS))
+	goodput=$((bytes * 8 * 1000000 / ELAPSED_NS))
 	echo "goodput with 10% RESV loss: $((goodput / 1000)).$(printf %03d $((goodput % 1000))) Mbit/s, $N packets in $((ELAPSED_NS / 1000000)) ms"
 	dmesg_clean || fail "kernel log"
 }

@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logdir=build/check
 mkdir -p "$logdir"
-rm -f "$logdir"/*.log
+rm -f "$logdir"/*.log "$logdir"/*.out "$logdir"/*.rc
 failed_steps=()
 
 # step NAME CMD...: run CMD, show its output, keep it for counting. A step
@@ -44,6 +44,12 @@ checkpatch() {
 	fi
 }
 
+# replay OUT RC: show a finished step's output, exit with its status.
+replay() {
+	cat "$1"
+	return "$(cat "$2")"
+}
+
 # The harness first: it must see a broken test as one, or nothing after it
 # means anything.
 step harness tools/check-selftest.sh
@@ -62,12 +68,38 @@ tests=$(make -s --no-print-directory -C selftests list)
 # DEEP_CASES: half an hour more per kernel.
 vm_limit=3300
 [ "${DMSC_DEEP:-0}" != 1 ] || vm_limit=6000
-for kver in $(tools/vm/kernels.sh); do
-	# -s: a kernel oops or WARN anywhere in the run fails it.
+# vm KVER: every selftest in a VM of that kernel. -s: a kernel oops or
+# WARN anywhere in the run fails it.
+vm() {
 	# shellcheck disable=SC2086
-	step "vm-$kver" tools/vm/run.sh -k "$kver" -s -m 2048 -t "$vm_limit" -- \
+	tools/vm/run.sh -k "$1" -s -m 2048 -t "$vm_limit" -- \
 		selftests/run_tests.sh -t 1200 $tests
-done
+}
+# The kernels' VMs run side by side: a selftest run mostly keeps one
+# host core busy (one shell command at a time under TCG), so on two
+# cores two runs together take less than one after the other
+# (Documentation/testing.md has the figures). Their output is shown when
+# both are done, one kernel after the other. DMSC_VM_SERIAL=1 runs them
+# one at a time, output as it comes.
+kernels=$(tools/vm/kernels.sh)
+if [ "${DMSC_VM_SERIAL:-0}" = 1 ]; then
+	for kver in $kernels; do
+		step "vm-$kver" vm "$kver"
+	done
+else
+	declare -A pid
+	for kver in $kernels; do
+		vm "$kver" >"$logdir/vm-$kver.out" 2>&1 &
+		pid[$kver]=$!
+	done
+	for kver in $kernels; do
+		wait "${pid[$kver]}"
+		echo "$?" >"$logdir/vm-$kver.rc"
+	done
+	for kver in $kernels; do
+		step "vm-$kver" replay "$logdir/vm-$kver.out" "$logdir/vm-$kver.rc"
+	done
+fi
 
 echo
 if [ ${#failed_steps[@]} -ne 0 ]; then

@@ -8,6 +8,7 @@
  *   dmsc agent [socket PATH] register id ID sid SID prefix PREFIX
  *              [rtype TYPE] [capability N] [state { active | pending | faulted }]
  *   dmsc agent [socket PATH] deregister ID
+ *   dmsc agent [socket PATH] policy apply FILE | withdraw NAME   (smo)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "cmd.h"
 #include "err.h"
+#include "json_strict.h"
 #include "parse.h"
 
 #define AGENT_SOCKET	"/run/dmsc/agent.sock"
@@ -30,6 +32,7 @@ static void agent_usage(void)
 	       "       dmsc agent [socket PATH] register id ID sid SID prefix PREFIX\n"
 	       "                  [rtype TYPE] [capability N] [state { active | pending | faulted }]\n"
 	       "       dmsc agent [socket PATH] deregister ID\n"
+	       "       dmsc agent [socket PATH] policy { apply FILE | withdraw NAME }\n"
 	       "PATH defaults to " AGENT_SOCKET " (the agent's \"control\").\n");
 }
 
@@ -133,8 +136,37 @@ static void print_text(const char *what, struct json_object *d)
 		return;
 	}
 	if (!strcmp(what, "policies")) {
-		json_object_object_get_ex(d, "policies", &v);
-		printf("policies %zu\n", v ? json_object_array_length(v) : 0);
+		if (json_object_object_get_ex(d, "smo", &role)) {
+			json_object_object_get_ex(role, "policies", &v);
+			printf("smo revision %s policies %zu pushes %s\n", str(role, "rev"),
+			       v ? json_object_array_length(v) : 0, str(role, "pushes"));
+			for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+				struct json_object *x = json_object_array_get_idx(v, i);
+
+				printf("  %s node %s tunnel %s\n", str(x, "name"),
+				       str(x, "node"), str(x, "tunnel"));
+			}
+		}
+		if (json_object_object_get_ex(d, "sr", &role)) {
+			struct json_object *in, *t;
+
+			json_object_object_get_ex(role, "desired", &v);
+			printf("sr revision %s desired %zu gaps %s stale %s conflicts %s errors %s\n",
+			       str(role, "rev"), v ? json_object_array_length(v) : 0,
+			       str(role, "gaps"), str(role, "stale"),
+			       str(role, "conflicts"), str(role, "errors"));
+			for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+				struct json_object *x = json_object_array_get_idx(v, i);
+
+				printf("  desired %s tunnel %s\n", str(x, "name"),
+				       str(x, "tunnel"));
+			}
+			if (json_object_object_get_ex(role, "installed", &in) &&
+			    json_object_object_get_ex(in, "tunnels", &t))
+				for (size_t i = 0; i < json_object_array_length(t); i++)
+					printf("  installed tunnel %s\n",
+					       json_object_get_string(json_object_array_get_idx(t, i)));
+		}
 		return;
 	}
 	if (json_object_object_get_ex(d, "srd", &role)) {
@@ -231,6 +263,37 @@ static int do_register(struct cli *cli, const char *path, int argc, char **argv)
 	return ret;
 }
 
+/* The file is read here, with the caller's rights, and sent whole. */
+static int do_policy(struct cli *cli, const char *path, int argc, char **argv)
+{
+	struct json_object *req, *doc, *d;
+	char err[320];
+
+	if (argc != 2 || (!matches(argv[0], "apply") && !matches(argv[0], "withdraw")))
+		return usage_error("policy: apply FILE or withdraw NAME");
+	req = json_object_new_object();
+	if (matches(argv[0], "apply")) {
+		doc = json_strict_load(argv[1], err, sizeof(err));
+		if (!doc) {
+			json_object_put(req);
+			errorf("policy apply: %s", err);
+			return EXIT_FAIL;
+		}
+		json_object_object_add(req, "policy_apply", doc);
+	} else {
+		json_object_object_add(req, "policy_withdraw", json_object_new_string(argv[1]));
+	}
+	d = ask(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(req);
+	if (!d)
+		return EXIT_FAIL;
+	if (cli->json)
+		printf("%s\n", json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN));
+	json_object_put(d);
+	return EXIT_OK;
+}
+
 int cmd_agent(struct cli *cli, int argc, char **argv)
 {
 	const char *path = AGENT_SOCKET;
@@ -289,5 +352,7 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 		json_object_put(d);
 		return EXIT_OK;
 	}
+	if (matches(argv[0], "policy"))
+		return do_policy(cli, path, argc - 1, argv + 1);
 	return usage_error("unknown command \"%s\"", argv[0]);
 }

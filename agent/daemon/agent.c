@@ -97,7 +97,7 @@ int agent_msg_accept(struct agent *a, struct conn *c, const unsigned char *p,
 		reject_note(&a->rej, policy_reason(err), peer->node, err);
 		goto refuse;
 	}
-	if (m->type->type != want) {
+	if (m->type->type >= 32 || !(MSG_BIT(m->type->type) & want)) {
 		snprintf(why, sizeof(why), "type %u (%s): not for this role",
 			 m->type->type, m->type->name);
 		reject_note(&a->rej, "type", peer->node, why);

@@ -21,6 +21,7 @@
 
 struct srd_role;
 struct sr_role;
+struct smo_role;
 struct ctl;
 struct msg_instance;
 
@@ -35,6 +36,7 @@ struct agent {
 	struct rejects rej;
 	struct srd_role *srd;
 	struct sr_role *sr;
+	struct smo_role *smo;
 	struct ctl *ctl;
 };
 
@@ -48,9 +50,10 @@ int agent_tls_load(struct agent *a, const struct agent_config *cfg);
  * (lib/net/policy.c) by the sender's certificate: the header's node must
  * be the certificate's, the type one @c's role may send, about the node
  * it names. 0 with @m decoded (msg_free() it); -1 when refused, counted
- * and logged, and @m is empty. @want is the only type the receiving role
- * reads here: another one is refused too.
+ * and logged, and @m is empty. @want is the set of types (MSG_BIT) the
+ * receiving role reads here: another one is refused too.
  */
+#define MSG_BIT(t)	(1u << (t))
 int agent_msg_accept(struct agent *a, struct conn *c, const unsigned char *p,
 		     size_t len, unsigned int want, struct msg *m);
 /* Encode and queue @body of @type on @c. -1 (logged) if it could not. */
@@ -73,6 +76,18 @@ int sr_role_register(struct sr_role *r, const struct msg_instance *i,
 		     char *err, size_t errlen);
 int sr_role_deregister(struct sr_role *r, const char *id, char *err,
 		       size_t errlen);
+
+/* smo: the policies (smo/smo_role.c), pushed over the srd's SR connections. */
+struct smo_role *smo_role_start(struct agent *a);
+void smo_role_stop(struct smo_role *r);
+struct json_object *smo_role_show(struct smo_role *r);
+void smo_role_peer_up(struct smo_role *r, struct conn *c);
+void smo_role_peer_down(struct smo_role *r, struct conn *c);
+/* { "policies": [ ... ] }: added, or replacing those of the same name. */
+int smo_role_apply(struct smo_role *r, struct json_object *doc, char *err,
+		   size_t errlen);
+int smo_role_withdraw(struct smo_role *r, const char *name, char *err,
+		      size_t errlen);
 
 struct ctl *ctl_start(struct agent *a, const char *path);
 void ctl_stop(struct ctl *c);

@@ -9,6 +9,8 @@
  *                   "state", "node" (optional: this node) } }
  *                                        (sr: an instance of this node)
  *   { "deregister": "ID" }
+ *   { "policy_apply": { "policies": [ policy... ] } }   (smo: msg_policy.h)
+ *   { "policy_withdraw": "NAME" }                         (smo)
  *
  * and one line back, { "ok": true, "data": ... } or { "ok": false,
  * "error": "..." }, then the agent closes. Requests are read with the
@@ -31,7 +33,8 @@
 #include "log.h"
 #include "msg_reg.h"
 
-#define CTL_MAX	8192
+/* a policy file of some hundred tunnels fits */
+#define CTL_MAX	(1 << 20)
 
 struct ctl {
 	struct agent *a;
@@ -68,8 +71,11 @@ static struct json_object *show(struct agent *a, const char *what)
 		return ok(reject_json(&a->rej));
 	}
 	if (!strcmp(what, "policies")) {
-		/* the SMO's policy pushes are the next issue's; none yet */
-		json_object_object_add(d, "policies", json_object_new_array());
+		/* the smo's desired set; the sr's desired and installed */
+		if (a->smo)
+			json_object_object_add(d, "smo", smo_role_show(a->smo));
+		if (a->sr)
+			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
 		return ok(d);
 	}
 	if (strcmp(what, "instances") && strcmp(what, "routes") &&
@@ -144,8 +150,25 @@ static struct json_object *handle(struct agent *a, const char *line, size_t len)
 			resp = fail("deregister: %s", err);
 		else
 			resp = ok(json_object_new_string(json_object_get_string(v)));
+	} else if (json_object_object_get_ex(req, "policy_apply", &v)) {
+		if (!a->smo)
+			resp = fail("policy apply: %s runs no smo role", a->cfg.node);
+		else if (smo_role_apply(a->smo, v, err, sizeof(err)))
+			resp = fail("policy apply: %s", err);
+		else
+			resp = ok(smo_role_show(a->smo));
+	} else if (json_object_object_get_ex(req, "policy_withdraw", &v)) {
+		if (!a->smo)
+			resp = fail("policy withdraw: %s runs no smo role", a->cfg.node);
+		else if (!json_object_is_type(v, json_type_string))
+			resp = fail("policy withdraw: %s", "expected a name");
+		else if (smo_role_withdraw(a->smo, json_object_get_string(v), err,
+					   sizeof(err)))
+			resp = fail("policy withdraw: %s", err);
+		else
+			resp = ok(json_object_new_string(json_object_get_string(v)));
 	} else {
-		resp = fail("request: %s", "unknown; show, register or deregister");
+		resp = fail("request: %s", "unknown; show, register, deregister, policy_apply or policy_withdraw");
 	}
 	json_object_put(req);
 	return resp;
@@ -176,7 +199,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 	if (eol.pos < 0) {
 		if (evbuffer_get_length(in) <= CTL_MAX)
 			return;
-		resp = fail("request: longer than %s bytes", "8192");
+		resp = fail("request: longer than %s bytes", "1048576");
 	} else {
 		resp = handle(c->a, (const char *)evbuffer_pullup(in, eol.pos),
 			      (size_t)eol.pos);

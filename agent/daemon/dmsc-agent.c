@@ -7,7 +7,9 @@
  *   srd  the service registry over mutual TLS (srd/srd_role.c);
  *   aam  its policy table is lib/net/policy.c, which every role applies
  *        to every message it receives: nothing to run on its own yet;
- *   smo, mg  not yet (issue 11): said so in the log.
+ *   smo  the policies pushed to the SRs (smo/smo_role.c), over the srd
+ *        role's connections;
+ *   mg   not yet (issue 11): said so in the log.
  *
  * Under systemd (Type=notify) it says READY=1 once its roles are running:
  * for sr, once it has joined the events group, so that no event after
@@ -93,8 +95,8 @@ static int run(struct agent *a)
 	}
 	if (agent_tls_load(a, &a->cfg))
 		goto out;
-	if (a->cfg.roles & ROLE_SMO)
-		agent_log("smo: not yet: the orchestrator's closed loop is issue 11");
+	if ((a->cfg.roles & ROLE_SMO) && !(a->smo = smo_role_start(a)))
+		goto out;
 	if (a->cfg.roles & ROLE_MG)
 		agent_log("mg: not yet: the gateway is issue 11");
 	if ((a->cfg.roles & ROLE_SRD) && !(a->srd = srd_role_start(a)))
@@ -112,7 +114,8 @@ static int run(struct agent *a)
 		ret = 0;
 		goto out;
 	}
-	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s%s%s", a->srd ? "srd: serving the registry; " : "",
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s%s%s%s", a->srd ? "srd: serving the registry; " : "",
+		 a->smo ? "smo: pushing policies; " : "",
 		 a->sr ? "sr: logging the events of the dmsc module" : "",
 		 a->sr && a->cfg.telemetry.enabled ? ", telemetry attached" : "");
 	sd_notify(0, status);
@@ -121,6 +124,7 @@ out:
 	ctl_stop(a->ctl);
 	sr_role_stop(a->sr);
 	srd_role_stop(a->srd);
+	smo_role_stop(a->smo);
 	if (ev_term)
 		event_free(ev_term);
 	if (ev_int)

@@ -567,6 +567,25 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 	return 0;
 }
 
+static int get_smo(struct json_object *root, struct agent_config *cfg,
+		   char *err, int errlen)
+{
+	static const char *const keys[] = { "policies", NULL };
+	struct json_object *s;
+	int bad;
+
+	s = section(root, "smo", keys, err, errlen, &bad);
+	if (!s)
+		return -bad;
+	if (!(cfg->roles & ROLE_SMO)) {
+		snprintf(err, errlen, "smo: roles has no \"smo\"");
+		return -1;
+	}
+	cfg->smo.set = true;
+	return get_path(s, "smo", "policies", cfg->smo.policies,
+			sizeof(cfg->smo.policies), false, err, errlen);
+}
+
 static int get_control(struct json_object *root, struct agent_config *cfg,
 		       char *err, int errlen)
 {
@@ -587,7 +606,7 @@ static int get_control(struct json_object *root, struct agent_config *cfg,
 
 static const char *const known_keys[] = {
 	"node", "roles", "controller", "listen", "telemetry", "tls", "srd",
-	"sr", "control",
+	"sr", "control", "smo",
 };
 
 int config_parse(const char *text, struct agent_config *cfg, char *err,
@@ -637,8 +656,14 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 	    get_tls(root, cfg, err, errlen) ||
 	    get_srd(root, cfg, err, errlen) ||
 	    get_sr(root, cfg, err, errlen) ||
+	    get_smo(root, cfg, err, errlen) ||
 	    get_control(root, cfg, err, errlen))
 		goto out;
+	/* the smo pushes over the connections the SRs open to the srd */
+	if ((cfg->roles & ROLE_SMO) && !(cfg->roles & ROLE_SRD)) {
+		snprintf(err, errlen, "roles: \"smo\" needs \"srd\" in the same agent (it pushes over the SRs' connections to the srd)");
+		goto out;
+	}
 	/* talking to other agents is mutual TLS or nothing */
 	if (!cfg->tls.set && ((cfg->roles & ROLE_SRD) || cfg->sr.nsrd)) {
 		snprintf(err, errlen, "tls: required by %s",

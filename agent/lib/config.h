@@ -68,6 +68,12 @@ struct sr_config {
 	bool kernel;			/* program the dmsc module (default) */
 };
 
+/* "smo": the orchestrator's policies (daemon/smo/smo_role.c). */
+struct smo_config {
+	bool set;
+	char policies[CONFIG_PATH_MAX];	/* the policy file; "" = none */
+};
+
 struct agent_config {
 	char node[64];		/* this node's name */
 	unsigned int roles;	/* enum peer_role bits */
@@ -78,6 +84,7 @@ struct agent_config {
 	struct tls_files tls;
 	struct srd_config srd;
 	struct sr_config sr;
+	struct smo_config smo;
 };
 
 /* "host:port", "[v6]:port" into @sa. -1 if it is neither. */

@@ -13,12 +13,14 @@
 #include "msg.h"
 #include "json_strict.h"
 #include "msg_qos.h"
+#include "msg_policy.h"
 #include "msg_reg.h"
 
 static const struct msg_type *const types[] = {
 	&msg_reg_type,
 	&msg_routes_type,
 	&msg_qos_type,
+	&msg_policy_type,
 };
 
 static const char *const header_keys[] = {

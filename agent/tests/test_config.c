@@ -16,14 +16,24 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(33);
+	ktap_plan(35);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
-	/* the srd role has its own section (below); smo does not yet */
-	ktap_check(!parse("{\"node\":\"c\",\"roles\":[\"smo\"],"
+	/* the srd role has its own section (below) */
+	ktap_check(!parse("{\"node\":\"c\",\"roles\":[\"aam\"],"
 			  "\"listen\":\"127.0.0.1:7450\"}") &&
 		   !strcmp(cfg.listen, "127.0.0.1:7450"), "listen address");
+	/* the smo pushes over the srd's connections */
+	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"smo\"]}") &&
+		   !strncmp(err, "roles: \"smo\" needs \"srd\"", 24),
+		   "smo without srd refused");
+	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"srd\",\"smo\"],"
+			 "\"tls\":{\"ca\":\"/a\",\"cert\":\"/b\",\"key\":\"/c\"},"
+			 "\"srd\":{\"listen\":\"127.0.0.1:1\"},"
+			 "\"smo\":{\"policies\":\"p.json\"}}") &&
+		   !strcmp(err, "smo.policies: \"p.json\" is not an absolute path"),
+		   "smo.policies: an absolute path");
 	ktap_check(parse("{\"roles\":[\"sr\"]}") &&
 		   !strcmp(err, "node: required"), "node required");
 	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\",\"foo\"]}") &&

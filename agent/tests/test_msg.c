@@ -156,7 +156,7 @@ int main(void)
 	struct qos_dev d;
 	struct qos_qp q[2];
 
-	ktap_plan(33);
+	ktap_plan(38);
 	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
 	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
 		   "the sample is accepted as it is");
@@ -242,6 +242,22 @@ int main(void)
 	ktap_check(starts(decode_text("{\"version\":1,\"type\":5,\"node\":\"a\",\"seq\":1,\"time_ms\":1,"
 				      "\"interval_us\":1,\"qps_omitted\":0,\"devices\":[],\"qps\":[7]}"),
 			  "qps[0]: expected an object"), "a QP that is not an object");
+	/* type 6: policies, strictly */
+#define POL(x) "{\"version\":1,\"type\":6,\"node\":\"c\",\"seq\":1,\"rev\":2,\"full\":true," \
+	"\"policies\":[{\"name\":\"p\",\"node\":\"n1\",\"tunnel\":7,\"src\":\"fc00::1\"," \
+	"\"paths\":[{\"segs\":[\"fc00::2\"],\"weight\":2}]" x "}]}"
+	ktap_check(!strcmp(decode_text(POL(",\"rules\":[{\"dst\":\"10.1.0.0/16\",\"qpn\":\"16-31\"}]")),
+			   "(accepted)"), "type 6: a policy with a rule accepted");
+	ktap_check(starts(decode_text(POL(",\"rules\":[{\"dst\":\"10.1.0.1/16\"}]")),
+			  "policies[0].rules[0].dst: host bits set past the length in \"10.1.0.1/16\""),
+		   "type 6: host bits in a rule's dst refused, by path");
+	ktap_check(starts(decode_text(POL(",\"backup\":[\"10.0.0.1\"]")),
+			  "policies[0].backup[0]: not an IPv6 address"), "type 6: a backup SID that is not IPv6");
+	ktap_check(starts(decode_text(POL(",\"colour\":1")),
+			  "policies[0].colour: unknown field"), "type 6: an unknown key in a policy");
+	ktap_check(starts(decode_text(POL(",\"rules\":[{\"dst\":\"10.1.0.0/16\",\"qpn\":\"31-16\"}]")),
+			  "policies[0].rules[0].qpn: not N or LO-HI"), "type 6: a qpn range upside down");
+#undef POL
 	r.nqps = QOS_MAX_QPS + 1;
 	{
 		struct msg m = { .type = &msg_qos_type, .node = "h2", .body = &r };

@@ -44,6 +44,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/bench/lib.sh
+. "$top/tools/bench/lib.sh"
 DMSC=$top/agent/dmsc
 RG=$top/tools/roce-gen/roce-gen
 rounds=5
@@ -72,20 +74,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ip netns add "$G"
-ip netns add "$R"
-ip -n "$G" link add g0 type veth peer name r0 netns "$R"
-ip -n "$G" link set g0 up
-ip -n "$R" link set r0 up
-ip -n "$G" addr add 10.0.0.1/24 dev g0
-ip -n "$R" addr add 10.0.0.2/24 dev r0
-ip -n "$G" addr add fc00::1/64 dev g0 nodad
-ip -n "$R" addr add fc00::2/64 dev r0 nodad
 # Packets go to 10.0.0.3 and fc00::3, which rx does not have and, not
 # forwarding, drops at IP input if no drop filter took them first.
-mac=$(ip -n "$R" -j link show r0 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')
-ip -n "$G" neigh add 10.0.0.3 lladdr "$mac" dev g0
-ip -n "$G" -6 neigh add fc00::3 lladdr "$mac" dev g0
+gen_rx "$G" "$R"
 # SRv6: 10.9.0.3 is reached by H.Encaps to fc00::3 (an SRH with one SID).
 ip -n "$G" route add 10.9.0.3/32 encap seg6 mode encap segs fc00::3 dev g0
 ip netns exec "$R" tc qdisc add dev r0 clsact
@@ -135,15 +126,7 @@ for path in plain srv6; do
 done
 
 echo "# telemetry bench: $(uname -r), $(nproc) cpu, $rounds rounds, $count packets a run, dropped by $drop"
-for ((r = 0; r < rounds; r++)); do
-	for ((i = 0; i < ${#variants[@]}; i++)); do
-		v=${variants[(i + r) % ${#variants[@]}]}
-		# shellcheck disable=SC2086
-		pps=$(run $v)
-		echo "$v $pps" >>"$T/results"
-		echo "# round $((r + 1)): $v: $pps pps"
-	done
-done
+rotate "$rounds" "$T/results" "${variants[@]}"
 
 # The program alone, in the same VM run, after the pps rounds.
 for ((r = 0; r < 3; r++)); do

@@ -12,7 +12,11 @@
  *    control socket: registered with the SRD (type 1) with a lease of
  *    3 heartbeats, renewed every heartbeat, registered again after a
  *    reconnection, and kept in sr.state (written atomically) so that a
- *    restarted agent registers them again.
+ *    restarted agent registers them again;
+ *  - the policies the SMO pushes (type 6, over the same connection when
+ *    the SRD's agent runs the smo role too): tunnels and rules this SR
+ *    programs into its kernel and reconciles (sr_policy.c), on record in
+ *    sr.state.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +31,17 @@
 #include "agent.h"
 #include "json_strict.h"
 #include "log.h"
+#include "msg_policy.h"
 #include "msg_reg.h"
 #include "nl.h"
+#include "sr_policy.h"
 #include "sr_telemetry.h"
 
 #define BACKOFF_MIN_MS	100
 #define BACKOFF_MAX_MS	5000
 #define SR_LOCAL_MAX	1024
+/* the kernel checked against the policies: finds a reloaded module */
+#define RECONCILE_MS	2000
 
 struct sr_role {
 	struct agent *a;
@@ -59,6 +67,9 @@ struct sr_role {
 	struct msg_instance local[SR_LOCAL_MAX];
 	int64_t local_sent[SR_LOCAL_MAX];	/* its last registration */
 	size_t nlocal;
+	/* policies (type 6) */
+	struct sr_policy *pol;
+	struct event *rec_ev;
 };
 
 /* --- the kernel ---------------------------------------------------------- */
@@ -261,6 +272,7 @@ static void state_save(struct sr_role *r)
 	for (size_t i = 0; i < r->nlocal; i++)
 		json_object_array_add(arr, msg_instance_json(&r->local[i]));
 	json_object_object_add(o, "instances", arr);
+	json_object_object_add(o, "policies", sr_policy_state(r->pol));
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -276,8 +288,9 @@ static void state_save(struct sr_role *r)
 static int state_load(struct sr_role *r)
 {
 	const char *path = r->a->cfg.sr.state;
-	struct json_object *o, *arr;
-	char err[256], buf[65536 * 4];
+	struct json_object *o, *arr, *v0;
+	char err[256];
+	static char buf[1 << 22];
 	ssize_t n;
 	int fd;
 
@@ -296,6 +309,11 @@ static int state_load(struct sr_role *r)
 	if (!o || !json_object_object_get_ex(o, "instances", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
 		agent_log("sr: state %s: %s", path, o ? "no instances array" : err);
+		json_object_put(o);
+		return -1;
+	}
+	if (json_object_object_get_ex(o, "policies", &v0) &&
+	    sr_policy_load(r->pol, v0)) {
 		json_object_put(o);
 		return -1;
 	}
@@ -429,9 +447,28 @@ static int on_frame(struct conn *c, const unsigned char *p, size_t len,
 	struct sr_role *r = arg;
 	struct msg m;
 
-	if (agent_msg_accept(r->a, c, p, len, MSG_ROUTES, &m))
+	if (agent_msg_accept(r->a, c, p, len, MSG_BIT(MSG_ROUTES) | MSG_BIT(MSG_POLICY),
+			     &m))
 		return 0;
-	routes_apply(r, m.body);
+	if (m.type->type == MSG_ROUTES) {
+		routes_apply(r, m.body);
+	} else {
+		const struct msg_policy *mp = m.body;
+		size_t i;
+
+		/* the SMO speaks for this node's kernel only */
+		for (i = 0; i < mp->n && !strcmp(mp->p[i].node, r->a->cfg.node); i++)
+			;
+		if (i < mp->n) {
+			char why[200];
+
+			snprintf(why, sizeof(why), "policy %s is for node %s, not this one",
+				 mp->p[i].name, mp->p[i].node);
+			reject_note(&r->a->rej, "node", conn_peer(c)->node, why);
+		} else {
+			sr_policy_push(r->pol, mp);
+		}
+	}
 	msg_free(&m);
 	return 0;
 }
@@ -467,6 +504,18 @@ static void connect_srd(struct sr_role *r)
 	}
 }
 
+static void on_reconcile(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sr_policy_reconcile(((struct sr_role *)arg)->pol);
+}
+
+static void save_cb(void *arg)
+{
+	state_save(arg);
+}
+
 static void on_retry(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -486,10 +535,22 @@ struct sr_role *sr_role_start(struct agent *a)
 		return NULL;
 	r->a = a;
 	r->backoff_ms = BACKOFF_MIN_MS;
+	r->pol = sr_policy_new(a->cfg.sr.kernel, save_cb, r);
+	if (!r->pol)
+		goto fail;
 	if (a->cfg.sr.kernel && kernel_start(r))
 		goto fail;
 	if (state_load(r))
 		goto fail;
+	if (a->cfg.sr.kernel) {
+		struct timeval rt = { RECONCILE_MS / 1000, RECONCILE_MS % 1000 * 1000 };
+
+		/* after a restart: the kernel against the state file, now */
+		sr_policy_reconcile(r->pol);
+		r->rec_ev = event_new(a->base, -1, EV_PERSIST, on_reconcile, r);
+		if (!r->rec_ev || event_add(r->rec_ev, &rt))
+			goto fail;
+	}
 	if (a->cfg.sr.nsrd) {
 		r->retry_ev = evtimer_new(a->base, on_retry, r);
 		r->hb_ev = event_new(a->base, -1, EV_PERSIST, on_heartbeat, r);
@@ -520,6 +581,9 @@ void sr_role_stop(struct sr_role *r)
 		event_free(r->retry_ev);
 	if (r->hb_ev)
 		event_free(r->hb_ev);
+	if (r->rec_ev)
+		event_free(r->rec_ev);
+	sr_policy_free(r->pol);
 	if (r->tm_ev)
 		event_free(r->tm_ev);
 	sr_telemetry_stop(r->tm);
@@ -545,6 +609,9 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 		json_object_object_add(o, "gaps", json_object_new_uint64(r->gaps));
 		json_object_object_add(o, "stale", json_object_new_uint64(r->stale));
 		json_object_object_add(o, "routes", arr);
+	} else if (!strcmp(what, "policies")) {
+		json_object_put(o);
+		return sr_policy_show(r->pol);
 	} else if (!strcmp(what, "instances")) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < r->nlocal; i++)

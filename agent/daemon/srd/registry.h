@@ -100,6 +100,15 @@ struct srd_store_ops {
 	int (*changes)(struct srd_store *s, uint64_t since, srd_change_fn fn,
 		       void *arg, char *err, size_t errlen);
 	uint64_t (*revision)(struct srd_store *s);
+	/*
+	 * Optional (NULL when only this SRD writes the store, as SQLite's
+	 * lock makes sure): call @wake(@arg), from another thread, whenever
+	 * the store changed after revision() by any hand, so that changes()
+	 * can be read at once. @wake must be safe in any thread (a write to
+	 * a pipe). It stops with close().
+	 */
+	int (*watch)(struct srd_store *s, void (*wake)(void *arg), void *arg,
+		     char *err, size_t errlen);
 	void (*close)(struct srd_store *s);
 };
 

@@ -8,7 +8,9 @@
  * full_interval_ms (anti-entropy). Leases are checked every tenth of a
  * second, so an instance expires within its ttl and 100 ms.
  */
+#define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +38,12 @@ struct srd_role {
 	struct agent *a;
 	struct srd_store *st;
 	struct evconnlistener *ln;
-	struct event *expire_ev, *full_ev, *push_ev;
+	struct event *expire_ev, *full_ev, *push_ev, *watch_ev;
+	int wake_fd[2];		/* the store's watcher thread writes, the loop reads */
 	struct srd_peer *peers;
 	uint64_t pushed;	/* the revision every synced SR has been sent */
 	uint64_t registered, renewed, deregistered, expired, pushes, fulls;
+	uint64_t watch_wakes;	/* changes through another SRD (etcd) */
 };
 
 /* --- type 2 out ----------------------------------------------------------- */
@@ -110,18 +114,26 @@ static int table_change(const struct srd_change *c, void *arg)
 
 static void send_full(struct srd_role *r, struct srd_peer *p);
 
-/* Push what changed since the last push to every synced SR. */
-static void push_now(struct srd_role *r)
+/*
+ * Push what changed since the last push to every synced SR. @foreign: the
+ * store's watch says another SRD changed it, which this SRD's idea of the
+ * revision does not show yet: read the changes anyway (changes() brings
+ * the revision up to date), and push only if there were any.
+ */
+static void push_now(struct srd_role *r, int foreign)
 {
 	struct table t = { 0 };
 	char err[256];
 	uint64_t rev = r->st->ops->revision(r->st);
 	int rc;
 
-	if (rev == r->pushed)
+	if (rev == r->pushed && !foreign)
 		return;
 	rc = r->st->ops->changes(r->st, r->pushed, table_change, &t, err,
 				 sizeof(err));
+	rev = r->st->ops->revision(r->st);
+	if (foreign && rc == 0 && !t.mr.nroutes && !t.mr.nwithdrawn)
+		goto out;	/* the SRs hear of the revision with the next change */
 	if (rc < 0) {
 		agent_log("srd: changes since %llu: %s",
 			  (unsigned long long)r->pushed, err);
@@ -201,7 +213,28 @@ static void on_push(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	push_now(arg);
+	push_now(arg, 0);
+}
+
+/* From the store's watcher thread: one byte, whatever the pipe holds. */
+static void watch_wake(void *arg)
+{
+	struct srd_role *r = arg;
+	ssize_t n = write(r->wake_fd[1], "w", 1);
+
+	(void)n;	/* full (EAGAIN): a wake-up is pending anyway */
+}
+
+static void on_watch(evutil_socket_t fd, short what, void *arg)
+{
+	struct srd_role *r = arg;
+	char buf[256];
+
+	(void)what;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	r->watch_wakes++;
+	push_now(r, 1);
 }
 
 static void changed(struct srd_role *r)
@@ -215,7 +248,7 @@ static void changed(struct srd_role *r)
 static void sync_peer(struct srd_role *r, struct srd_peer *p)
 {
 	p->synced = 0;
-	push_now(r);
+	push_now(r, 0);
 	send_full(r, p);
 }
 
@@ -307,8 +340,11 @@ static int on_up(struct conn *c, void *arg)
 	p->up = 1;
 	agent_log("srd: %s [%s] connected", conn_peer(c)->node,
 		  peer_roles_text(conn_peer(c)->roles, roles, sizeof(roles)));
-	if (conn_peer(c)->roles & ROLE_SR)
+	if (conn_peer(c)->roles & ROLE_SR) {
 		sync_peer(p->r, p);
+		if (p->r->a->smo)
+			smo_role_peer_up(p->r->a->smo, c);
+	}
 	return 0;
 }
 
@@ -318,7 +354,7 @@ static int on_frame(struct conn *c, const unsigned char *payload, size_t len,
 	struct srd_peer *p = arg;
 	struct msg m;
 
-	if (agent_msg_accept(p->r->a, c, payload, len, MSG_REGISTRATION, &m))
+	if (agent_msg_accept(p->r->a, c, payload, len, MSG_BIT(MSG_REGISTRATION), &m))
 		return 0;
 	registration(p->r, p, m.body);
 	msg_free(&m);
@@ -330,6 +366,8 @@ static void on_down(struct conn *c, const char *why, void *arg)
 	struct srd_peer *p = arg;
 
 	agent_conn_down(p->r->a, c, p->up, "srd", why);
+	if (p->r->a->smo)
+		smo_role_peer_down(p->r->a->smo, c);
 	peer_free(p->r, p);
 }
 
@@ -383,7 +421,7 @@ static void on_expire(evutil_socket_t fd, short what, void *arg)
 			       sizeof(err)))
 		agent_log("srd: expiry: %s", err);
 	if (r->expired != before)
-		push_now(r);
+		push_now(r, 0);
 }
 
 static void on_full(evutil_socket_t fd, short what, void *arg)
@@ -392,7 +430,7 @@ static void on_full(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	push_now(r);
+	push_now(r, 0);
 	send_full(r, NULL);
 }
 
@@ -413,6 +451,7 @@ struct srd_role *srd_role_start(struct agent *a)
 	if (!r)
 		return NULL;
 	r->a = a;
+	r->wake_fd[0] = r->wake_fd[1] = -1;
 	if (cfg->etcd[0])
 		r->st = srd_store_etcd_open(cfg->etcd, NULL, agent_now_ms(), err,
 					    sizeof(err));
@@ -441,6 +480,21 @@ struct srd_role *srd_role_start(struct agent *a)
 		goto fail;
 	event_add(r->expire_ev, &ex);
 	event_add(r->full_ev, &full);
+	/* a store other SRDs write (etcd): their changes pushed at once */
+	if (r->st->ops->watch) {
+		if (pipe2(r->wake_fd, O_NONBLOCK | O_CLOEXEC)) {
+			agent_log("srd: pipe: %s", strerror(errno));
+			goto fail;
+		}
+		r->watch_ev = event_new(a->base, r->wake_fd[0], EV_READ | EV_PERSIST,
+					on_watch, r);
+		if (!r->watch_ev || event_add(r->watch_ev, NULL))
+			goto fail;
+		if (r->st->ops->watch(r->st, watch_wake, r, err, sizeof(err))) {
+			agent_log("srd: store %s: %s", cfg->etcd, err);
+			goto fail;
+		}
+	}
 	agent_log("srd: serving on %s, store %s (%s), revision %llu", cfg->listen,
 		  r->st->ops->name, cfg->etcd[0] ? cfg->etcd : cfg->sqlite,
 		  (unsigned long long)r->pushed);
@@ -468,8 +522,17 @@ void srd_role_stop(struct srd_role *r)
 		event_free(r->full_ev);
 	if (r->push_ev)
 		event_free(r->push_ev);
-	if (r->st)
+	/* the store first: its watcher thread may still write the pipe */
+	if (r->st) {
 		r->st->ops->close(r->st);
+		r->st = NULL;
+	}
+	if (r->watch_ev)
+		event_free(r->watch_ev);
+	if (r->wake_fd[0] >= 0)
+		close(r->wake_fd[0]);
+	if (r->wake_fd[1] >= 0)
+		close(r->wake_fd[1]);
 	free(r);
 }
 
@@ -517,6 +580,7 @@ struct json_object *srd_role_show(struct srd_role *r, const char *what)
 		json_object_object_add(o, "revision", json_object_new_uint64(r->pushed));
 		json_object_object_add(o, "pushes", json_object_new_uint64(r->pushes));
 		json_object_object_add(o, "full_tables", json_object_new_uint64(r->fulls));
+		json_object_object_add(o, "watch_wakes", json_object_new_uint64(r->watch_wakes));
 		json_object_object_add(o, "peers", arr);
 	}
 	return o;

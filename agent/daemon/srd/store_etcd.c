@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "etcd.h"
+#include "etcd_watcher.h"
 #include "lease.h"
 #include "registry.h"
 
@@ -43,6 +44,8 @@ struct etcd_store {
 	uint64_t rev;
 	uint64_t bad_values;	/* values under the prefix that are no instance */
 	struct lease_table leases;
+	char *endpoints;	/* for the watcher's own connection */
+	struct etcd_watcher *watcher;
 };
 
 #define E(s) ((struct etcd_store *)(s))
@@ -641,9 +644,31 @@ static void et_close(struct srd_store *s)
 
 	if (!st)
 		return;
+	etcd_watcher_stop(st->watcher);
+	free(st->endpoints);
 	etcd_close(st->e);
 	lease_free(&st->leases);
 	free(st);
+}
+
+/*
+ * Changes made through another SRD: etcd pushes them to a watcher thread
+ * (etcd_watcher.c), which wakes the caller; the marker that changes()
+ * writes is no change and wakes nobody.
+ */
+static int et_watch(struct srd_store *s, void (*wake)(void *arg), void *arg,
+		    char *err, size_t errlen)
+{
+	struct etcd_store *st = E(s);
+
+	if (st->watcher) {
+		snprintf(err, errlen, "etcd: already watched");
+		return -1;
+	}
+	st->watcher = etcd_watcher_start(st->endpoints, st->inst, st->end,
+					 st->marker, st->rev, wake, arg, err,
+					 errlen);
+	return st->watcher ? 0 : -1;
 }
 
 static const struct srd_store_ops etcd_ops = {
@@ -655,6 +680,7 @@ static const struct srd_store_ops etcd_ops = {
 	.list = et_list,
 	.changes = et_changes,
 	.revision = et_revision,
+	.watch = et_watch,
 	.close = et_close,
 };
 
@@ -689,8 +715,12 @@ struct srd_store *srd_store_etcd_open(const char *endpoints, const char *prefix,
 	snprintf(st->end, sizeof(st->end), "%sinst0", prefix);	/* '/' + 1 */
 	snprintf(st->owner, sizeof(st->owner), "%sowner/", prefix);
 	snprintf(st->marker, sizeof(st->marker), "%s~sync", st->inst);
-	st->e = etcd_open(endpoints, err, errlen);
+	st->endpoints = strdup(endpoints);
+	st->e = st->endpoints ? etcd_open(endpoints, err, errlen) : NULL;
 	if (!st->e) {
+		if (!st->endpoints)
+			snprintf(err, errlen, "store: out of memory");
+		free(st->endpoints);
 		free(st);
 		return NULL;
 	}

@@ -34,6 +34,7 @@
 
 #include "conn.h"
 #include "msg.h"
+#include "msg_policy.h"
 #include "msg_reg.h"
 #include "tls.h"
 #include "../../tests/ktap.h"
@@ -106,12 +107,13 @@ static void config_ctl(const char *extra)
 	char t[2048];
 
 	snprintf(t, sizeof(t),
-		 "{ \"node\": \"ctl\", \"roles\": [\"srd\", \"aam\"], \"control\": \"%s/ctl.sock\",\n"
+		 "{ \"node\": \"ctl\", \"roles\": [\"srd\", \"aam\", \"smo\"], \"control\": \"%s/ctl.sock\",\n"
+		 "  \"smo\": { \"policies\": \"%s/policies.json\" },\n"
 		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/ctl.crt\",\n"
 		 "           \"key\": \"%s/ca/ctl.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
 		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"sqlite\": \"%s/srd.db\" },\n"
 		 "           \"full_interval_ms\": 10000 }%s }\n",
-		 dir, dir, dir, dir, dir, port, dir, extra);
+		 dir, dir, dir, dir, dir, dir, port, dir, extra);
 	write_config("ctl", t);
 }
 
@@ -262,6 +264,64 @@ static int reg(const char *node, const char *id, const char *sid)
 	while (!(_ok = (cond)) && now_ms() < _t)			\
 		usleep(20000);						\
 	_ok; })
+
+/* --- policies (type 6) -------------------------------------------------- */
+
+/* A policy of tunnel @id for @node, with one rule into it, as JSON text. */
+static void policy_text(char *buf, size_t size, const char *name,
+			const char *node, int id, int weight)
+{
+	snprintf(buf, size,
+		 "{ \"name\": \"%s\", \"node\": \"%s\", \"tunnel\": %d, \"src\": \"fc00:1::1\",\n"
+		 "  \"paths\": [ { \"segs\": [ \"fc00:2::1\", \"fc00:9::d4\" ], \"weight\": %d },\n"
+		 "             { \"segs\": [ \"fc00:3::1\" ] } ],\n"
+		 "  \"backup\": [ \"fc00:4::1\" ],\n"
+		 "  \"rules\": [ { \"dst\": \"10.%d.0.0/16\", \"qpn\": \"16-31\" } ] }",
+		 name, node, id, weight, id % 250);
+}
+
+static void write_policies(const char *file, const char *a, const char *b)
+{
+	char p[300];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	f = fopen(p, "w");
+	fprintf(f, "{ \"policies\": [ %s%s%s ] }\n", a, b ? ", " : "", b ? b : "");
+	fclose(f);
+}
+
+/*
+ * @node's SR policies: the revision, the desired names and the installed
+ * tunnel ids, each as "a,b" in the agent's order, and a counter.
+ */
+static int sr_pol(const char *node, uint64_t *rev, char *names, char *tuns,
+		  const char *counter, uint64_t *cnt)
+{
+	struct json_object *d = ask(node, "{\"show\":\"policies\"}");
+	struct json_object *sr = path_get(d, "sr", NULL), *a, *in;
+	size_t i;
+
+	names[0] = tuns[0] = '\0';
+	if (!sr) {
+		json_object_put(d);
+		return -1;
+	}
+	*rev = json_object_get_uint64(path_get(sr, "rev", NULL));
+	a = path_get(sr, "desired", NULL);
+	for (i = 0; i < (size_t)(arr_len(a) > 0 ? arr_len(a) : 0); i++)
+		sprintf(names + strlen(names), "%s%s", i ? "," : "",
+			json_object_get_string(path_get(json_object_array_get_idx(a, i),
+							"name", NULL)));
+	in = path_get(sr, "installed", "tunnels");
+	for (i = 0; i < (size_t)(arr_len(in) > 0 ? arr_len(in) : 0); i++)
+		sprintf(tuns + strlen(tuns), "%s%s", i ? "," : "",
+			json_object_get_string(json_object_array_get_idx(in, i)));
+	if (counter)
+		*cnt = json_object_get_uint64(path_get(sr, counter, NULL));
+	json_object_put(d);
+	return 0;
+}
 
 /* --- raw TLS clients, to be refused ------------------------------------ */
 
@@ -601,6 +661,38 @@ static void f_routes(uint64_t rev, uint64_t prev, int full, int from, int n)
 	}
 }
 
+static void policy_text(char *buf, size_t size, const char *name,
+			const char *node, int id, int weight);
+
+/* Type 6 from the fake: one policy @name (tunnel @id) for n3, at @rev. */
+static const char *fake_node = "ctl";	/* its certificate's */
+
+static void f_policy(uint64_t rev, int full, const char *name, int id)
+{
+	struct msg_policy mp = { .rev = rev, .full = full, .n = 1 };
+	struct msg m = { .type = &msg_policy_type, .node = "ctl", .seq = rev,
+			 .body = &mp };
+	struct policy pol;
+	struct json_object *o;
+	char text[1024], err[256], *f;
+	size_t len;
+
+	policy_text(text, sizeof(text), name, "n3", id, 1);
+	o = json_tokener_parse(text);
+	if (!o || policy_from_json(o, "p", &pol, err, sizeof(err))) {
+		printf("# policy: %s\n", err);
+		json_object_put(o);
+		return;
+	}
+	json_object_put(o);
+	mp.p = &pol;
+	snprintf(m.node, sizeof(m.node), "%s", fake_node);
+	if (fake.c && !msg_encode(&m, &f, &len, err, sizeof(err))) {
+		conn_send(fake.c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		free(f);
+	}
+}
+
 static void pump(int ms)
 {
 	int64_t t = now_ms() + ms;
@@ -699,6 +791,79 @@ static void sr_revisions(void)
 		ktap_check(ok && sr_routes("n3", &rev, NULL, NULL) == 3,
 			   "sr: a registration from its SRD refused (role), its table unchanged");
 	}
+	{
+		/* policies by revision: full 5, then 6, 8 (a gap: taken, the set
+		 * is whole), 7 (stale: ignored)
+		 */
+		char names[256], tuns[64];
+		uint64_t gaps = 9, stale = 9, prev = 0;
+
+		if (fake.c) {
+			f_policy(5, 1, "q5", 105);
+			f_policy(6, 0, "q6", 106);
+			f_policy(8, 0, "q8", 108);
+			f_policy(7, 0, "q7", 107);
+		}
+		pump(400);
+		ok = !sr_pol("n3", &rev, names, tuns, "gaps", &gaps) &&
+		     !sr_pol("n3", &prev, names, tuns, "stale", &stale);
+		ktap_check(ok && rev == 8 && gaps == 1 && stale == 1 &&
+			   !strcmp(names, "q8") && !strcmp(tuns, "108"),
+			   "sr: policies 5 (full), 6, 8 (a gap, counted, its whole set taken), 7 (stale, ignored): q8 at 8");
+		if (!(rev == 8 && gaps == 1 && stale == 1 && !strcmp(names, "q8")))
+			printf("# rev %llu gaps %llu stale %llu [%s] [%s]\n",
+			       (unsigned long long)rev, (unsigned long long)gaps,
+			       (unsigned long long)stale, names, tuns);
+	}
+	stop(&pid);
+	{
+		/*
+		 * An sr certificate pushing policy: n3 (restarted, its policies
+		 * from its state file) dials "fsr", whose certificate says sr.
+		 */
+		char names[256], tuns[64];
+		uint64_t a = 0, after = 0;
+
+		if (fake.c)
+			conn_close(fake.c);
+		fake.c = NULL;
+		fake.up = 0;
+		SSL_CTX_free(fake_ctx);
+		snprintf(cert, sizeof(cert), "%s/ca/fsr.crt", dir);
+		snprintf(key, sizeof(key), "%s/ca/fsr.key", dir);
+		fake_ctx = tls_ctx_new(&tc, 1, &self, err, sizeof(err));
+		fake_node = "fsr";
+		sh("sed -i 's/\"node\": \"ctl\"/\"node\": \"fsr\"/' %s/n3.json", dir);
+		pid = spawn("n3");
+		ok = ({ int64_t e = now_ms() + 20000;
+			while (!fake.up && now_ms() < e)
+				event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+			fake.up; });
+		ok = ok && !sr_pol("n3", &rev, names, tuns, NULL, NULL) && rev == 8 &&
+		     !strcmp(names, "q8") && !strcmp(tuns, "108");
+		{
+			struct json_object *d = ask("n3", "{\"show\":\"rejected\"}");
+
+			a = json_object_get_uint64(path_get(d, "by_reason", "role"));
+			json_object_put(d);
+		}
+		if (fake.c)
+			f_policy(9, 1, "q9", 109);
+		pump(400);
+		{
+			struct json_object *d = ask("n3", "{\"show\":\"rejected\"}");
+
+			after = json_object_get_uint64(path_get(d, "by_reason", "role"));
+			json_object_put(d);
+		}
+		ok = ok && after == a + 1 && !sr_pol("n3", &rev, names, tuns, NULL, NULL) &&
+		     rev == 8 && !strcmp(names, "q8");
+		ktap_check(ok, "sr: restarted, q8 from its state file; a policy push from an sr certificate refused (role), not applied");
+		if (!ok)
+			printf("# role rejections %llu -> %llu, rev %llu [%s] [%s]\n",
+			       (unsigned long long)a, (unsigned long long)after,
+			       (unsigned long long)rev, names, tuns);
+	}
 	stop(&pid);
 	if (fake.c)
 		conn_close(fake.c);
@@ -729,11 +894,12 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(22);
+	ktap_plan(27);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
-		 " $p -d $d/ca init; $p -d $d/ca node ctl --roles srd,aam;"
+		 " $p -d $d/ca init; $p -d $d/ca node ctl --roles srd,aam,smo;"
+		 " $p -d $d/ca node fsr --roles sr;"
 		 " for n in n1 n2 n3; do $p -d $d/ca node $n --roles sr; done;"
 		 " $p -d $d/ca node smo1 --roles smo;"
 		 " $p -d $d/ca node old --roles sr --expired;"
@@ -755,6 +921,13 @@ int main(int argc, char **argv)
 		getsockname(fd, (struct sockaddr *)&sa, &l);
 		port = ntohs(sa.sin_port);
 		close(fd);
+	}
+	{
+		char a[1024], b[1024];
+
+		policy_text(a, sizeof(a), "p1", "n1", 100, 3);
+		policy_text(b, sizeof(b), "p2", "n2", 200, 2);
+		write_policies("policies.json", a, b);
 	}
 	config_ctl("");
 	config_sr("n1");
@@ -805,6 +978,57 @@ int main(int argc, char **argv)
 		json_object_put(d);
 	}
 	ktap_check(ok, "dmsc -j agent show routes: 3 routes at revision 3");
+
+	/* the smo: each SR got its node's policies from the file, revision 1 */
+	{
+		char n1s[1024], n2s[1024], t1[64], t2[64];
+		uint64_t r1 = 0, r2 = 0, g1 = 9, g2 = 9;
+
+		ok = WAIT(5000, !sr_pol("n1", &r1, n1s, t1, "gaps", &g1) &&
+			  !sr_pol("n2", &r2, n2s, t2, "gaps", &g2) &&
+			  r1 == 1 && r2 == 1 && !strcmp(n1s, "p1") && !strcmp(t1, "100") &&
+			  !strcmp(n2s, "p2") && !strcmp(t2, "200"));
+		ktap_check(ok && !g1 && !g2,
+			   "smo: the policy file's set pushed on connect: n1 holds p1 (tunnel 100), n2 p2 (200), revision 1");
+		if (!ok)
+			printf("# n1 rev %llu [%s] [%s], n2 rev %llu [%s] [%s]\n",
+			       (unsigned long long)r1, n1s, t1, (unsigned long long)r2, n2s, t2);
+
+		/* apply through the CLI: p3 for n1, p1 changed (weight 5) */
+		policy_text(n1s, sizeof(n1s), "p3", "n1", 101, 1);
+		policy_text(n2s, sizeof(n2s), "p1", "n1", 100, 5);
+		write_policies("apply.json", n1s, n2s);
+		snprintf(buf, sizeof(buf), "%s -j agent socket %s/ctl.sock policy apply %s/apply.json >%s/apply.out",
+			 dmsc_bin, dir, dir, dir);
+		ok = !system(buf);
+		ok = ok && WAIT(3000, !sr_pol("n1", &r1, n1s, t1, "gaps", &g1) &&
+				!sr_pol("n2", &r2, n2s, t2, "gaps", &g2) && r1 == 2 && r2 == 2 &&
+				!strcmp(n1s, "p1,p3") && !strcmp(t1, "100,101") &&
+				!strcmp(n2s, "p2") && !g1 && !g2);
+		{
+			struct json_object *d = ask("n1", "{\"show\":\"policies\"}");
+			struct json_object *p = path_get(path_get(d, "sr", NULL), "desired", NULL);
+			struct json_object *w;
+
+			p = arr_len(p) > 0 ? json_object_array_get_idx(p, 0) : NULL;
+			w = arr_len(path_get(p, "paths", NULL)) > 0 ?
+			    json_object_array_get_idx(path_get(p, "paths", NULL), 0) : NULL;
+			ok = ok && json_object_get_int(path_get(w, "weight", NULL)) == 5;
+			json_object_put(d);
+		}
+		ktap_check(ok, "smo: dmsc agent policy apply: both SRs at revision 2, n1 holds p1 (weight now 5) and p3, n2 only p2, no gap");
+		if (!ok)
+			printf("# n1 rev %llu [%s] [%s], n2 rev %llu [%s] [%s]\n",
+			       (unsigned long long)r1, n1s, t1, (unsigned long long)r2, n2s, t2);
+
+		snprintf(buf, sizeof(buf), "%s agent socket %s/ctl.sock policy withdraw p1", dmsc_bin, dir);
+		ok = !system(buf);
+		ok = ok && WAIT(3000, !sr_pol("n1", &r1, n1s, t1, NULL, NULL) && r1 == 3 &&
+				!strcmp(n1s, "p3") && !strcmp(t1, "101"));
+		snprintf(buf, sizeof(buf), "%s agent socket %s/ctl.sock policy withdraw p1 2>/dev/null", dmsc_bin, dir);
+		ok = ok && system(buf) != 0;
+		ktap_check(ok, "smo: policy withdraw p1: n1 holds p3 only at revision 3; withdrawing it again fails");
+	}
 
 	/* 5: an SR killed and restarted: the full table, its own instance again */
 	stop(&pid_n2);

@@ -28,6 +28,11 @@ static const struct rule rules[] = {
 	[4] = { "node-state-report", ROLE_SR, 1 },
 	/* SRs and gateways report QoS telemetry of their own node (§4) */
 	[5] = { "qos-report", ROLE_SR | ROLE_MG, 1 },
+	/*
+	 * the orchestrator programs the SRs (§4): tunnels and rules in a
+	 * node's kernel steer its traffic, so no other role may push them
+	 */
+	[6] = { "policy-push", ROLE_SMO, 0 },
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

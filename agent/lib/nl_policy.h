@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tunnels and rules of msg_policy.h to and from the dmsc module, over
+ * nl.h (the messages and the talk the CLI's tunnel and rule commands
+ * use). Each returns 0 or a negative errno, with the kernel's extack
+ * message in nl->errmsg.
+ */
+#ifndef DMSC_NL_POLICY_H
+#define DMSC_NL_POLICY_H
+
+#include <stddef.h>
+
+#include "msg_policy.h"
+#include "nl.h"
+
+/* DMSC_CMD_TUNNEL_NEW or _SET of @p's tunnel: id, src, paths, backup. */
+int dmsc_nl_tunnel_put(struct dmsc_nl *nl, int cmd, const struct policy *p);
+int dmsc_nl_tunnel_del(struct dmsc_nl *nl, uint32_t id);
+/* Every tunnel of this namespace, as policies without name or rules. */
+int dmsc_nl_tunnel_dump(struct dmsc_nl *nl, struct policy **out, size_t *n);
+
+int dmsc_nl_rule_add(struct dmsc_nl *nl, const struct pol_rule *r);
+int dmsc_nl_rule_del(struct dmsc_nl *nl, const struct pol_rule *r);
+int dmsc_nl_rule_dump(struct dmsc_nl *nl, struct pol_rule **out, size_t *n);
+
+#endif /* DMSC_NL_POLICY_H */
