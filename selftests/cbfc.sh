@@ -539,7 +539,10 @@ test_heartbeat_no_tunnel() {
 	local rx0
 	rx0=$(rx)
 	send 10
-	wait_until "(( \$(qd heartbeat_failures) == 1 ))" || fail "no failure"
+	wait_until "(( \$(qd heartbeat_failures) >= 1 ))" || fail "no failure"
+	# On a slow kernel (KASAN) the heartbeat may fail before the tenth
+	# packet is queued: that one waits its own heartbeat, then goes too.
+	wait_until "(( \$(qd drop_failed) == 10 ))" || true
 	check "(( \$(qd drop_failed) == 10 && \$(qd failovers) == 0 && \$(qd qlen) == 0 ))" \
 		"drop_failed $(qd drop_failed) failovers $(qd failovers) qlen $(qd qlen)"
 	check "(( \$(sess failed) == 1 && \$(rx) == rx0 ))" "failed $(sess failed) rx $(($(rx) - rx0))"
