@@ -11,5 +11,5 @@ out=$top/build/demo
 mkdir -p "$out"
 rm -f "$out"/*.dat "$out/incast.png"
 "$top/tools/vm/run.sh" -k "$kver" -m 2048 -t 1500 -o "$out" -e DMSC_INCAST_OUT="$out" -- "$top/tools/demo/inside.sh"
-gnuplot -e "dir='$out'; rate=${DMSC_INCAST_RATE:-10}" "$top/tools/demo/incast.gp"
+gnuplot -e "dir='$out'; rate=${DMSC_INCAST_RATE:-4}" "$top/tools/demo/incast.gp"
 echo "plot of the incast, goodput per QP over time: $out/incast.png"
