@@ -48,6 +48,8 @@
 
 #define CBFC_HASH_BUCKETS	1024
 #define CBFC_BTH_LEN		12
+/* How far the rate's clock may lag: the burst after a late timer. */
+#define CBFC_RATE_LAG_NS	(10 * NSEC_PER_MSEC)
 
 /*
  * A flow is in exactly one of: q->active; q->stalled and sess->stalled
@@ -847,14 +849,18 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 		u64 delay = div64_u64((u64)len * NSEC_PER_SEC, q->rate);
 
 		/*
-		 * As sch_fq: the timer and the softirq that brought us here
-		 * were late by now - time_next; up to half a gap of that is
-		 * taken off the next one, or every wake-up's latency would
-		 * add to every gap and the rate fall short (review finding 6).
+		 * time_next is a virtual clock: it advances by each packet's
+		 * time at the rate, not from now. When the watchdog or the
+		 * softirq was late, the packets the rate allowed meanwhile
+		 * may leave back to back, up to CBFC_RATE_LAG_NS of them: a
+		 * timer that fires only on ticks (4 ms at HZ=250 where
+		 * hrtimers are coarse) would otherwise let one packet out per
+		 * tick, whatever the rate. The bound keeps an idle qdisc from
+		 * saving up a burst.
 		 */
-		if (q->time_next && now > q->time_next)
-			delay -= min(delay / 2, now - q->time_next);
-		q->time_next = now + delay;
+		if (q->time_next + CBFC_RATE_LAG_NS < now)
+			q->time_next = now - CBFC_RATE_LAG_NS;
+		q->time_next += delay;
 	}
 	return skb;
 }

@@ -398,10 +398,10 @@ test_gso() {
 # RoCEv2 of 1082 bytes (866 us a packet), measured over 2 s of a backlog.
 test_rate() {
 	trap case_cleanup EXIT
-	setup rate 10mbit
+	setup rate 4mbit
 	# A sink, so that b answers no ICMP error that stops the sender.
 	sink_start
-	# More than the test lasts (3 s at the rate for 3500 packets): it is
+	# More than the test lasts (7 s at the rate for 3500 packets): it is
 	# stopped once measured. Not through an(): $! must be roce-gen.
 	ip netns exec "$a" "$RG" send dst $B qps 1 sport 50000 qpn 300 \
 		count 100000 rate 0 size 1024 json "$T/send.json" \
@@ -413,11 +413,11 @@ test_rate() {
 	t2=$(date +%s%N) b2=$(qd bytes)
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	r=$(( (b2 - b1) * 8 * 1000 / (t2 - t1) ))	# Mbit/s * 1000
-	echo "rate 10mbit: measured $((r / 1000)).$(printf %03d $((r % 1000))) Mbit/s"
+	r=$(( (b2 - b1) * 8 * 1000000 / (t2 - t1) ))	# kbit/s
+	echo "rate 4mbit: measured $((r / 1000)).$(printf %03d $((r % 1000))) Mbit/s"
 	check "(( \$(qd qlen) > 0 ))" \
 		"the backlog ran out: not measured at the rate; bytes $b1 $b2 sender: $(cat "$T/send.err")"
-	check "(( r >= 9500 && r <= 10500 ))" "measured $r kbit/s, not 10000 +- 5%"
+	check "(( r >= 3800 && r <= 4200 ))" "measured $r kbit/s, not 4000 +- 5%"
 }
 
 # The heartbeat: a PE (a) steers its own RoCEv2 onto tunnel 1, primary
@@ -539,7 +539,10 @@ test_heartbeat_no_tunnel() {
 	local rx0
 	rx0=$(rx)
 	send 10
-	wait_until "(( \$(qd heartbeat_failures) == 1 ))" || fail "no failure"
+	wait_until "(( \$(qd heartbeat_failures) >= 1 ))" || fail "no failure"
+	# On a slow kernel (KASAN) the heartbeat may fail before the tenth
+	# packet is queued: that one waits its own heartbeat, then goes too.
+	wait_until "(( \$(qd drop_failed) == 10 ))" || true
 	check "(( \$(qd drop_failed) == 10 && \$(qd failovers) == 0 && \$(qd qlen) == 0 ))" \
 		"drop_failed $(qd drop_failed) failovers $(qd failovers) qlen $(qd qlen)"
 	check "(( \$(sess failed) == 1 && \$(rx) == rx0 ))" "failed $(sess failed) rx $(($(rx) - rx0))"
@@ -770,6 +773,7 @@ CASES=(
 	test_wake_session "cbfc: credit for one session wakes that session's flows only"
 	test_oversize "cbfc: a head packet above the session's credit is dropped as oversize"
 	test_gso "cbfc: a credited GSO skb is segmented and each segment charged"
+	test_rate "cbfc: rate 4mbit with a backlog sends 4 Mbit/s +- 5 %"
 	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
 	test_heartbeat_no_tunnel "cbfc: next hop silent, no tunnel: the waiting packets are dropped as failed, heartbeat 0 is off"
 	test_heartbeat_teardown "cbfc: qdisc, netns and module go while packets wait and failovers are pending"

@@ -128,3 +128,6 @@ PY
 say "pe1 and pe2 are separate nodes: each namespace has its own dmsc state"
 run pe1 "$dmsc" -j info
 run pe2 "$dmsc" -j info
+
+say "part 2: incast through PE1 - P - PE2, cbfc against pfifo (selftests/cbfc_incast.sh)"
+"$top/selftests/cbfc_incast.sh"
