@@ -65,13 +65,6 @@ case_cleanup() {
 
 rx() { bn cat /sys/class/net/vb/statistics/rx_packets; }
 
-# num KEY: the number of "KEY" in the JSON on stdin (keys are unique in
-# what we read: the counters, xstats and options of one qdisc, or one
-# session). A grep, not Python: Python's start-up is slow in a TCG VM.
-num() {
-	grep -oE "\"$1\": ?[0-9]+" | head -1 | grep -oE '[0-9]+$'
-}
-
 # qd KEY: a counter, xstat or option of va's qdisc, from tc -s -j.
 qd() {
 	tc -n "$a" -s -j qdisc show dev va | num "$1"
@@ -87,15 +80,6 @@ send() {
 	an "$RG" send dst $B qps 1 sport 50000 qpn "${3:-256}" count "$1" \
 		psn "${2:-0}" rate 0 size 1024 json "$T/send.json" \
 		2>"$T/send.err" || fail "roce-gen send: $(cat "$T/send.err")"
-}
-
-# wait_until COND: up to 5 s.
-wait_until() {
-	for _ in $(seq 50); do
-		eval "$1" && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 # arrived RX0 N: exactly N packets more than RX0 reach b, and no more

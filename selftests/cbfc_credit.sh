@@ -42,10 +42,6 @@ case_cleanup() {
 	[ -z "$T" ] || rm -rf "$T"
 }
 
-num() {
-	grep -oE "\"$1\": ?[0-9]+" | head -1 | grep -oE '[0-9]+$'
-}
-
 # sess NS FIELD: a field of the flow's session on a node.
 sess() {
 	dns "$1" -j cbfc session show "${FLOW[@]}" | num "$2"
@@ -59,20 +55,6 @@ stat() {
 # qd NS DEV KEY: a counter or xstat of a node's cbfc qdisc.
 qd() {
 	tc -n "$1" -s -j qdisc show dev "$2" | num "$3"
-}
-
-wait_until() {
-	local tries=${2:-100}
-	for _ in $(seq "$tries"); do
-		eval "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-neigh() {	# neigh NS ADDR DEV PEER_NS PEER_DEV
-	ip -n "$1" neigh replace "$2" dev "$3" nud permanent \
-		lladdr "$(ip netns exec "$4" cat "/sys/class/net/$5/address")"
 }
 
 setup() {

@@ -62,20 +62,6 @@ case_cleanup() {
 	[ -z "$T" ] || rm -rf "$T"
 }
 
-neigh() {	# neigh NS ADDR DEV PEER_NS PEER_DEV
-	ip -n "$1" neigh replace "$2" dev "$3" nud permanent \
-		lladdr "$(ip netns exec "$4" cat "/sys/class/net/$5/address")"
-}
-
-wait_until() {
-	local tries=${2:-100}
-	for _ in $(seq "$tries"); do
-		eval "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 flow() {	# flow K: sender K's flow, as dmsc cbfc takes it
 	echo "src 10.1.$1.1 dst 10.9.9.2 sport $((50000 + $1)) qpn $((256 + $1))"
 }

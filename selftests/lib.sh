@@ -119,6 +119,30 @@ dns() {
 	ip netns exec "$ns" "$DMSC" "$@"
 }
 
+# wait_until "COND" [TRIES]: evaluate COND every 0.1 s, up to TRIES times
+# (default 100); true as soon as it holds.
+wait_until() {
+	local tries=${2:-100}
+	for _ in $(seq "$tries"); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# neigh NS ADDR DEV PEER_NS PEER_DEV: a permanent neighbour entry in NS
+# for ADDR on DEV, with PEER_DEV's MAC (no resolution traffic in a test).
+neigh() {
+	ip -n "$1" neigh replace "$2" dev "$3" nud permanent \
+		lladdr "$(ip netns exec "$4" cat "/sys/class/net/$5/address")"
+}
+
+# num KEY: the first number of "KEY" in the JSON on stdin. A grep, not
+# python: python's start-up is slow in a TCG VM.
+num() {
+	grep -oE "\"$1\": ?[0-9]+" | head -1 | grep -oE '[0-9]+$'
+}
+
 # jq-free JSON field extraction: json_get 'expr' reads JSON on stdin and
 # prints the python expression evaluated on it as `d`.
 json_get() {
