@@ -98,7 +98,10 @@ static int cret_build(u8 *buf, const struct dmsc_session *s,
 	buf[1] = RSVP_MSG_CBFC_RESV;
 	buf[4] = 64;			/* Send_TTL */
 	put_unaligned_be16(len, buf + 6);
-	*(__sum16 *)(buf + 2) = ip_compute_csum(buf, len);
+	/* 0 says "no checksum" (RFC 2205), which receivers refuse: send
+	 * its one's complement twin, as UDP does.
+	 */
+	*(__sum16 *)(buf + 2) = ip_compute_csum(buf, len) ?: CSUM_MANGLED_0;
 	return len;
 }
 

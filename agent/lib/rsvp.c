@@ -262,6 +262,7 @@ int rsvp_build(const struct rsvp_msg *m, uint8_t *buf, size_t cap,
 {
 	unsigned int objs, i;
 	struct wbuf w = { .p = buf, .cap = cap };
+	uint16_t ck;
 	uint8_t *o;
 	size_t sub;
 
@@ -343,7 +344,13 @@ int rsvp_build(const struct rsvp_msg *m, uint8_t *buf, size_t cap,
 	buf[1] = m->type;
 	buf[4] = m->send_ttl;
 	put16(buf + 6, (uint16_t)w.len);
-	put16(buf + 2, rsvp_checksum(buf, w.len));
+	/*
+	 * 0 says "no checksum" (RFC 2205) and is refused below; a sum that
+	 * folds to 0 goes out as 0xffff, its one's complement twin, as UDP
+	 * does (1 message in 65,535 would otherwise be lost for good).
+	 */
+	ck = rsvp_checksum(buf, w.len);
+	put16(buf + 2, ck ? ck : 0xffff);
 	return (int)w.len;
 }
 

@@ -252,6 +252,26 @@ static void test_checksum(void)
 	b[2] = b[3] = 0;
 	ktap_check(rsvp_parse(b, len, &back, why, sizeof(why)) == RSVP_E_CHECKSUM,
 		   "checksum 0 (none sent) refused");
+
+	/*
+	 * A message whose sum folds to 0 (the LIH chosen to make it so)
+	 * goes out with 0xffff, not the 0 that means "none", and is taken.
+	 */
+	{
+		uint32_t lih;
+
+		for (lih = 0; lih < 0x20000; lih++) {
+			m.lih = lih;
+			len = rsvp_build(&m, b, sizeof(b), why, sizeof(why));
+			if (len > 0 && b[2] == 0xff && b[3] == 0xff)
+				break;
+		}
+		printf("# a sum folding to 0 at LIH %u\n", lih);
+		ktap_check(lih < 0x20000 &&
+			   rsvp_parse(b, len, &back, why, sizeof(why)) == RSVP_OK &&
+			   back.lih == lih,
+			   "a sum that folds to 0 is sent as 0xffff and parsed");
+	}
 }
 
 /* Append a raw object to a built message and reseal. */
@@ -417,7 +437,7 @@ static void test_header(void)
 
 int main(void)
 {
-	ktap_plan(30);
+	ktap_plan(31);
 	test_round_trips();
 	test_truncations();
 	test_wrong_lengths();
