@@ -90,7 +90,10 @@ test_hooks_lazy() {
 	local hooks
 	dns "$h" tunnel add 1 src fc00::1 path fc00::2
 	hooks=$(ip netns exec "$h" nft list hooks)
-	check "[[ '$hooks' != *dmsc* ]]" "hooks registered without a rule: $hooks"
+	# The steering hooks only: cbfc's credit-return hook (cret_hook) is
+	# registered in every namespace while the module is loaded, a known
+	# cost listed in Documentation/cbfc.md.
+	check "[[ '$hooks' != *dmsc_steer* ]]" "steering hooks registered without a rule: $hooks"
 	dns "$h" rule add dst 10.9.0.0/16 tunnel 1
 	dns "$h" rule del dst 10.9.0.0/16
 	hooks=$(ip netns exec "$h" nft list hooks)
@@ -200,7 +203,7 @@ ktap_run \
 	test_userns_foreign_eperm "root of a foreign user namespace gets EPERM" \
 	test_userns_own_allowed "root of the owning user namespace may set" \
 	test_read_needs_admin "tunnels, rules and flows are read by admins only" \
-	test_hooks_lazy "netfilter hooks come with the first rule, before confirm" \
+	test_hooks_lazy "the steering netfilter hooks come with the first rule, before confirm" \
 	test_raw_wrong_type "wrong attribute type refused" \
 	test_raw_missing "missing attributes refused with a message" \
 	test_raw_range "out-of-range values refused" \
