@@ -71,7 +71,7 @@ test_no_role_notify() {
 	T=$(mktemp -d)
 	mkns an
 	notify_listen
-	start_agent "$an" '{ "node": "smo1", "roles": ["smo"] }'
+	start_agent "$an" '{ "node": "mg1", "roles": ["mg"] }'
 	local rc=0
 	wait "$AG" || rc=$?
 	AG=""
