@@ -650,17 +650,10 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 	const struct mpte_topology *t = ctx->t;
 	unsigned char *backup_hit, *was_admitted;
 	char what[256];
-	int l = mpte_link_lookup(t, id), k, di, p, i, j;
+	int l = mpte_link_find(t, id, err, errlen), k, di, p, i, j;
 
-	if (l == -2) {
-		snprintf(err, errlen, "link \"%s\" is ambiguous: parallel links join those nodes, name one by its id",
-			 id);
+	if (l < 0)
 		return -1;
-	}
-	if (l < 0) {
-		snprintf(err, errlen, "unknown link \"%s\"", id);
-		return -1;
-	}
 	was_admitted = mpte_xcalloc(ctx->ds->n, 1);
 	for (di = 0; di < ctx->ds->n; di++)
 		was_admitted[di] = ctx->st[di].status == MPTE_ADMITTED;

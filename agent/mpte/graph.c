@@ -143,6 +143,20 @@ int mpte_link_lookup(const struct mpte_topology *t, const char *id)
 	return found;
 }
 
+/* mpte_link_lookup() for a caller's request: -1 with the reason in @err. */
+int mpte_link_find(const struct mpte_topology *t, const char *id, char *err,
+		   size_t errlen)
+{
+	int l = mpte_link_lookup(t, id);
+
+	if (l == -2)
+		snprintf(err, errlen, "link \"%s\" is ambiguous: parallel links join those nodes, name one by its id",
+			 id);
+	else if (l < 0)
+		snprintf(err, errlen, "unknown link \"%s\"", id);
+	return l < 0 ? -1 : l;
+}
+
 int mpte_sp_init(struct mpte_sp *sp, int n)
 {
 	int i;

@@ -134,18 +134,11 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 		      size_t errlen)
 {
 	const struct mpte_topology *t = ctx->t;
-	int l = mpte_link_lookup(t, id), k, di, any = 0, *back;
+	int l = mpte_link_find(t, id, err, errlen), k, di, any = 0, *back;
 	char what[256];
 
-	if (l == -2) {
-		snprintf(err, errlen, "link \"%s\" is ambiguous: parallel links join those nodes, name one by its id",
-			 id);
+	if (l < 0)
 		return -1;
-	}
-	if (l < 0) {
-		snprintf(err, errlen, "unknown link \"%s\"", id);
-		return -1;
-	}
 	for (k = 0; k < 2; k++)
 		if (t->links[l].arc[k] >= 0 && ctx->failed[t->links[l].arc[k]])
 			any = 1;

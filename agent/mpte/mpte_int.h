@@ -213,6 +213,8 @@ int mpte_topology_index(struct mpte_topology *t);
 void mpte_topology_csr(struct mpte_topology *t);
 int mpte_node_lookup(const struct mpte_topology *t, const char *name);
 int mpte_link_lookup(const struct mpte_topology *t, const char *id);
+int mpte_link_find(const struct mpte_topology *t, const char *id, char *err,
+		   size_t errlen);
 int mpte_sp_init(struct mpte_sp *sp, int n);
 void mpte_sp_fini(struct mpte_sp *sp);
 int mpte_arc_usable(const struct mpte_topology *t, int a,
