@@ -17,6 +17,7 @@
 
 #include <linux/rhashtable.h>
 #include <linux/socket.h>
+#include <net/ipv6.h>
 #include <net/genetlink.h>
 #include <linux/dmsc.h>
 
@@ -128,6 +129,34 @@ static int dmsc_session_no_update(struct nlattr **tb,
 	return 0;
 }
 
+/*
+ * The kernel sends credit returns to the previous hop over IPv6, with
+ * no interface: it must be a routable unicast address. A link-local one
+ * has no scope here (it would leave by whichever link routes fe80::/64
+ * first), and ::, loopback, multicast and IPv4-mapped ones never get
+ * there, each failed send being retried for the session's life.
+ */
+static int dmsc_session_prevhop_ok(const struct nlattr *attr,
+				   struct netlink_ext_ack *extack)
+{
+	struct in6_addr a;
+	int type;
+
+	if (!attr)
+		return 0;
+	nla_memcpy(&a, attr, sizeof(a));
+	type = ipv6_addr_type(&a);
+	if (!(type & IPV6_ADDR_UNICAST) ||
+	    type & (IPV6_ADDR_LINKLOCAL | IPV6_ADDR_LOOPBACK |
+		    IPV6_ADDR_MAPPED | IPV6_ADDR_COMPATv4 |
+		    IPV6_ADDR_SITELOCAL)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "session prevhop: a global or ULA unicast IPv6 address (credit returns are sent to it)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
@@ -151,6 +180,9 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 			       "session nexthop or prevhop missing");
 		return -EINVAL;
 	}
+	err = dmsc_session_prevhop_ok(tb[DMSC_SESSION_A_PREVHOP], info->extack);
+	if (err)
+		return err;
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;

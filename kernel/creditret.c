@@ -46,7 +46,8 @@
 #define CRET_REFRESH_MS		30000	/* TIME_VALUES: RFC 2205's R */
 #define CRET_REPEATS		5	/* an unchanged total is resent ... */
 #define CRET_REPEAT_MS		10	/* ... after 10, 20, 40, 80, 160 ms */
-#define CRET_RETRY_MS		10	/* after a failed send */
+#define CRET_RETRY_MS		10	/* after a failed send, doubling ... */
+#define CRET_RETRY_MAX_SHIFT	7	/* ... up to 1.28 s */
 
 static void cret_obj(u8 *p, u16 len, u8 cls, u8 ctype)
 {
@@ -179,13 +180,15 @@ void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
 
 	if (READ_ONCE(s->ret_initial) != initial)
 		WRITE_ONCE(s->ret_initial, initial);
-	if (!test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
+	/* A plain read first: the locked bit op only once per round. */
+	if (!test_bit(DMSC_RET_QUEUED, &s->ret_flags) &&
+	    !test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
 		refcount_inc(&s->refcnt);
 		llist_add(&s->ret_node, &dn->cret_list);
 		queue_delayed_work(system_highpri_wq, &dn->cret_work, 1);
 	}
 	/* Once per batch: mod_delayed_work takes a lock, not every packet. */
-	if (total - READ_ONCE(s->ret_sent) >= batch &&
+	if ((s64)(total - READ_ONCE(s->ret_sent)) >= (s64)batch &&
 	    !test_and_set_bit(DMSC_RET_KICKED, &s->ret_flags))
 		mod_delayed_work(system_highpri_wq, &dn->cret_work, 0);
 }
@@ -213,14 +216,27 @@ static void cret_work(struct work_struct *work)
 		}
 		total = atomic64_read(&s->ret_freed);
 		if (total != s->ret_sent) {
-			if (!cret_send(dn, s, total)) {
+			/*
+			 * A send that failed (no route to the previous hop,
+			 * no memory) is retried after 10 ms, doubling to
+			 * 1.28 s while it keeps failing: a session whose
+			 * prevhop cannot be reached costs a send now and
+			 * then, not one per kick of every other session.
+			 */
+			if (s->ret_fails && time_before(now, s->ret_next)) {
+				/* backing off: stays listed */
+			} else if (!cret_send(dn, s, total)) {
 				WRITE_ONCE(s->ret_sent, total);
+				s->ret_fails = 0;
 				s->ret_repeats = CRET_REPEATS;
 				s->ret_next = now +
 					msecs_to_jiffies(CRET_REPEAT_MS);
 			} else {
 				s->ret_next = now +
-					msecs_to_jiffies(CRET_RETRY_MS);
+					msecs_to_jiffies(CRET_RETRY_MS <<
+							 s->ret_fails);
+				if (s->ret_fails < CRET_RETRY_MAX_SHIFT)
+					s->ret_fails++;
 			}
 		} else if (s->ret_repeats && time_after_eq(now, s->ret_next)) {
 			cret_send(dn, s, total);
@@ -235,9 +251,12 @@ static void cret_work(struct work_struct *work)
 			if (!again || time_before(s->ret_next, next))
 				next = s->ret_next;
 			again = true;
+			cond_resched();
 			continue;
 		}
 		dmsc_session_put(s);
+		/* Up to 65536 sessions a namespace: yield between them. */
+		cond_resched();
 	}
 	if (again)
 		queue_delayed_work(system_highpri_wq, &dn->cret_work,

@@ -404,6 +404,7 @@ struct dmsc_session {
 	unsigned long ret_flags;
 	unsigned long ret_next;		/* jiffies: next repeat */
 	u8 ret_repeats;			/* repeats of ret_sent left */
+	u8 ret_fails;			/* failed sends in a row */
 	u32 ret_initial;		/* the qdisc's credit, for the object */
 	struct llist_node ret_node;	/* dn->cret_list */
 	struct rcu_head rcu;

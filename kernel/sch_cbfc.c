@@ -837,8 +837,13 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 	if (f->sess) {
 		atomic64_inc(&f->sess->packets);
 		q->st.credited_packets++;
-		/* Freed here: the previous hop may send it again. */
-		if (f->sess->has_prevhop && !READ_ONCE(f->sess->dead))
+		/*
+		 * Freed here: the previous hop may send it again. Returns
+		 * carry totals, so only a cumulative session sends them.
+		 */
+		if (f->sess->has_prevhop &&
+		    f->sess->mode == DMSC_CREDIT_MODE_CUMULATIVE &&
+		    !READ_ONCE(f->sess->dead))
 			dmsc_cret_account(q->dn, f->sess, clen, q->credit_batch,
 					  q->credit);
 	} else {

@@ -630,7 +630,7 @@ test_srv6_inner() {
 test_bad_input() {
 	trap case_cleanup EXIT
 	setup
-	local out
+	local out ph
 	# tc: what the plugin refuses, naming the option ...
 	out=$(tc -n "$a" qdisc change dev va root cbfc limit 0 2>&1) &&
 		fail "limit 0 accepted"
@@ -662,6 +662,15 @@ test_bad_input() {
 	check "[[ '$out' == *'errno=34'* ]]" "qpn 2^24: $out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess '}')
 	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session nexthop or prevhop missing'* ]]" "$out"
+	# Credit returns go to prevhop over IPv6 with no interface: only a
+	# routable unicast address is taken.
+	for ph in fe80::1 ::ffff:10.9.0.1 ff02::1 ::1; do
+		out=$(dns "$a" cbfc session add src 10.9.0.1 dst 10.9.0.2 \
+			sport 50000 qpn 256 prevhop $ph 2>&1) &&
+			fail "prevhop $ph accepted"
+		check "[[ '$out' == *'session prevhop: a global or ULA unicast IPv6 address'* ]]" \
+			"prevhop $ph: $out"
+	done
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 12:u64=1 '}')
 	check "[[ '$out' == *'errno=22'* ]]" "a reply-only attribute (sent): $out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 10:u64=5 '}')

@@ -130,6 +130,21 @@ wait_until() {
 	return 1
 }
 
+# in_order NS DEV...: every packet the veths receive goes to CPU 0's
+# backlog (RPS). A veth hands a packet to the backlog of the CPU that
+# sent it; a qdisc that holds packets (cbfc waiting for credit) is run
+# from whichever CPU the credit arrived on, so two packets of one flow
+# could sit in two CPUs' backlogs and be delivered swapped. A NIC's ring
+# keeps them in order; this makes the veths do the same.
+in_order() {
+	local ns=$1 dev
+	shift
+	for dev in "$@"; do
+		ip netns exec "$ns" sh -c "echo 1 > /sys/class/net/$dev/queues/rx-0/rps_cpus" ||
+			fail "rps_cpus on $dev in $ns"
+	done
+}
+
 # neigh NS ADDR DEV PEER_NS PEER_DEV: a permanent neighbour entry in NS
 # for ADDR on DEV, with PEER_DEV's MAC (no resolution traffic in a test).
 neigh() {

@@ -36,6 +36,7 @@ struct send_opts {
 	double duration, rate;
 	int opcode;
 	int tclass;
+	int sndbuf;
 	const char *json;
 	bool allow_any_netns;
 	uint64_t dup_every, skip_every, swap_every, bad_icrc_every;
@@ -78,7 +79,7 @@ void send_usage(void)
 "                     [ size BYTES ] [ opcode OP ] [ dscp DSCP | tclass TC ]\n"
 "                     [ psn FIRST_PSN ] [ pkey PKEY ] [ json FILE ]\n"
 "                     [ skip-every N ] [ dup-every N ] [ swap-every N ]\n"
-"                     [ bad-icrc-every N ] [ allow-any-netns ]\n"
+"                     [ bad-icrc-every N ] [ sndbuf BYTES ] [ allow-any-netns ]\n"
 "  dst ADDR        IPv4 or IPv6 destination; required, there is no default\n"
 "  src ADDR        source address to bind; default: the route's source\n"
 "  dev IFNAME      bind the sockets to IFNAME (SO_BINDTODEVICE)\n"
@@ -99,6 +100,8 @@ void send_usage(void)
 "  dup-every N     every Nth packet is sent twice\n"
 "  swap-every N    every Nth packet is sent after the one that follows it\n"
 "  bad-icrc-every N  every Nth packet carries a wrong ICRC\n"
+"  sndbuf BYTES    each socket's send buffer (SO_SNDBUFFORCE; default 4 MiB):\n"
+"                  how far an unpaced sender runs ahead of a slower qdisc\n"
 "  allow-any-netns send although not inside an \"ip netns\" namespace\n"
 "Writes a JSON summary to FILE (json FILE) or stdout.\n", MAX_QPS);
 }
@@ -111,6 +114,7 @@ static void parse_opts(int argc, char **argv, struct send_opts *o)
 	*o = (struct send_opts) {
 		.qps = 1, .qpn = 256, .count = 1000, .size = 1024,
 		.rate = 1000, .opcode = OP_RC_SEND_ONLY, .pkey = BTH_PKEY_DEFAULT,
+		.sndbuf = 4 << 20,
 	};
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -180,6 +184,8 @@ static void parse_opts(int argc, char **argv, struct send_opts *o)
 			o->swap_every = num_arg(argc, argv, &i, 2, UINT32_MAX);
 		} else if (!strcmp(a, "bad-icrc-every")) {
 			o->bad_icrc_every = num_arg(argc, argv, &i, 1, UINT32_MAX);
+		} else if (!strcmp(a, "sndbuf")) {
+			o->sndbuf = (int)num_arg(argc, argv, &i, 4096, 1 << 30);
 		} else if (!strcmp(a, "allow-any-netns")) {
 			o->allow_any_netns = true;
 		} else {
@@ -250,7 +256,7 @@ static int set_sockopts(int fd, const struct send_opts *o)
 {
 	int v6 = o->dst.ss_family == AF_INET6;
 	int pmtu = v6 ? IPV6_PMTUDISC_DO : IP_PMTUDISC_DO;
-	int tc = o->tclass, sndbuf = 4 << 20;
+	int tc = o->tclass, sndbuf = o->sndbuf;
 
 	if (setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
 		       v6 ? IPV6_MTU_DISCOVER : IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) ||

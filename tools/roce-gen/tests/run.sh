@@ -279,6 +279,8 @@ test_cli_errors()
 	[[ $out == *'bad value "0" for "qps"'* ]] || FAIL="${FAIL:+$FAIL; }qps message"
 	out=$(ns "$ROCE_GEN" send dst $V4_R bogus 2>&1)
 	[[ $out == *'unknown option "bogus"'* ]] || FAIL="${FAIL:+$FAIL; }unknown option message"
+	out=$(ns "$ROCE_GEN" send dst $V4_R sndbuf 100 2>&1)
+	[[ $out == *'bad value "100" for "sndbuf"'* ]] || FAIL="${FAIL:+$FAIL; }sndbuf message"
 	out=$("$ROCE_GEN" sink idle x 2>&1)
 	[[ $out == *'bad value "x" for "idle"'* ]] || FAIL="${FAIL:+$FAIL; }sink idle message"
 	# Outside an "ip netns" namespace the sender refuses to start.
