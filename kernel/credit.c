@@ -216,6 +216,11 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOSPC;
 		goto out_free;
 	}
+	if (s->has_nexthop && s->mode == DMSC_CREDIT_MODE_CUMULATIVE) {
+		err = dmsc_cret_hook(dn, info->extack);
+		if (err)
+			goto out_free;
+	}
 	err = rhashtable_lookup_insert_fast(&dn->sessions, &s->node,
 					    dmsc_session_params);
 	if (err == -EEXIST) {

@@ -38,6 +38,7 @@
 #include <net/inet_common.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
+#include <net/xfrm.h>
 #include <linux/dmsc_cbfc.h>
 
 #include "dmsc.h"
@@ -48,6 +49,7 @@
 #define CRET_REPEAT_MS		10	/* ... after 10, 20, 40, 80, 160 ms */
 #define CRET_RETRY_MS		10	/* after a failed send, doubling ... */
 #define CRET_RETRY_MAX_SHIFT	7	/* ... up to 1.28 s */
+#define CRET_HOP_LIMIT		RSVP_HOP_LIMIT	/* sent with, and required */
 
 static void cret_obj(u8 *p, u16 len, u8 cls, u8 ctype)
 {
@@ -97,7 +99,7 @@ static int cret_build(u8 *buf, const struct dmsc_session *s,
 	len = p - buf;
 	buf[0] = RSVP_VERSION << 4;
 	buf[1] = RSVP_MSG_CBFC_RESV;
-	buf[4] = 64;			/* Send_TTL */
+	buf[4] = CRET_HOP_LIMIT;	/* Send_TTL: the IP hop limit */
 	put_unaligned_be16(len, buf + 6);
 	/* 0 says "no checksum" (RFC 2205), which receivers refuse: send
 	 * its one's complement twin, as UDP does.
@@ -149,6 +151,13 @@ static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 total)
 			dn->cret_sk = NULL;
 			goto fail;
 		}
+		/*
+		 * GTSM (RFC 5082): returns go one hop and leave with 255, so
+		 * the receiver can tell them from an off-link forgery. Only
+		 * this work uses the socket: a plain store (a bitfield on
+		 * 6.1).
+		 */
+		inet6_sk(dn->cret_sk)->hop_limit = CRET_HOP_LIMIT;
 	}
 	err = cret_saddr(dn->net, &s->prevhop, &saddr);
 	if (err)
@@ -353,8 +362,8 @@ static bool cret_parse(const u8 *buf, unsigned int len, struct cret_msg *m)
 			if (o[3] == RSVP_CTYPE_CREDIT_CUMULATIVE && olen == 24) {
 				m->cumulative = true;
 				m->freed = get_unaligned_be64(o + 16);
-				if (get_unaligned_be64(o + 8) > DMSC_CREDIT_MAX ||
-				    m->freed > DMSC_FREED_MAX)
+				/* freed: any u64, compared wrap-safely. */
+				if (get_unaligned_be64(o + 8) > DMSC_CREDIT_MAX)
 					return false;
 			} else if (o[3] != RSVP_CTYPE_CREDIT_MB || olen != 12) {
 				return false;
@@ -404,13 +413,26 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 	}
 	if (!m.cumulative || !m.freed)
 		return NF_ACCEPT;	/* set-up or refresh */
+	/*
+	 * This hook runs before the inbound IPsec policy check that raw
+	 * delivery makes: apply the policy here, so cleartext an operator's
+	 * policy refuses is not taken as credit. Accepted, the stack then
+	 * drops it as it would have.
+	 */
+	if (!xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb))
+		return NF_ACCEPT;
 
 	rcu_read_lock();
 	s = dmsc_session_lookup(dn, &m.key);
 	if (!s || READ_ONCE(s->dead))
 		why = DMSC_CRET_NO_SESSION;
-	/* Only the next hop grants credit. */
-	else if (!s->has_nexthop || !ipv6_addr_equal(&ip6h->saddr, &s->nexthop))
+	/*
+	 * Only the next hop grants credit, and only from the link: a hop
+	 * limit below 255 was routed here, so whatever its source says it
+	 * is not the neighbour's (RFC 5082). The speakers send with 255 too.
+	 */
+	else if (!s->has_nexthop || ip6h->hop_limit != CRET_HOP_LIMIT ||
+		 !ipv6_addr_equal(&ip6h->saddr, &s->nexthop))
 		why = DMSC_CRET_SOURCE;
 	else if (s->mode != DMSC_CREDIT_MODE_CUMULATIVE)
 		why = DMSC_CRET_MODE;
@@ -435,16 +457,32 @@ static const struct nf_hook_ops cret_nf_ops = {
 	.priority = NF_IP6_PRI_FILTER + 1,
 };
 
-int dmsc_cret_net_init(struct dmsc_net *dn)
+void dmsc_cret_net_init(struct dmsc_net *dn)
+{
+	init_llist_head(&dn->cret_list);
+	INIT_DELAYED_WORK(&dn->cret_work, cret_work);
+}
+
+/*
+ * A namespace's local IPv6 pays for the hook only once it has a session
+ * that takes returns (a cumulative one with a next hop): it comes with
+ * the first and stays until the namespace goes, as the steering hooks.
+ */
+int dmsc_cret_hook(struct dmsc_net *dn, struct netlink_ext_ack *extack)
 {
 	int err;
 
-	init_llist_head(&dn->cret_list);
-	INIT_DELAYED_WORK(&dn->cret_work, cret_work);
+	lockdep_assert_held(&dn->lock);
+	if (dn->cret_hooked)
+		return 0;
 	err = nf_register_net_hook(dn->net, &cret_nf_ops);
-	if (!err)
-		dn->cret_hooked = true;
-	return err;
+	if (err) {
+		NL_SET_ERR_MSG(extack,
+			       "cannot register the credit-return netfilter hook");
+		return err;
+	}
+	dn->cret_hooked = true;
+	return 0;
 }
 
 void dmsc_cret_net_pre_exit(struct dmsc_net *dn)

@@ -469,7 +469,8 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 val);
 /* creditret.c */
 void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
 		       unsigned int len, u32 batch, u32 initial);
-int dmsc_cret_net_init(struct dmsc_net *dn);
+void dmsc_cret_net_init(struct dmsc_net *dn);
+int dmsc_cret_hook(struct dmsc_net *dn, struct netlink_ext_ack *extack);
 void dmsc_cret_net_pre_exit(struct dmsc_net *dn);
 void dmsc_cret_net_exit(struct dmsc_net *dn);
 

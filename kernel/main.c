@@ -71,16 +71,13 @@ static int __net_init dmsc_net_init(struct net *net)
 	if (err)
 		goto err_flow;
 	/*
-	 * The steering hooks come with the first rule (steer.c); the credit
-	 * returns' LOCAL_IN hook is there while the module is loaded.
+	 * The steering hooks come with the first rule (steer.c), the credit
+	 * returns' LOCAL_IN hook with the first session that takes returns
+	 * (creditret.c).
 	 */
-	err = dmsc_cret_net_init(dn);
-	if (err)
-		goto err_credit;
+	dmsc_cret_net_init(dn);
 	return 0;
 
-err_credit:
-	dmsc_credit_net_exit(dn);
 err_flow:
 	dmsc_flow_net_exit(dn);
 err_stats:

@@ -311,6 +311,9 @@ test_forged() {
 	done
 	# From P's other address: not the session's next hop.
 	forge src fc00:2::1 dst fc00:1::1 freed $((freed + 1)) qpn 256
+	# From the next hop's address but with hop limit 64: routed here,
+	# so not from the link, whatever its source says (GTSM).
+	forge src fc00:1::2 dst fc00:1::1 freed "$freed" qpn 256 hops 64
 	# From the next hop, for a QP with no session.
 	forge src fc00:1::2 dst fc00:1::1 freed 1000 qpn 999
 	# Truncated by 4 bytes, the header's length kept; and cut at the
@@ -322,11 +325,19 @@ test_forged() {
 	forge src fc00:1::2 dst fc00:1::1 freed 1000 qpn 256 objlen
 	# Freed above what PE1 sent: absurd, applied as nothing.
 	forge src fc00:1::2 dst fc00:1::1 freed $((freed + 100000)) qpn 256
+	# An IPsec policy at PE1 that refuses cleartext RSVP from P: the
+	# hook applies it as raw delivery would, so the same return is not
+	# taken (it would count in cret_rx as another absurd one).
+	ip -n "$pe1" -6 xfrm policy add src fc00:1::2/128 dst fc00:1::1/128 \
+		proto 46 dir in action block
+	forge src fc00:1::2 dst fc00:1::1 freed $((freed + 100000)) qpn 256
+	ip -n "$pe1" -6 xfrm policy del src fc00:1::2/128 dst fc00:1::1/128 \
+		proto 46 dir in
 	sleep 0.5
 	for c in cret_rx cret_malformed cret_no_session cret_source cret_mode; do
 		echo "$c: ${before[$c]} -> $(stat "$pe1" $c)"
 	done
-	check "(( \$(stat $pe1 cret_source) == before[cret_source] + 1 ))" "cret_source"
+	check "(( \$(stat $pe1 cret_source) == before[cret_source] + 2 ))" "cret_source"
 	check "(( \$(stat $pe1 cret_no_session) == before[cret_no_session] + 1 ))" "cret_no_session"
 	check "(( \$(stat $pe1 cret_malformed) == before[cret_malformed] + 4 ))" "cret_malformed"
 	check "(( \$(stat $pe1 cret_rx) == before[cret_rx] + 1 && \$(sess $pe1 absurd) == 1 ))" \
@@ -363,7 +374,7 @@ load_module
 CASES=(
 	test_chain "cbfc credit returns: PE1-P-PE2 with 8 packets of credit carries $N packets without loss; freed equals what the next hop forwarded, RESVs per credit_batch"
 	test_resv_loss "cbfc credit returns: 10% of RESVs lost, no data lost, the totals still agree"
-	test_forged "cbfc credit returns: forged, truncated and absurd RESVs are counted and change nothing"
+	test_forged "cbfc credit returns: forged (wrong source, hop limit below 255, refused by IPsec policy), truncated and absurd RESVs are counted and change nothing"
 	test_teardown "cbfc credit returns: namespaces deleted after traffic, clean log"
 )
 cases_only CASES "${DMSC_CREDIT_CASES:-}"

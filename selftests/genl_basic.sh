@@ -90,10 +90,18 @@ test_hooks_lazy() {
 	local hooks
 	dns "$h" tunnel add 1 src fc00::1 path fc00::2
 	hooks=$(ip netns exec "$h" nft list hooks)
-	# The steering hooks only: cbfc's credit-return hook (cret_hook) is
-	# registered in every namespace while the module is loaded, a known
-	# cost listed in Documentation/cbfc.md.
 	check "[[ '$hooks' != *dmsc_steer* ]]" "steering hooks registered without a rule: $hooks"
+	# cbfc's credit-return hook comes with the first session that takes
+	# returns (cumulative, with a next hop), not with one that only
+	# sends them.
+	dns "$h" cbfc session add src 10.9.0.1 dst 10.9.0.2 sport 50000 \
+		qpn 256 prevhop fc00::3
+	hooks=$(ip netns exec "$h" nft list hooks)
+	check "[[ '$hooks' != *cret_hook* ]]" "credit-return hook registered without a next hop: $hooks"
+	dns "$h" cbfc session add src 10.9.0.1 dst 10.9.0.2 sport 50001 \
+		qpn 256 nexthop fc00::2
+	hooks=$(ip netns exec "$h" nft list hooks)
+	check "[[ '$hooks' == *cret_hook* ]]" "no credit-return hook with a session that takes returns: $hooks"
 	dns "$h" rule add dst 10.9.0.0/16 tunnel 1
 	dns "$h" rule del dst 10.9.0.0/16
 	hooks=$(ip netns exec "$h" nft list hooks)
@@ -203,7 +211,7 @@ ktap_run \
 	test_userns_foreign_eperm "root of a foreign user namespace gets EPERM" \
 	test_userns_own_allowed "root of the owning user namespace may set" \
 	test_read_needs_admin "tunnels, rules and flows are read by admins only" \
-	test_hooks_lazy "the steering netfilter hooks come with the first rule, before confirm" \
+	test_hooks_lazy "the steering hooks come with the first rule, before confirm; the credit-return hook with the first session that takes returns" \
 	test_raw_wrong_type "wrong attribute type refused" \
 	test_raw_missing "missing attributes refused with a message" \
 	test_raw_range "out-of-range values refused" \

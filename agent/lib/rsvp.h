@@ -76,7 +76,7 @@ struct rsvp_msg {
 	uint8_t credit_ctype;
 	uint32_t credit_mb;	/* 1..RSVP_CREDIT_MB_MAX */
 	uint64_t initial;	/* bytes, <= DMSC_CREDIT_MAX */
-	uint64_t freed;		/* bytes, <= DMSC_FREED_MAX */
+	uint64_t freed;		/* bytes, a running total: any u64 */
 	/* EXPLICIT_ROUTE: the hops after the receiver, in order. */
 	unsigned int nhops;
 	struct rsvp_addr hops[RSVP_ERO_HOPS_MAX];

@@ -261,7 +261,7 @@ enum dmsc_session_attr {
 	DMSC_SESSION_A_NEXTHOP,	/* in6_addr: the hop granting credit */
 	DMSC_SESSION_A_MODE,	/* u8: enum dmsc_credit_mode, default cumulative */
 	DMSC_SESSION_A_CREDIT,	/* u64 <= DMSC_CREDIT_MAX: initial credit */
-	DMSC_SESSION_A_FREED,	/* u64 <= DMSC_FREED_MAX: CREDIT, cumulative */
+	DMSC_SESSION_A_FREED,	/* u64, any: CREDIT, cumulative */
 	DMSC_SESSION_A_DELTA,	/* u64 1..DMSC_DELTA_MAX: CREDIT, delta mode */
 	DMSC_SESSION_A_SENT,	/* u64: bytes sent, replies only */
 	DMSC_SESSION_A_AVAILABLE, /* u64: credit available, replies only */

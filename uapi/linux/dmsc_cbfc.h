@@ -64,6 +64,12 @@ struct tc_cbfc_xstats {
 #define RSVP_HDR_LEN		8	/* common header */
 #define RSVP_OBJ_HDR_LEN	4	/* length, Class-Num, C-Type */
 #define RSVP_MSG_MAX		1024	/* bytes; ours are far smaller */
+/*
+ * Messages go one hop and leave with IP TTL / hop limit (and Send_TTL)
+ * 255; the kernel applies a credit return only if it still has 255, so
+ * an off-link forgery of the next hop's address is refused (RFC 5082).
+ */
+#define RSVP_HOP_LIMIT		255
 
 /* Message types: RFC 2205's that we use and the draft's two. */
 #define RSVP_MSG_PATHERR	3	/* a hop could not set up; upstream */

@@ -225,14 +225,14 @@ static int inject(int argc, char **argv)
 	const char *kind;
 	char why[256];
 	socklen_t sl;
-	int len, fd, o, cr = 0;
+	int len, fd, o, cr = 0, hops = RSVP_HOP_LIMIT;
 
 	if (argc != 3 || addr("from", argv[0], &from) || addr("to", argv[1], &to))
 		return usage();
 	kind = argv[2];
 	memset(&m, 0, sizeof(m));
 	m.type = RSVP_MSG_CBFC_RESV;
-	m.send_ttl = 64;
+	m.send_ttl = RSVP_HOP_LIMIT;
 	addr("dst", "10.99.0.2", &m.dst);
 	addr("src", "10.99.0.1", &m.src);
 	m.sport = 4242;
@@ -278,6 +278,11 @@ static int inject(int argc, char **argv)
 		sl = sizeof(*sin6);
 	}
 	fd = socket(to.family, SOCK_RAW, IPPROTO_RSVP);
+	/* As a neighbour's speaker sends: one hop, 255 (rsvp_speaker.c). */
+	if (fd >= 0)
+		setsockopt(fd, to.family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6,
+			   to.family == AF_INET ? IP_TTL : IPV6_UNICAST_HOPS,
+			   &hops, sizeof(hops));
 	if (fd < 0 || sendto(fd, b, len, 0, (struct sockaddr *)&ss, sl) < 0) {
 		perror("dmsc-rsvp: inject");
 		return 1;

@@ -248,7 +248,7 @@ static void msg_init(struct speaker *s, const struct state *e, uint8_t type,
 {
 	memset(m, 0, sizeof(*m));
 	m->type = type;
-	m->send_ttl = 64;
+	m->send_ttl = RSVP_HOP_LIMIT;
 	m->dst = e->flow.dst;
 	m->src = e->flow.src;
 	m->sport = e->flow.sport;
@@ -853,7 +853,7 @@ static int open_raw(const struct rsvp_addr *a)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd, ttl = 64;
+	int fd, ttl = RSVP_HOP_LIMIT;
 
 	fd = socket(a->family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RSVP);
 	if (fd < 0)
