@@ -395,7 +395,7 @@ cases=(
 	test_dmesg "unload at the end, kernel log clean"
 )
 # make check-deep runs these too (selftests/lib.sh): the scale cases.
-DEEP_CASES="test_many test_cap"
+DEEP_CASES="test_many test_cap test_src_tiebreak test_qp_tiebreak"
 # DMSC_RULES_CASES="test_a test_b": run only those (while debugging).
 cases_only cases "${DMSC_RULES_CASES:-}"
 ktap_run "${cases[@]}"

@@ -991,8 +991,10 @@ cases=(
 	test_dmesg "unload at the end, kernel log clean"
 )
 # make check-deep runs these too (selftests/lib.sh): the 10,000-flow split,
-# and cases mostly covered by another (rules.sh for precedence, test_gso).
-DEEP_CASES="test_rule_order test_split_10k test_gso_per_segment test_xfrm_policy"
+# and cases mostly covered by another (rules.sh for precedence, test_gso,
+# test_encap_red for the reduced encapsulation).
+DEEP_CASES="test_rule_order test_split_10k test_gso_per_segment test_xfrm_policy
+	test_encap_red_one"
 # DMSC_SRV6_CASES="test_a test_b": run only those (while debugging).
 cases_only cases "${DMSC_SRV6_CASES:-}"
 ktap_run "${cases[@]}"
