@@ -50,6 +50,7 @@
 #define CRET_RETRY_MS		10	/* after a failed send, doubling ... */
 #define CRET_RETRY_MAX_SHIFT	7	/* ... up to 1.28 s */
 #define CRET_HOP_LIMIT		RSVP_HOP_LIMIT	/* sent with, and required */
+#define CRET_KEEPALIVE_MS	100	/* while held back by the next hop */
 
 static void cret_obj(u8 *p, u16 len, u8 cls, u8 ctype)
 {
@@ -213,6 +214,7 @@ static void cret_work(struct work_struct *work)
 	bool again = false;
 
 	llist_for_each_entry_safe(s, tmp, list, ret_node) {
+		bool held;
 		u64 total;
 
 		clear_bit(DMSC_RET_KICKED, &s->ret_flags);
@@ -250,10 +252,31 @@ static void cret_work(struct work_struct *work)
 		} else if (s->ret_repeats && time_after_eq(now, s->ret_next)) {
 			cret_send(dn, s, total);
 			s->ret_repeats--;
-			s->ret_next = now + msecs_to_jiffies(CRET_REPEAT_MS <<
-				(CRET_REPEATS - s->ret_repeats));
+			/* After the last repeat, a keepalive if held (below). */
+			s->ret_next = now + msecs_to_jiffies(s->ret_repeats ?
+				CRET_REPEAT_MS << (CRET_REPEATS - s->ret_repeats) :
+				CRET_KEEPALIVE_MS);
 		}
-		if ((s->ret_repeats || total != READ_ONCE(s->ret_sent)) &&
+		/*
+		 * A transit hop whose flows wait for its own next hop's credit
+		 * forwards nothing, so it has nothing new to return; but the
+		 * previous hop, whose packets it holds, must not take the
+		 * silence for a failure (its heartbeat would fail over a live,
+		 * backpressured hop). Keep repeating the unchanged total every
+		 * CRET_KEEPALIVE_MS while they wait: each is a stale update
+		 * upstream, which refreshes the heartbeat and nothing else. A
+		 * racy look at the list: a late or early keepalive is harmless.
+		 * Not before the first bytes: a total of 0 is the speaker's
+		 * set-up form, which the upstream hook passes on.
+		 */
+		held = s->has_nexthop && !list_empty(&s->stalled) &&
+		       total && total == s->ret_sent;
+		if (held && !s->ret_repeats && time_after_eq(now, s->ret_next)) {
+			if (!cret_send(dn, s, total))
+				atomic64_inc(&dn->cret_stats[DMSC_CRET_KEEPALIVE]);
+			s->ret_next = now + msecs_to_jiffies(CRET_KEEPALIVE_MS);
+		}
+		if ((s->ret_repeats || held || total != READ_ONCE(s->ret_sent)) &&
 		    !test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
 			/* Our reference stays with the list. */
 			llist_add(&s->ret_node, &dn->cret_list);

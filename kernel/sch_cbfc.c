@@ -504,6 +504,13 @@ static bool cbfc_stall(struct cbfc_sched *q, struct cbfc_flow *f,
 	list_move_tail(&f->drr, &q->stalled);
 	q->n_stalled++;
 	q->st.credit_stalls++;
+	/*
+	 * Held back here, this hop forwards nothing of the session: list it
+	 * for the credit-return work, which keeps its previous hop's
+	 * heartbeat up while it waits (creditret.c, keepalives). No bytes.
+	 */
+	if (s->has_prevhop && s->mode == DMSC_CREDIT_MODE_CUMULATIVE)
+		dmsc_cret_account(q->dn, s, 0, q->credit_batch, q->credit);
 	if (q->heartbeat_us) {
 		u64 deadline;
 

@@ -36,10 +36,11 @@ T=
 SINK=
 CAP=
 SAMPLER=
+SENDER=
 
 case_cleanup() {
 	local pid
-	for pid in "$SINK" "$CAP" "$SAMPLER"; do
+	for pid in "$SINK" "$CAP" "$SAMPLER" "$SENDER"; do
 		[ -z "$pid" ] || kill "$pid" 2>/dev/null || true
 	done
 	cleanup_ns
@@ -350,6 +351,48 @@ test_forged() {
 	dmesg_clean || fail "kernel log"
 }
 
+# P held back by its next hop: PE2 has no session, so it returns nothing,
+# and after its 8 packets of credit P holds the flow's packets. P forwards
+# nothing, so it has nothing new to return, but it is alive: it keeps
+# sending PE1 its unchanged total (cret_keepalive, every 100 ms), and
+# PE1's heartbeat (300 ms) must not fail it over. Then the control: with
+# P's RESVs dropped the same heartbeat does fail P within a second.
+test_held() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	dns "$pe2" cbfc session del "${FLOW[@]}"
+	tc -n "$pe1" qdisc change dev a1 root cbfc heartbeat 300ms
+	sink_start
+	ip netns exec "$pe1" "$RG" send dst 10.9.9.2 qps 1 sport 50000 \
+		qpn 256 count 200 rate 0 size 1024 sndbuf "$SNDBUF" \
+		json "$T/send.json" 2>"$T/send.err" &
+	SENDER=$!
+	wait_until "(( \$(qd $pe1 a1 credit_stalls) > 0 && \$(qd $p p2 credit_stalls) > 0 ))" ||
+		fail "PE1 and P did not both wait: PE1 $(qd "$pe1" a1 credit_stalls), P $(qd "$p" p2 credit_stalls)"
+	local ka0 ka1 stale0 stale1
+	ka0=$(stat "$p" cret_keepalive)
+	stale0=$(sess "$pe1" stale)
+	sleep 2
+	ka1=$(stat "$p" cret_keepalive)
+	stale1=$(sess "$pe1" stale)
+	echo "held 2 s: P sent $((ka1 - ka0)) keepalives, PE1 took $((stale1 - stale0)) as stale; PE1 heartbeat failures $(qd "$pe1" a1 heartbeat_failures)"
+	echo "P: $(dns "$p" cbfc session show "${FLOW[@]}")"
+	check "(( ka1 - ka0 >= 10 ))" "P sent $((ka1 - ka0)) keepalives in 2 s, not about 20"
+	check "(( stale1 - stale0 >= 10 ))" "PE1 took $((stale1 - stale0)) stale updates"
+	check "(( \$(qd $pe1 a1 heartbeat_failures) == 0 ))" \
+		"PE1 failed P over although it was alive and kept its total coming"
+	# Control: P's RESVs dropped, the heartbeat fails it.
+	tc -n "$p" qdisc add dev p1 root netem loss 100%
+	wait_until "(( \$(qd $pe1 a1 heartbeat_failures) > 0 ))" 20 ||
+		fail "PE1's heartbeat did not fail P with its RESVs dropped: the case shows nothing"
+	echo "control: P's RESVs dropped, PE1's heartbeat failed it (failures $(qd "$pe1" a1 heartbeat_failures))"
+	kill "$SENDER" 2>/dev/null || true
+	wait "$SENDER" 2>/dev/null || true
+	SENDER=
+	dmesg_clean || fail "kernel log"
+}
+
 # Deleting the namespaces while returns are pending, and the module
 # after: clean.
 test_teardown() {
@@ -375,6 +418,7 @@ CASES=(
 	test_chain "cbfc credit returns: PE1-P-PE2 with 8 packets of credit carries $N packets without loss; freed equals what the next hop forwarded, RESVs per credit_batch"
 	test_resv_loss "cbfc credit returns: 10% of RESVs lost, no data lost, the totals still agree"
 	test_forged "cbfc credit returns: forged (wrong source, hop limit below 255, refused by IPsec policy), truncated and absurd RESVs are counted and change nothing"
+	test_held "cbfc credit returns: a hop held back by its next hop keeps its previous hop's heartbeat up (keepalives), and fails without them"
 	test_teardown "cbfc credit returns: namespaces deleted after traffic, clean log"
 )
 cases_only CASES "${DMSC_CREDIT_CASES:-}"

@@ -44,9 +44,15 @@ RG=$top/tools/roce-gen/roce-gen
 export TC_LIB_DIR=$top/tools/tc
 RATE=${DMSC_INCAST_RATE:-4}		# Mbit/s at the bottleneck
 N=${DMSC_INCAST_PACKETS:-500}		# packets per sender
-CREDIT=64000				# about 60 packets of 1024-byte payload
-BATCH=8192
-SENDERS=(1 2 3 4)
+# Credit per session and hop: about 60 packets of 1024-byte payload.
+CREDIT=${DMSC_INCAST_CREDIT:-64000}
+BATCH=${DMSC_INCAST_BATCH:-8192}
+# Senders (1..4) and a delay on the two links credit returns take back
+# (PE2 to P, P to PE1), in ms: tools/bench/cbfc_curve.sh measures the
+# bottleneck's goodput against credit with one sender and a delay.
+SENDERS=()
+for ((k = 1; k <= ${DMSC_INCAST_SENDERS:-4}; k++)); do SENDERS+=("$k"); done
+DELAY_MS=${DMSC_INCAST_DELAY_MS:-0}
 OUT=${DMSC_INCAST_OUT:-}
 T=
 SINK=
@@ -145,6 +151,11 @@ queues_cbfc() {
 	tc -n "$p" qdisc add dev p2 root cbfc credit $CREDIT credit_batch $BATCH
 	tc -n "$pe2" qdisc add dev es root cbfc rate "${RATE}mbit" \
 		credit $CREDIT credit_batch $BATCH
+	if [ "$DELAY_MS" != 0 ]; then
+		# Only RESVs (and neighbour traffic) go these ways.
+		tc -n "$pe2" qdisc add dev e2 root netem delay "${DELAY_MS}ms"
+		tc -n "$p" qdisc add dev p1 root netem delay "${DELAY_MS}ms"
+	fi
 }
 
 # pfifo everywhere, the bottleneck a tbf at the same rate over a pfifo
@@ -243,6 +254,12 @@ test_incast_cbfc() {
 		stalls=$(tc -n "${!h}" -s -j qdisc show dev h0 | jq '[.. | .credit_stalls? // empty] | first // 0')
 		echo "  h$k: credit stalls $stalls, drops $(tc -n "${!h}" -s -j qdisc show dev h0 | jq '.[0].drops')"
 	done
+	# The cost of the returns: RESVs the two transit hops sent, per MB
+	# the sink got (credit_batch $BATCH).
+	local resv bytes
+	resv=$(( $(dns "$p" -j info | num cret_tx) + $(dns "$pe2" -j info | num cret_tx) ))
+	bytes=$(ip netns exec "$s" cat /sys/class/net/sv/statistics/rx_bytes)
+	echo "credit returns: $resv RESVs from P and PE2 for $bytes bytes: $((resv * 1000000 / (bytes > 0 ? bytes : 1))) per MB and hop pair (credit_batch $BATCH)"
 	check "[ '$TOTALS' = '$((N * ${#SENDERS[@]})) 0' ]" \
 		"cbfc: the sink saw $TOTALS (packets, lost PSNs), not $((N * ${#SENDERS[@]})) 0"
 	# The goal is 95 %; what a TCG VM on a shared host can forward sets

@@ -56,6 +56,7 @@ static const struct {
 	{ DMSC_STATS_A_CRET_NO_SESSION, "cret_no_session", true },
 	{ DMSC_STATS_A_CRET_SOURCE, "cret_source", true },
 	{ DMSC_STATS_A_CRET_MODE, "cret_mode", true },
+	{ DMSC_STATS_A_CRET_KEEPALIVE, "cret_keepalive", true },
 };
 
 static void print_stats(struct nlattr *nest)

@@ -114,6 +114,7 @@ enum dmsc_stats_attr {
 	DMSC_STATS_A_CRET_NO_SESSION,	/* credit returns for no session here */
 	DMSC_STATS_A_CRET_SOURCE,	/* ... not from the session's next hop */
 	DMSC_STATS_A_CRET_MODE,	/* ... for a delta session */
+	DMSC_STATS_A_CRET_KEEPALIVE,	/* unchanged totals sent while held back */
 	__DMSC_STATS_A_MAX
 };
 #define DMSC_STATS_A_MAX (__DMSC_STATS_A_MAX - 1)

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Bottleneck goodput as a function of credit (issue 9): credit theory says
+# a hop keeps its next hop's queue busy once the credit it holds covers
+# the bandwidth-delay product of the credit loop; below that the link
+# idles for part of each round trip.
+#
+# One sender through PE1 - P - PE2 to a bottleneck of RATE Mbit/s (cbfc's
+# `rate` on PE2's egress), the topology of selftests/cbfc_incast.sh run
+# with one sender. Credit returns take DELAY ms back over each hop (netem
+# on PE2 -> P and P -> PE1: only RESVs go that way), so the loop's round
+# trip is DELAY plus the hops' time and one hop's BDP is
+# RATE / 8 x DELAY bytes. Each run gives every session the same credit,
+# from a quarter of the BDP to four times it, then 32 times it: the
+# ceiling this VM forwards at, the baseline of the ratio. Prints, per
+# credit, the bottleneck's utilisation (goodput over RATE) and its ratio
+# to the ceiling, and the RESVs the hops sent per MB at the default
+# credit_batch (16384).
+#
+# usage: cbfc_curve.sh [-r RATE_MBIT] [-d DELAY_MS] [-n PACKETS]
+#        as root inside a VM, after make all modules-all tools and
+#        make -C selftests all:
+#        tools/vm/run.sh -t 1800 -- tools/bench/cbfc_curve.sh
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+rate=4
+delay=20
+count=1000
+while getopts "r:d:n:" o; do
+	case $o in
+	r) rate=$OPTARG ;;
+	d) delay=$OPTARG ;;
+	n) count=$OPTARG ;;
+	*) sed -n '/^# usage/,/^set -eu/p' "$0" | sed '$d'; exit 2 ;;
+	esac
+done
+bdp=$((rate * 1000000 * delay / 8000))	# bytes
+
+# run CREDIT: one incast run; prints "UTIL_PERMILLE RESV_PER_MB LOST".
+run() {
+	local out util resv sink
+	out=$(DMSC_INCAST_CASES=test_incast_cbfc DMSC_INCAST_SENDERS=1 \
+		DMSC_INCAST_CREDIT="$1" DMSC_INCAST_BATCH=16384 \
+		DMSC_INCAST_DELAY_MS="$delay" DMSC_INCAST_RATE="$rate" \
+		DMSC_INCAST_PACKETS="$count" \
+		"$top/selftests/cbfc_incast.sh" 2>&1) || true
+	util=$(echo "$out" | grep -oE 'busy [0-9]+\.[0-9] %' | tr -d '.%' | awk '{print $2}')
+	resv=$(echo "$out" | grep -oE '[0-9]+ per MB and hop pair' | awk '{print $1}')
+	sink=$(echo "$out" | grep -oE 'sink: [0-9]+ of [0-9]+ packets, [0-9]+ lost' | awk '{print $2, $6}')
+	if [ -z "$util" ] || [ -z "$resv" ]; then
+		printf '#   %s\n' "$out" >&2
+		echo "cbfc_curve.sh: no figure from the run with credit $1" >&2
+		exit 1
+	fi
+	echo "$util $resv $sink"
+}
+
+echo "# bottleneck $rate Mbit/s, RESVs delayed $delay ms a hop: BDP $bdp bytes, $count packets of 1024 bytes"
+ceiling=$(run $((bdp * 32)))
+read -r c_util c_resv c_pkts c_lost <<<"$ceiling"
+echo "# ceiling (credit 32 x BDP = $((bdp * 32)) bytes): busy $((c_util / 10)).$((c_util % 10)) %, $c_pkts packets, $c_lost lost, $c_resv RESVs per MB"
+printf '%10s %8s %8s %9s %11s %5s\n' credit xBDP busy% xCeiling RESV/MB lost
+for q in 1 2 4 6 8 12 16; do	# quarters of the BDP
+	credit=$((bdp * q / 4))
+	read -r util resv pkts lost <<<"$(run "$credit")"
+	printf '%10d %8s %8s %9s %11d %5d\n' "$credit" \
+		"$(awk -v q="$q" 'BEGIN { printf "%.2f", q / 4 }')" \
+		"$((util / 10)).$((util % 10))" \
+		"$(awk -v u="$util" -v c="$c_util" 'BEGIN { printf "%.3f", u / c }')" \
+		"$resv" "$lost"
+	[ "$pkts" = "$count" ] || echo "# credit $credit: the sink got $pkts of $count packets"
+done
