@@ -49,8 +49,10 @@
 #define CRET_REPEAT_MS		10	/* ... after 10, 20, 40, 80, 160 ms */
 #define CRET_RETRY_MS		10	/* after a failed send, doubling ... */
 #define CRET_RETRY_MAX_SHIFT	7	/* ... up to 1.28 s */
-#define CRET_HOP_LIMIT		RSVP_HOP_LIMIT	/* sent with, and required */
-#define CRET_KEEPALIVE_MS	100	/* while held back by the next hop */
+#define CRET_HOP_LIMIT		RSVP_HOP_LIMIT	/* sent with */
+#define CRET_KEEPALIVE_MS	100	/* while held back by the next hop, */
+#define CRET_KEEPALIVE_FRESH_NS	NSEC_PER_SEC	/* ... which was heard from */
+#define CRET_KEEPALIVE_BUDGET	64	/* keepalives per run of the work */
 
 static void cret_obj(u8 *p, u16 len, u8 cls, u8 ctype)
 {
@@ -153,10 +155,11 @@ static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 total)
 			goto fail;
 		}
 		/*
-		 * GTSM (RFC 5082): returns go one hop and leave with 255, so
-		 * the receiver can tell them from an off-link forgery. Only
-		 * this work uses the socket: a plain store (a bitfield on
-		 * 6.1).
+		 * RSVP leaves with hop limit 255, as the speakers send it, so
+		 * a receiver could check it (GTSM, RFC 5082) where the hops
+		 * are neighbours. Ours does not: listed hops may have plain
+		 * routers between them (Documentation/cbfc.md). Only this
+		 * work uses the socket: a plain store (a bitfield on 6.1).
 		 */
 		inet6_sk(dn->cret_sk)->hop_limit = CRET_HOP_LIMIT;
 	}
@@ -211,11 +214,13 @@ static void cret_work(struct work_struct *work)
 	struct llist_node *list = llist_del_all(&dn->cret_list);
 	unsigned long now = jiffies, next = 0;
 	struct dmsc_session *s, *tmp;
+	int budget = CRET_KEEPALIVE_BUDGET;
 	bool again = false;
 
 	llist_for_each_entry_safe(s, tmp, list, ret_node) {
 		bool held;
 		u64 total;
+		int err;
 
 		clear_bit(DMSC_RET_KICKED, &s->ret_flags);
 		clear_bit(DMSC_RET_QUEUED, &s->ret_flags);
@@ -235,20 +240,29 @@ static void cret_work(struct work_struct *work)
 			 * then, not one per kick of every other session.
 			 */
 			if (s->ret_fails && time_before(now, s->ret_next)) {
-				/* backing off: stays listed */
-			} else if (!cret_send(dn, s, total)) {
+				/* backing off: stays listed, no kicks */
+				set_bit(DMSC_RET_KICKED, &s->ret_flags);
+				goto keepalive;
+			}
+			err = cret_send(dn, s, total);
+			if (!err) {
 				WRITE_ONCE(s->ret_sent, total);
 				s->ret_fails = 0;
 				s->ret_repeats = CRET_REPEATS;
 				s->ret_next = now +
 					msecs_to_jiffies(CRET_REPEAT_MS);
-			} else {
-				s->ret_next = now +
-					msecs_to_jiffies(CRET_RETRY_MS <<
-							 s->ret_fails);
-				if (s->ret_fails < CRET_RETRY_MAX_SHIFT)
-					s->ret_fails++;
+				goto keepalive;
 			}
+			s->ret_next = now + msecs_to_jiffies(CRET_RETRY_MS <<
+							     s->ret_fails);
+			/*
+			 * Only what a retry cannot mend backs off: a full
+			 * queue or socket buffer is retried in 10 ms, as it
+			 * would clear.
+			 */
+			if (err != -ENOBUFS && err != -EAGAIN && err != -ENOMEM &&
+			    s->ret_fails < CRET_RETRY_MAX_SHIFT)
+				s->ret_fails++;
 		} else if (s->ret_repeats && time_after_eq(now, s->ret_next)) {
 			cret_send(dn, s, total);
 			s->ret_repeats--;
@@ -257,6 +271,7 @@ static void cret_work(struct work_struct *work)
 				CRET_REPEAT_MS << (CRET_REPEATS - s->ret_repeats) :
 				CRET_KEEPALIVE_MS);
 		}
+keepalive:
 		/*
 		 * A transit hop whose flows wait for its own next hop's credit
 		 * forwards nothing, so it has nothing new to return; but the
@@ -266,14 +281,34 @@ static void cret_work(struct work_struct *work)
 		 * CRET_KEEPALIVE_MS while they wait: each is a stale update
 		 * upstream, which refreshes the heartbeat and nothing else. A
 		 * racy look at the list: a late or early keepalive is harmless.
+		 * Only while this hop hears from its own next hop (an update
+		 * in the last second) and has not failed it: a hop held by a
+		 * dead next hop goes quiet, and the failure shows upstream.
 		 * Not before the first bytes: a total of 0 is the speaker's
 		 * set-up form, which the upstream hook passes on.
 		 */
 		held = s->has_nexthop && !list_empty(&s->stalled) &&
-		       total && total == s->ret_sent;
+		       !READ_ONCE(s->failed) && total && total == s->ret_sent &&
+		       ktime_get_ns() - atomic64_read(&s->last_update) <
+		       CRET_KEEPALIVE_FRESH_NS;
 		if (held && !s->ret_repeats && time_after_eq(now, s->ret_next)) {
-			if (!cret_send(dn, s, total))
-				atomic64_inc(&dn->cret_stats[DMSC_CRET_KEEPALIVE]);
+			/*
+			 * A budget a run: 64 a tick at most, whatever the
+			 * sessions a user namespace holds; the rest wait.
+			 */
+			if (budget > 0) {
+				budget--;
+				if (!cret_send(dn, s, total))
+					atomic64_inc(&dn->cret_stats[DMSC_CRET_KEEPALIVE]);
+				s->ret_next = now +
+					msecs_to_jiffies(CRET_KEEPALIVE_MS);
+			} else {
+				s->ret_next = now + 1;
+			}
+		} else if (held && s->ret_repeats &&
+			   time_after(s->ret_next,
+				      now + msecs_to_jiffies(CRET_KEEPALIVE_MS))) {
+			/* Held: no repeat gap longer than a keepalive's. */
 			s->ret_next = now + msecs_to_jiffies(CRET_KEEPALIVE_MS);
 		}
 		if ((s->ret_repeats || held || total != READ_ONCE(s->ret_sent)) &&
@@ -290,6 +325,8 @@ static void cret_work(struct work_struct *work)
 		/* Up to 65536 sessions a namespace: yield between them. */
 		cond_resched();
 	}
+	/* The walk may have taken ticks: count from its end. */
+	now = jiffies;
 	if (again)
 		queue_delayed_work(system_highpri_wq, &dn->cret_work,
 				   time_after(next, now) ? next - now : 1);
@@ -439,23 +476,22 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 	/*
 	 * This hook runs before the inbound IPsec policy check that raw
 	 * delivery makes: apply the policy here, so cleartext an operator's
-	 * policy refuses is not taken as credit. Accepted, the stack then
-	 * drops it as it would have.
+	 * policy refuses is not taken as credit; dropped as raw delivery
+	 * would, counted as not from the next hop. The check may move the
+	 * head (it pulls to decode the session): read the header again.
 	 */
-	if (!xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb))
-		return NF_ACCEPT;
+	if (!xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb)) {
+		atomic64_inc(&dn->cret_stats[DMSC_CRET_SOURCE]);
+		return NF_DROP;
+	}
+	ip6h = ipv6_hdr(skb);
 
 	rcu_read_lock();
 	s = dmsc_session_lookup(dn, &m.key);
 	if (!s || READ_ONCE(s->dead))
 		why = DMSC_CRET_NO_SESSION;
-	/*
-	 * Only the next hop grants credit, and only from the link: a hop
-	 * limit below 255 was routed here, so whatever its source says it
-	 * is not the neighbour's (RFC 5082). The speakers send with 255 too.
-	 */
-	else if (!s->has_nexthop || ip6h->hop_limit != CRET_HOP_LIMIT ||
-		 !ipv6_addr_equal(&ip6h->saddr, &s->nexthop))
+	/* Only the next hop grants credit. */
+	else if (!s->has_nexthop || !ipv6_addr_equal(&ip6h->saddr, &s->nexthop))
 		why = DMSC_CRET_SOURCE;
 	else if (s->mode != DMSC_CREDIT_MODE_CUMULATIVE)
 		why = DMSC_CRET_MODE;

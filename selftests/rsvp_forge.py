@@ -6,12 +6,12 @@ one, for selftests/cbfc_credit.sh. The flow is cbfc_credit.sh's:
 10.9.0.1:50000 > 10.9.9.2, the QP given.
 
   rsvp_forge.py src ADDR6 dst ADDR6 freed N qpn Q [cut K [fixlen]]
-                [badsum] [objlen] [hops H]
+                [badsum] [objlen]
 
 cut K: drop the last K bytes (fixlen: and set the header's length to
 what is left, with a checksum over it); badsum: a wrong checksum;
-objlen: the Credit object's length 4 bytes short. hops H: the IPv6 hop
-limit, by default 255 as a neighbour's speaker sends (RSVP_HOP_LIMIT).
+objlen: the Credit object's length 4 bytes short. Sent with hop limit
+255, as a speaker sends (RSVP_HOP_LIMIT).
 """
 import socket
 import struct
@@ -68,7 +68,7 @@ def main(argv):
     msg[2:4] = struct.pack("!H", s)
     sk = socket.socket(socket.AF_INET6, socket.SOCK_RAW, 46)
     sk.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS,
-                  int(a.get("hops", 255)))
+                  255)
     sk.bind((a["src"], 0))
     sk.sendto(bytes(msg), (a["dst"], 0))
 
