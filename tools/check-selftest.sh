@@ -67,7 +67,9 @@ t_check() { check "(( 2 + 2 == 5 ))" "2 + 2 is not 5"; }
 t_errexit() { false; echo "not reached"; }
 t_skip() { skip "not here"; }
 t_deep() { fail "a deep case ran"; }
-DEEP_CASES="t_deep"
+# A wrapped list, as srv6_steer.sh has: a tab and a newline separate too.
+DEEP_CASES="t_none
+	t_deep"
 ktap_run t_pass "passes" t_check "a failed check" t_errexit "false mid-case" \
 	t_skip "skips" t_deep "deep"
 EOF
