@@ -51,7 +51,7 @@
 #define CRET_RETRY_MAX_SHIFT	7	/* ... up to 1.28 s */
 #define CRET_HOP_LIMIT		RSVP_HOP_LIMIT	/* sent with */
 #define CRET_KEEPALIVE_MS	100	/* while held back by the next hop, */
-#define CRET_KEEPALIVE_FRESH_NS	NSEC_PER_SEC	/* ... which was heard from */
+#define CRET_KEEPALIVE_FRESH_NS	(2 * NSEC_PER_SEC)	/* ... heard from */
 #define CRET_KEEPALIVE_BUDGET	64	/* keepalives per run of the work */
 
 static void cret_obj(u8 *p, u16 len, u8 cls, u8 ctype)
@@ -182,6 +182,29 @@ fail:
 }
 
 /*
+ * Run the work within @delay ticks. queue_delayed_work() leaves a run
+ * that is pending where it is, and the work, while sessions repeat,
+ * keep alive or back off, sleeps until the earliest of theirs: up to
+ * 1.28 s. A session listed meanwhile, with less than a batch to return,
+ * would wait that long for its RESV, and its previous hop for credit.
+ * So a later run is pulled in; an earlier one is never pushed out (a
+ * listing every tick would starve the work). The lock keeps cret_due
+ * the timer's; it is taken once a round per session, not per packet.
+ */
+static void cret_schedule(struct dmsc_net *dn, unsigned long delay)
+{
+	unsigned long due = jiffies + delay;
+
+	spin_lock_bh(&dn->cret_lock);
+	if (!delayed_work_pending(&dn->cret_work) ||
+	    time_after(dn->cret_due, due)) {
+		dn->cret_due = due;
+		mod_delayed_work(system_highpri_wq, &dn->cret_work, delay);
+	}
+	spin_unlock_bh(&dn->cret_lock);
+}
+
+/*
  * The qdisc dequeued @len bytes (credit units) of @s: count them for
  * the previous hop. Under the qdisc lock, any context; the flow holds a
  * reference on @s, the list takes its own.
@@ -198,12 +221,12 @@ void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
 	    !test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
 		refcount_inc(&s->refcnt);
 		llist_add(&s->ret_node, &dn->cret_list);
-		queue_delayed_work(system_highpri_wq, &dn->cret_work, 1);
+		cret_schedule(dn, 1);
 	}
-	/* Once per batch: mod_delayed_work takes a lock, not every packet. */
+	/* Once per batch: the schedule takes a lock, not every packet. */
 	if ((s64)(total - READ_ONCE(s->ret_sent)) >= (s64)batch &&
 	    !test_and_set_bit(DMSC_RET_KICKED, &s->ret_flags))
-		mod_delayed_work(system_highpri_wq, &dn->cret_work, 0);
+		cret_schedule(dn, 0);
 }
 
 /* Send what the listed sessions have pending; keep those with repeats. */
@@ -282,14 +305,21 @@ keepalive:
 		 * upstream, which refreshes the heartbeat and nothing else. A
 		 * racy look at the list: a late or early keepalive is harmless.
 		 * Only while this hop hears from its own next hop (an update
-		 * in the last second) and has not failed it: a hop held by a
-		 * dead next hop goes quiet, and the failure shows upstream.
+		 * in the last 2 s, or a wait begun less than 2 s ago: the
+		 * next hop may not have had anything to return yet) and has
+		 * not failed it: a hop held by a dead next hop goes quiet, and
+		 * the failure shows upstream. 2 s, not less: a next hop that
+		 * is slow but alive (a shaper that sends a packet a second,
+		 * whose returns and repeats then stop for most of a second)
+		 * must not look dead.
 		 * Not before the first bytes: a total of 0 is the speaker's
 		 * set-up form, which the upstream hook passes on.
 		 */
 		held = s->has_nexthop && !list_empty(&s->stalled) &&
 		       !READ_ONCE(s->failed) && total && total == s->ret_sent &&
-		       ktime_get_ns() - atomic64_read(&s->last_update) <
+		       ktime_get_ns() -
+		       max_t(u64, atomic64_read(&s->last_update),
+			     READ_ONCE(s->wait_start)) <
 		       CRET_KEEPALIVE_FRESH_NS;
 		if (held && !s->ret_repeats && time_after_eq(now, s->ret_next)) {
 			/*
@@ -328,8 +358,7 @@ keepalive:
 	/* The walk may have taken ticks: count from its end. */
 	now = jiffies;
 	if (again)
-		queue_delayed_work(system_highpri_wq, &dn->cret_work,
-				   time_after(next, now) ? next - now : 1);
+		cret_schedule(dn, time_after(next, now) ? next - now : 1);
 }
 
 /* What a credit return carries, from the kernel's parse. */
@@ -520,6 +549,7 @@ void dmsc_cret_net_init(struct dmsc_net *dn)
 {
 	init_llist_head(&dn->cret_list);
 	INIT_DELAYED_WORK(&dn->cret_work, cret_work);
+	spin_lock_init(&dn->cret_lock);
 }
 
 /*

@@ -139,6 +139,8 @@ struct dmsc_net {
 	 */
 	struct llist_head cret_list;
 	struct delayed_work cret_work;
+	spinlock_t cret_lock;		/* cret_due, and the work's timer */
+	unsigned long cret_due;		/* jiffies: when the work runs next */
 	struct sock *cret_sk;		/* the work's only */
 	bool cret_hooked;
 	atomic64_t cret_stats[DMSC_CRET_NSTATS];
@@ -391,8 +393,9 @@ struct dmsc_session {
 	atomic64_t stale;
 	atomic64_t absurd;		/* updates with freed above sent */
 	atomic64_t last_update;		/* ns (ktime_get_ns) of the last update */
-	spinlock_t lock;		/* stalled */
+	spinlock_t lock;		/* stalled, wait_start */
 	struct list_head stalled;	/* cbfc flows waiting for credit */
+	u64 wait_start;			/* ns: the stalled list last filled */
 
 	/*
 	 * Credit returns to the previous hop (creditret.c): ret_freed is

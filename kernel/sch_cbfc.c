@@ -495,8 +495,12 @@ static bool cbfc_stall(struct cbfc_sched *q, struct cbfc_flow *f,
 	spin_lock(&s->lock);
 	wait = !READ_ONCE(s->dead) && !READ_ONCE(s->failed) &&
 	       !dmsc_session_charge(s, len);
-	if (wait)
+	if (wait) {
+		/* The session's wait begins: creditret.c's keepalives. */
+		if (list_empty(&s->stalled))
+			WRITE_ONCE(s->wait_start, ktime_get_ns());
 		list_add_tail(&f->sess_node, &s->stalled);
+	}
 	spin_unlock(&s->lock);
 	if (!wait)
 		return false;

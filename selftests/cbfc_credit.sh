@@ -37,10 +37,11 @@ SINK=
 CAP=
 SAMPLER=
 SENDER=
+GAPS=()
 
 case_cleanup() {
 	local pid
-	for pid in "$SINK" "$CAP" "$SAMPLER" "$SENDER"; do
+	for pid in "$SINK" "$CAP" "$SAMPLER" "$SENDER" "${GAPS[@]}"; do
 		[ -z "$pid" ] || kill "$pid" 2>/dev/null || true
 	done
 	cleanup_ns
@@ -351,10 +352,12 @@ test_forged() {
 }
 
 # P held back by its next hop: PE2's egress forwards one packet a second
-# (cbfc rate 8kbit), so after its 8 packets of credit P holds the flow's
-# packets and forwards one a second, as PE2 returns credit. Between
-# those P has nothing new to return, and its repeats end after 310 ms;
-# PE1's heartbeat is 300 ms. P is alive and hears from PE2, so it keeps
+# (cbfc rate 8kbit: one every 1.2 s), so after its 8 packets of credit P
+# holds the flow's packets and forwards one as PE2 returns credit.
+# Between those P has nothing new to return, and its repeats end after
+# 310 ms: about 900 ms of silence, against PE1's heartbeat of 500 ms
+# (not 300: under TCG the gaps between keepalives reached 251 ms, and
+# CI failed the case on both kernels). P is alive and hears from PE2, so it keeps
 # sending PE1 its unchanged total every 100 ms (cret_keepalive) and PE1
 # fails nothing. Then the control: with P's RESVs dropped the same
 # heartbeat fails P within a second.
@@ -363,15 +366,27 @@ test_held() {
 	dmesg_mark
 	setup
 	tc -n "$pe2" qdisc change dev es root cbfc rate 8kbit
-	tc -n "$pe1" qdisc change dev a1 root cbfc heartbeat 300ms
+	tc -n "$pe1" qdisc change dev a1 root cbfc heartbeat 500ms
 	sink_start
+	# The RESVs each hop hears, timed: P's at PE1, PE2's at P.
+	ip netns exec "$pe1" tcpdump -tt -nn -l -i a1 \
+		'ip6 proto 46 and src fc00:1::2' >"$T/at_pe1" 2>"$T/gap1.err" &
+	GAPS+=($!)
+	ip netns exec "$p" tcpdump -tt -nn -l -i p2 \
+		'ip6 proto 46 and src fc00:2::2' >"$T/at_p" 2>"$T/gap2.err" &
+	GAPS+=($!)
+	wait_until "grep -q listening '$T/gap1.err' && grep -q listening '$T/gap2.err'" ||
+		fail "tcpdump: $(cat "$T/gap1.err" "$T/gap2.err")"
+	dns "$pe1" -j monitor >"$T/events" 2>&1 &
+	GAPS+=($!)
 	ip netns exec "$pe1" "$RG" send dst 10.9.9.2 qps 1 sport 50000 \
 		qpn 256 count 100 rate 0 size 1024 sndbuf "$SNDBUF" \
 		json "$T/send.json" 2>"$T/send.err" &
 	SENDER=$!
 	wait_until "(( \$(qd $pe1 a1 credit_stalls) > 0 && \$(qd $p p2 credit_stalls) > 0 ))" ||
 		fail "PE1 and P did not both wait: PE1 $(qd "$pe1" a1 credit_stalls), P $(qd "$p" p2 credit_stalls)"
-	local ka0 ka1 stale0 stale1 fwd0 fwd1
+	local ka0 ka1 stale0 stale1 fwd0 fwd1 fail0
+	fail0=$(qd "$pe1" a1 heartbeat_failures)
 	ka0=$(stat "$p" cret_keepalive)
 	stale0=$(sess "$pe1" stale)
 	fwd0=$(sess "$p" packets)
@@ -381,6 +396,9 @@ test_held() {
 	fwd1=$(sess "$p" packets)
 	echo "held 3 s: P forwarded $((fwd1 - fwd0)) packets, sent $((ka1 - ka0)) keepalives; PE1 took $((stale1 - stale0)) stale updates, heartbeat failures $(qd "$pe1" a1 heartbeat_failures)"
 	echo "P: $(dns "$p" cbfc session show "${FLOW[@]}")"
+	echo "heartbeat failures when both waited: $fail0; events: $(grep -c nexthop-failed "$T/events")"
+	grep nexthop-failed "$T/events" | head -3
+	echo "longest silence: at PE1 from P $(max_gap "$T/at_pe1") ms, at P from PE2 $(max_gap "$T/at_p") ms"
 	check "(( fwd1 - fwd0 >= 1 && fwd1 - fwd0 <= 6 ))" \
 		"P forwarded $((fwd1 - fwd0)) packets in 3 s, not about 3: the rate did not hold it"
 	check "(( ka1 - ka0 >= 5 ))" "P sent $((ka1 - ka0)) keepalives in 3 s"
@@ -396,6 +414,58 @@ test_held() {
 	wait "$SENDER" 2>/dev/null || true
 	SENDER=
 	dmesg_clean || fail "kernel log"
+}
+
+# A session whose previous hop cannot be reached backs off to a send
+# every 1.28 s, and the work sleeps that long. Another session's return
+# of less than a batch must not wait for it: each of 6 lone packets of
+# the flow, 500 ms apart, is returned within 250 ms.
+test_pull_in() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	setup
+	dns "$p" cbfc session add src 10.9.0.1 dst 10.9.9.2 sport 50001 \
+		qpn 257 nexthop fc00:2::2 prevhop fc00:99::1 credit $CREDIT
+	ip netns exec "$pe1" "$RG" send dst 10.9.9.2 qps 1 sport 50001 \
+		qpn 257 count 1 size 1024 2>"$T/send.err" ||
+		fail "roce-gen: $(cat "$T/send.err")"
+	# 10+20+...+640 ms of failures: now 1.28 s apart.
+	sleep 3
+	local err0
+	err0=$(stat "$p" cret_tx_errors)
+	check "(( err0 >= 6 ))" "P's sends to an unreachable prevhop failed $err0 times, not backing off"
+	ip netns exec "$p" tcpdump -tt -nn -l -i any \
+		'(ip6 proto 46 and dst fc00:1::1) or ip6 dst fc00:b2::d4' \
+		>"$T/at_p" 2>"$T/cap.err" &
+	CAP=$!
+	wait_until "grep -q listening '$T/cap.err'" || fail "tcpdump: $(cat "$T/cap.err")"
+	ip netns exec "$pe1" "$RG" send dst 10.9.9.2 qps 1 sport 50000 \
+		qpn 256 count 6 rate 2 size 1024 2>"$T/send.err" ||
+		fail "roce-gen: $(cat "$T/send.err")"
+	sleep 1
+	kill "$CAP"
+	wait "$CAP" 2>/dev/null || true
+	CAP=
+	# Each packet P forwards, and the first RESV to PE1 after it.
+	local delays
+	delays=$(awk '/> fc00:b2::d4/ { if (!t) t = $1 }
+		      /> fc00:1::1.*RSVP/ && t { printf "%d ", ($1 - t) * 1000; t = 0 }' "$T/at_p")
+	echo "returns of lone packets, ms after P forwarded each: $delays(backing-off session's send failures $err0 -> $(stat "$p" cret_tx_errors))"
+	local n=0 max=0 d
+	for d in $delays; do
+		n=$((n + 1))
+		(( d > max )) && max=$d
+	done
+	check "(( n == 6 ))" "$n of 6 packets returned"
+	check "(( max < 250 ))" "a lone packet's return waited $max ms, for the backing-off session's timer"
+	dmesg_clean || fail "kernel log"
+}
+
+# max_gap FILE: the longest gap, in ms, between tcpdump -tt lines,
+# and when (seconds after the first).
+max_gap() {
+	awk 'NR == 1 { t0 = $1 } NR > 1 && $1 - p > g { g = $1 - p; at = p - t0 }
+	     { p = $1 } END { printf "%d (at %.2f s, %d RESVs)", g * 1000, at, NR }' "$1"
 }
 
 # Deleting the namespaces while returns are pending, and the module
@@ -424,6 +494,7 @@ CASES=(
 	test_resv_loss "cbfc credit returns: 10% of RESVs lost, no data lost, the totals still agree"
 	test_forged "cbfc credit returns: forged (wrong source, refused by IPsec policy), truncated and absurd RESVs are counted and change nothing"
 	test_held "cbfc credit returns: a hop held back by its next hop keeps its previous hop's heartbeat up (keepalives), and fails without them"
+	test_pull_in "cbfc credit returns: a session backing off from an unreachable prevhop does not hold back another's return"
 	test_teardown "cbfc credit returns: namespaces deleted after traffic, clean log"
 )
 cases_only CASES "${DMSC_CREDIT_CASES:-}"
