@@ -188,18 +188,23 @@ fail:
  * 1.28 s. A session listed meanwhile, with less than a batch to return,
  * would wait that long for its RESV, and its previous hop for credit.
  * So a later run is pulled in; an earlier one is never pushed out (a
- * listing every tick would starve the work). The lock keeps cret_due
- * the timer's; it is taken once a round per session, not per packet.
+ * listing every tick would starve the work). The timer wheel fires a
+ * long timer late (by up to 32 ms for 1.28 s at HZ=250): a timer still
+ * armed past its due time is pulled in too; a work already queued is
+ * left alone. The lock keeps cret_due the timer's; it is taken once a
+ * round per session, not per packet.
  */
 static void cret_schedule(struct dmsc_net *dn, unsigned long delay)
 {
-	unsigned long due = jiffies + delay;
+	struct delayed_work *dw = &dn->cret_work;
+	unsigned long due;
 
 	spin_lock_bh(&dn->cret_lock);
-	if (!delayed_work_pending(&dn->cret_work) ||
-	    time_after(dn->cret_due, due)) {
+	due = jiffies + delay;
+	if (!delayed_work_pending(dw) || time_after(dn->cret_due, due) ||
+	    (time_before(dn->cret_due, jiffies) && timer_pending(&dw->timer))) {
 		dn->cret_due = due;
-		mod_delayed_work(system_highpri_wq, &dn->cret_work, delay);
+		mod_delayed_work(system_highpri_wq, dw, delay);
 	}
 	spin_unlock_bh(&dn->cret_lock);
 }
@@ -315,12 +320,16 @@ keepalive:
 		 * Not before the first bytes: a total of 0 is the speaker's
 		 * set-up form, which the upstream hook passes on.
 		 */
+		/*
+		 * Signed: an update stored after the clock was read is
+		 * fresh, not 584 years old.
+		 */
 		held = s->has_nexthop && !list_empty(&s->stalled) &&
 		       !READ_ONCE(s->failed) && total && total == s->ret_sent &&
-		       ktime_get_ns() -
-		       max_t(u64, atomic64_read(&s->last_update),
-			     READ_ONCE(s->wait_start)) <
-		       CRET_KEEPALIVE_FRESH_NS;
+		       (s64)(ktime_get_ns() -
+			     max_t(u64, atomic64_read(&s->last_update),
+				   atomic64_read(&s->wait_start))) <
+		       (s64)CRET_KEEPALIVE_FRESH_NS;
 		if (held && !s->ret_repeats && time_after_eq(now, s->ret_next)) {
 			/*
 			 * A budget a run: 64 a tick at most, whatever the

@@ -395,7 +395,7 @@ struct dmsc_session {
 	atomic64_t last_update;		/* ns (ktime_get_ns) of the last update */
 	spinlock_t lock;		/* stalled, wait_start */
 	struct list_head stalled;	/* cbfc flows waiting for credit */
-	u64 wait_start;			/* ns: the stalled list last filled */
+	atomic64_t wait_start;		/* ns: the stalled list last filled */
 
 	/*
 	 * Credit returns to the previous hop (creditret.c): ret_freed is

@@ -498,7 +498,7 @@ static bool cbfc_stall(struct cbfc_sched *q, struct cbfc_flow *f,
 	if (wait) {
 		/* The session's wait begins: creditret.c's keepalives. */
 		if (list_empty(&s->stalled))
-			WRITE_ONCE(s->wait_start, ktime_get_ns());
+			atomic64_set(&s->wait_start, ktime_get_ns());
 		list_add_tail(&f->sess_node, &s->stalled);
 	}
 	spin_unlock(&s->lock);

@@ -990,6 +990,9 @@ cases=(
 	test_netns_under_traffic "namespace deleted under traffic"
 	test_dmesg "unload at the end, kernel log clean"
 )
+# The weighted split is the module's hash and tables: the same on any
+# kernel.
+NEWEST_CASES="test_weights"
 # make check-deep runs these too (selftests/lib.sh): the 10,000-flow split,
 # and cases mostly covered by another (rules.sh for precedence, test_gso,
 # test_encap_red for the reduced encapsulation).

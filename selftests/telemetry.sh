@@ -523,6 +523,8 @@ cases=(
 )
 # make check-deep runs these too (selftests/lib.sh): 64 attachments, and
 # SRv6 with an IPv6 inner, whose halves test_srv6_v4 and test_ipv6 cover.
+# The exporter is userspace reading the maps that the others test.
+NEWEST_CASES="test_prometheus"
 DEEP_CASES="test_srv6_v6 test_many_devices test_ipv6"
 # DMSC_TELEMETRY_CASES="test_a test_b": run only those (while debugging).
 cases_only cases "${DMSC_TELEMETRY_CASES:-}"

@@ -67,11 +67,13 @@ t_check() { check "(( 2 + 2 == 5 ))" "2 + 2 is not 5"; }
 t_errexit() { false; echo "not reached"; }
 t_skip() { skip "not here"; }
 t_deep() { fail "a deep case ran"; }
+t_newest() { echo "newest ran"; }
 # A wrapped list, as srv6_steer.sh has: a tab and a newline separate too.
 DEEP_CASES="t_none
 	t_deep"
+NEWEST_CASES="t_none t_newest"
 ktap_run t_pass "passes" t_check "a failed check" t_errexit "false mid-case" \
-	t_skip "skips" t_deep "deep"
+	t_skip "skips" t_deep "deep" t_newest "newest"
 EOF
 
 run=$tmp/run.log
@@ -106,10 +108,19 @@ has "ok 5 deep # SKIP deep case: make check-deep runs it" \
 deep=$(DMSC_DEEP=1 "$tmp/lib.sh" 2>&1 | grep '^not ok 5 ')
 [ "$deep" = "not ok 5 deep # a deep case ran" ]
 ktap_result $? "lib.sh: DMSC_DEEP=1 runs the DEEP_CASES" "got '$deep'"
+# NEWEST_CASES: run on the newest kernel, skipped on an older one but
+# under make check-deep.
+has "ok 6 newest" "lib.sh: a case in NEWEST_CASES runs on the newest kernel"
+older=$(DMSC_OLDER_KERNEL=1 "$tmp/lib.sh" 2>&1 | grep '^ok 6 ')
+[ "$older" = "ok 6 newest # SKIP the same on every kernel: make check runs it on the newest" ]
+ktap_result $? "lib.sh: DMSC_OLDER_KERNEL=1 skips the NEWEST_CASES" "got '$older'"
+older=$(DMSC_OLDER_KERNEL=1 DMSC_DEEP=1 "$tmp/lib.sh" 2>&1 | grep '^ok 6 ')
+[ "$older" = "ok 6 newest" ]
+ktap_result $? "lib.sh: DMSC_DEEP=1 runs the NEWEST_CASES on an older kernel" "got '$older'"
 
 # The count make check would print: every failure once (a broken program
 # and the harness's line about it are one), then the exit status.
-want="10 passed, 8 failed, 4 skipped"
+want="11 passed, 8 failed, 4 skipped"
 got=$("$count" "$run")
 crc=$?
 [ "$got" = "$want" ] && [ "$crc" = 1 ]

@@ -53,7 +53,8 @@ replay() {
 # The harness first: it must see a broken test as one, or nothing after it
 # means anything.
 step harness tools/check-selftest.sh
-step unit-agent make -s -C agent check
+# -j2: the builds in parallel; the tests run one after another.
+step unit-agent make -s -j2 -C agent check
 step unit-ebpf make -s -C ebpf check
 [ -f tools/roce-gen/Makefile ] && step unit-roce-gen make -s -C tools/roce-gen check
 step pki tools/pki/test.sh
@@ -88,6 +89,7 @@ vm() {
 		done
 	fi
 	# shellcheck disable=SC2086
+	DMSC_OLDER_KERNEL=$([ "$1" = "$newest" ] || echo 1) \
 	tools/vm/run.sh -k "$1" -s -m 2048 -t "$vm_limit" -- \
 		selftests/run_tests.sh -t 1200 $run
 }
