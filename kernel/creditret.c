@@ -188,21 +188,26 @@ fail:
  * 1.28 s. A session listed meanwhile, with less than a batch to return,
  * would wait that long for its RESV, and its previous hop for credit.
  * So a later run is pulled in; an earlier one is never pushed out (a
- * listing every tick would starve the work). The timer wheel fires a
- * long timer late (by up to 32 ms for 1.28 s at HZ=250): a timer still
- * armed past its due time is pulled in too; a work already queued is
- * left alone. The lock keeps cret_due the timer's; it is taken once a
- * round per session, not per packet.
+ * listing every tick would starve the work). A work already queued (its
+ * timer fired) is left alone. The timer wheel fires a long timer late
+ * (by up to 32 ms for 1.28 s at HZ=250): a timer still armed past its
+ * due time is pulled in by a listing or a kick, never by the work's own
+ * re-arm, whose delay may be long. The lock keeps cret_due the timer's;
+ * it is taken once a round per session, not per packet.
  */
 static void cret_schedule(struct dmsc_net *dn, unsigned long delay)
 {
 	struct delayed_work *dw = &dn->cret_work;
 	unsigned long due;
+	bool arm;
 
 	spin_lock_bh(&dn->cret_lock);
 	due = jiffies + delay;
-	if (!delayed_work_pending(dw) || time_after(dn->cret_due, due) ||
-	    (time_before(dn->cret_due, jiffies) && timer_pending(&dw->timer))) {
+	arm = !delayed_work_pending(dw);
+	if (!arm && timer_pending(&dw->timer))
+		arm = time_after(dn->cret_due, due) ||
+		      (delay <= 1 && time_before(dn->cret_due, jiffies));
+	if (arm) {
 		dn->cret_due = due;
 		mod_delayed_work(system_highpri_wq, dw, delay);
 	}

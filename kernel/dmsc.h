@@ -417,6 +417,15 @@ struct dmsc_session {
 #define DMSC_RET_QUEUED		0	/* on dn->cret_list */
 #define DMSC_RET_KICKED		1	/* a batch is due: work queued now */
 
+/*
+ * Returns carry totals: only a cumulative session with a previous hop
+ * sends them (creditret.c).
+ */
+static inline bool dmsc_session_returns(const struct dmsc_session *s)
+{
+	return s->has_prevhop && s->mode == DMSC_CREDIT_MODE_CUMULATIVE;
+}
+
 /* Bytes in flight: sent, not yet reported freed. */
 static inline s64 dmsc_session_inflight(const struct dmsc_session *s,
 					u64 sent)

@@ -513,7 +513,7 @@ static bool cbfc_stall(struct cbfc_sched *q, struct cbfc_flow *f,
 	 * for the credit-return work, which keeps its previous hop's
 	 * heartbeat up while it waits (creditret.c, keepalives). No bytes.
 	 */
-	if (s->has_prevhop && s->mode == DMSC_CREDIT_MODE_CUMULATIVE)
+	if (dmsc_session_returns(s))
 		dmsc_cret_account(q->dn, s, 0, q->credit_batch, q->credit);
 	if (q->heartbeat_us) {
 		u64 deadline;
@@ -848,13 +848,8 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 	if (f->sess) {
 		atomic64_inc(&f->sess->packets);
 		q->st.credited_packets++;
-		/*
-		 * Freed here: the previous hop may send it again. Returns
-		 * carry totals, so only a cumulative session sends them.
-		 */
-		if (f->sess->has_prevhop &&
-		    f->sess->mode == DMSC_CREDIT_MODE_CUMULATIVE &&
-		    !READ_ONCE(f->sess->dead))
+		/* Freed here: the previous hop may send it again. */
+		if (dmsc_session_returns(f->sess) && !READ_ONCE(f->sess->dead))
 			dmsc_cret_account(q->dn, f->sess, clen, q->credit_batch,
 					  q->credit);
 	} else {
