@@ -239,8 +239,13 @@ test_chain() {
 	rx=$(stat "$pe1" cret_rx)
 	echo "RESV P->PE1: tshark $resv, P cret_tx $tx, PE1 cret_rx $rx, bytes/credit_batch $((bytes / BATCH))"
 	check "(( resv == tx && tx == rx ))" "tshark $resv, sent $tx, applied $rx"
-	check "(( resv >= bytes / CREDIT && resv <= bytes / BATCH + 20 ))" \
-		"$resv RESVs for $((bytes / BATCH)) batches, $((bytes / CREDIT)) reservations"
+	# Less than a batch goes out a tick after it was forwarded: a kernel
+	# that forwards under a packet a tick (KASAN's, in check-debug: 1350
+	# RESVs for 2000 packets) sends up to one per packet.
+	local most=$((bytes / BATCH + 20))
+	! kconfig KASAN || most=$((N + 20))
+	check "(( resv >= bytes / CREDIT && resv <= most ))" \
+		"$resv RESVs for $((bytes / BATCH)) batches, $((bytes / CREDIT)) reservations, $N packets (at most $most)"
 	check "! grep -q 'Malformed\|Expert Info' \"\$T/p1.txt\"" \
 		"tshark: $(grep -m1 'Malformed\|Expert Info' "$T/p1.txt")"
 	max=$(sort -n "$T/avail" | tail -1)
@@ -385,8 +390,11 @@ test_held() {
 	SENDER=$!
 	wait_until "(( \$(qd $pe1 a1 credit_stalls) > 0 && \$(qd $p p2 credit_stalls) > 0 ))" ||
 		fail "PE1 and P did not both wait: PE1 $(qd "$pe1" a1 credit_stalls), P $(qd "$p" p2 credit_stalls)"
-	local ka0 ka1 stale0 stale1 fwd0 fwd1 fail0
+	local ka0 ka1 stale0 stale1 fwd0 fwd1 fail0 t0 secs
 	fail0=$(qd "$pe1" a1 heartbeat_failures)
+	# The window as the clock has it: on a slow kernel (KASAN) each
+	# sample takes a second or more.
+	t0=${EPOCHREALTIME/./}
 	ka0=$(stat "$p" cret_keepalive)
 	stale0=$(sess "$pe1" stale)
 	fwd0=$(sess "$p" packets)
@@ -394,14 +402,16 @@ test_held() {
 	ka1=$(stat "$p" cret_keepalive)
 	stale1=$(sess "$pe1" stale)
 	fwd1=$(sess "$p" packets)
-	echo "held 3 s: P forwarded $((fwd1 - fwd0)) packets, sent $((ka1 - ka0)) keepalives; PE1 took $((stale1 - stale0)) stale updates, heartbeat failures $(qd "$pe1" a1 heartbeat_failures)"
+	secs=$(( (${EPOCHREALTIME/./} - t0 + 999999) / 1000000 ))
+	echo "held $secs s: P forwarded $((fwd1 - fwd0)) packets, sent $((ka1 - ka0)) keepalives; PE1 took $((stale1 - stale0)) stale updates, heartbeat failures $(qd "$pe1" a1 heartbeat_failures)"
 	echo "P: $(dns "$p" cbfc session show "${FLOW[@]}")"
 	echo "heartbeat failures when both waited: $fail0; events: $(grep -c nexthop-failed "$T/events")"
 	grep nexthop-failed "$T/events" | head -3
 	echo "longest silence: at PE1 from P $(max_gap "$T/at_pe1") ms, at P from PE2 $(max_gap "$T/at_p") ms"
-	check "(( fwd1 - fwd0 >= 1 && fwd1 - fwd0 <= 6 ))" \
-		"P forwarded $((fwd1 - fwd0)) packets in 3 s, not about 3: the rate did not hold it"
-	check "(( ka1 - ka0 >= 5 ))" "P sent $((ka1 - ka0)) keepalives in 3 s"
+	# PE2 sends one every 1.2 s: about secs / 1.2, and 3 of slack.
+	check "(( fwd1 - fwd0 >= 1 && fwd1 - fwd0 <= secs + 3 ))" \
+		"P forwarded $((fwd1 - fwd0)) packets in $secs s, not one in about 1.2 s: the rate did not hold it"
+	check "(( ka1 - ka0 >= 5 ))" "P sent $((ka1 - ka0)) keepalives in $secs s"
 	check "(( stale1 - stale0 >= 5 ))" "PE1 took $((stale1 - stale0)) stale updates"
 	check "(( \$(qd $pe1 a1 heartbeat_failures) == 0 ))" \
 		"PE1 failed P over although it was alive and kept its total coming"

@@ -234,6 +234,12 @@ cases_only() {
 	cases_ref=(${sel[@]+"${sel[@]}"})
 }
 
+# kconfig SYMBOL: the running kernel has CONFIG_SYMBOL (y or m). A kernel
+# built in a tree (check-debug) has its config there, not in /boot.
+kconfig() {
+	grep -q "^CONFIG_$1=[ym]" "${DMSC_KCONFIG:-/boot/config-$(uname -r)}" 2>/dev/null
+}
+
 # ktap_run FN DESCRIPTION [FN DESCRIPTION...]: run each case, print KTAP.
 # A case named in DEEP_CASES (set by the test) is a slow scale or soak
 # case: it runs under DMSC_DEEP=1 (make check-deep) and is otherwise
