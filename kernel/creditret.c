@@ -323,11 +323,9 @@ keepalive:
 		 * whose returns and repeats then stop for most of a second)
 		 * must not look dead.
 		 * Not before the first bytes: a total of 0 is the speaker's
-		 * set-up form, which the upstream hook passes on.
-		 */
-		/*
-		 * Signed: an update stored after the clock was read is
-		 * fresh, not 584 years old.
+		 * set-up form, which the upstream hook passes on. Compared
+		 * signed: an update stored after the clock was read is fresh,
+		 * not 584 years old.
 		 */
 		held = s->has_nexthop && !list_empty(&s->stalled) &&
 		       !READ_ONCE(s->failed) && total && total == s->ret_sent &&
