@@ -452,10 +452,8 @@ test_pull_in() {
 	ip netns exec "$pe1" "$RG" send dst 10.9.9.2 qps 1 sport 50000 \
 		qpn 256 count 6 rate 2 size 1024 2>"$T/send.err" ||
 		fail "roce-gen: $(cat "$T/send.err")"
-	sleep 1
-	kill "$CAP"
-	wait "$CAP" 2>/dev/null || true
-	CAP=
+	sleep 0.5
+	capture_stop
 	# Each packet P forwards, and the first RESV to PE1 after it.
 	local delays
 	delays=$(awk '/> fc00:b2::d4/ { if (!t) t = $1 }

@@ -228,8 +228,9 @@ cases_only() {
 	local only=$2 sel=() i
 	[ -n "$only" ] || return 0
 	for ((i = 0; i < ${#cases_ref[@]}; i += 2)); do
-		[[ " $only " != *" ${cases_ref[i]} "* ]] ||
+		if listed "${cases_ref[i]}" "$only"; then
 			sel+=("${cases_ref[i]}" "${cases_ref[i + 1]}")
+		fi
 	done
 	cases_ref=(${sel[@]+"${sel[@]}"})
 }
@@ -238,6 +239,12 @@ cases_only() {
 # built in a tree (check-debug) has its config there, not in /boot.
 kconfig() {
 	grep -q "^CONFIG_$1=[ym]" "${DMSC_KCONFIG:-/boot/config-$(uname -r)}" 2>/dev/null
+}
+
+# listed FN LIST: FN is one of LIST's names; any whitespace separates
+# them (a list may wrap).
+listed() {
+	[[ " ${2//[$'\t\n']/ } " == *" $1 "* ]]
 }
 
 # ktap_run FN DESCRIPTION [FN DESCRIPTION...]: run each case, print KTAP.
@@ -258,13 +265,12 @@ ktap_run() {
 		fn=$1 desc=$2
 		shift 2
 		i=$((i + 1))
-		# Any whitespace separates the names (a list may wrap).
-		if [[ " ${deep//[$'\t\n']/ } " == *" $fn "* ]] && [ "${DMSC_DEEP:-0}" != 1 ]; then
+		if listed "$fn" "$deep" && [ "${DMSC_DEEP:-0}" != 1 ]; then
 			echo "ok $i $desc # SKIP deep case: make check-deep runs it"
 			ksft_skip=$((ksft_skip + 1))
 			continue
 		fi
-		if [[ " ${newest//[$'\t\n']/ } " == *" $fn "* ]] &&
+		if listed "$fn" "$newest" &&
 		   [ "${DMSC_OLDER_KERNEL:-0}" = 1 ] && [ "${DMSC_DEEP:-0}" != 1 ]; then
 			echo "ok $i $desc # SKIP the same on every kernel: make check runs it on the newest"
 			ksft_skip=$((ksft_skip + 1))
