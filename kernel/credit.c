@@ -340,10 +340,13 @@ static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
 
 /*
  * Tell the events group that a cbfc qdisc on @ifindex declared the next
- * hop of @s failed after @waited_us without credit. Process context.
+ * hop of @s failed: @event is DMSC_EVENT_NEXTHOP_FAILED after @waited_us
+ * without credit (the heartbeat), DMSC_EVENT_NEXTHOP_DOWN when the link
+ * lost its carrier (@waited_us: how long the flow had been waiting for
+ * credit then, 0 if it was not). Process context.
  */
 void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
-				int ifindex, u64 waited_us)
+				u32 event, int ifindex, u64 waited_us)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
@@ -357,7 +360,7 @@ void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
 	hdr = genlmsg_put(msg, 0, 0, &dmsc_genl_family, 0, DMSC_CMD_EVENT);
 	if (!hdr)
 		goto fail;
-	if (nla_put_u32(msg, DMSC_A_EVENT, DMSC_EVENT_NEXTHOP_FAILED))
+	if (nla_put_u32(msg, DMSC_A_EVENT, event))
 		goto fail;
 	nest = nla_nest_start(msg, DMSC_A_SESSION);
 	if (!nest || dmsc_session_fill_id(msg, s) ||

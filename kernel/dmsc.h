@@ -490,7 +490,7 @@ void dmsc_cret_net_exit(struct dmsc_net *dn);
 /* sch_cbfc.c */
 void dmsc_cbfc_wake(struct dmsc_session *s);
 void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
-				int ifindex, u64 waited_us);
+				u32 event, int ifindex, u64 waited_us);
 int dmsc_cbfc_init(void);
 void dmsc_cbfc_exit(void);
 

@@ -76,14 +76,15 @@ struct cbfc_flow {
 };
 
 /*
- * A flow whose next hop the heartbeat declared failed, with the packets
- * it had waiting, handed from the dequeue (qdisc lock, softirq) to the
- * failover work (process context): the tunnel switch takes the
- * namespace mutex and the re-encapsulation sends.
+ * A flow whose next hop the heartbeat declared failed, or whose link went
+ * down, with the packets it had waiting, handed from the dequeue or the
+ * reset (qdisc lock, BH off) to the failover work (process context): the
+ * tunnel switch takes the namespace mutex and the re-encapsulation sends.
  */
 struct cbfc_fail {
 	struct list_head list;		/* q->fo_list */
 	struct dmsc_session *sess;	/* a reference */
+	u32 event;			/* DMSC_EVENT_NEXTHOP_FAILED or _DOWN */
 	int ifindex;
 	u64 waited_us;
 	struct sk_buff_head skbs;
@@ -580,6 +581,34 @@ static bool cbfc_drop_oversize(struct Qdisc *sch, struct cbfc_flow *f,
 	return true;
 }
 
+/* A failover of @s for the work; GFP_ATOMIC, NULL when out of memory. */
+static struct cbfc_fail *cbfc_fail_new(struct Qdisc *sch,
+				       struct dmsc_session *s, u32 event,
+				       u64 waited)
+{
+	struct cbfc_fail *fail = kzalloc(sizeof(*fail),
+					 GFP_ATOMIC | __GFP_NOWARN);
+
+	if (!fail)
+		return NULL;
+	refcount_inc(&s->refcnt);	/* the flow holds one */
+	fail->sess = s;
+	fail->event = event;
+	fail->ifindex = qdisc_dev(sch)->ifindex;
+	fail->waited_us = div_u64(waited, NSEC_PER_USEC);
+	__skb_queue_head_init(&fail->skbs);
+	return fail;
+}
+
+/* BH off already from the dequeue and the core's reset, not from destroy. */
+static void cbfc_fail_queue(struct cbfc_sched *q, struct cbfc_fail *fail)
+{
+	spin_lock_bh(&q->fo_lock);
+	list_add_tail(&fail->list, &q->fo_list);
+	spin_unlock_bh(&q->fo_lock);
+	queue_work(system_highpri_wq, &q->fo_work);
+}
+
 /*
  * The heartbeat found @f waiting for @waited ns with no credit update
  * from its next hop: the next hop has failed. The session is marked
@@ -604,14 +633,7 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	WRITE_ONCE(s->failed, true);
 	q->st.heartbeat_failures++;
 
-	fail = kzalloc(sizeof(*fail), GFP_ATOMIC | __GFP_NOWARN);
-	if (fail) {
-		refcount_inc(&s->refcnt);	/* the flow holds one */
-		fail->sess = s;
-		fail->ifindex = qdisc_dev(sch)->ifindex;
-		fail->waited_us = div_u64(waited, NSEC_PER_USEC);
-		__skb_queue_head_init(&fail->skbs);
-	}
+	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_FAILED, waited);
 	while (f->qlen) {
 		skb = cbfc_flow_pop(sch, f);
 		/* Gone from this qdisc either way: the parents must know. */
@@ -629,11 +651,53 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	list_del_init(&f->drr);
 	q->n_stalled--;
 	cbfc_flow_free(q, f);
-	if (fail) {
-		spin_lock(&q->fo_lock);
-		list_add_tail(&fail->list, &q->fo_list);
-		spin_unlock(&q->fo_lock);
-		queue_work(system_highpri_wq, &q->fo_work);
+	if (fail)
+		cbfc_fail_queue(q, fail);
+}
+
+/*
+ * The link went down: the core resets the qdisc when the device loses its
+ * carrier (linkwatch) or is set down (dev_close, which clears "running"
+ * first), through dev_deactivate, under the qdisc lock with BH off, and a
+ * reset frees every packet. A credited flow whose session names a tunnel
+ * fails over instead, as on a heartbeat failure but at once: its next hop
+ * is behind this link, and its packets, never sent, go out on the backup.
+ * A reset of a device that is up (the qdisc replaced or deleted), or in a
+ * namespace being dismantled, frees them, and so does this one for a
+ * session without a tunnel: nothing else can carry them.
+ */
+static bool cbfc_link_down(struct net_device *dev)
+{
+	return !(netif_running(dev) && netif_carrier_ok(dev)) &&
+	       check_net(dev_net(dev));
+}
+
+static void cbfc_fail_link(struct Qdisc *sch)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	u64 now = ktime_get_ns();
+	struct cbfc_fail *fail;
+	struct cbfc_flow *f;
+	unsigned int i;
+
+	for (i = 0; i < CBFC_HASH_BUCKETS; i++) {
+		hlist_for_each_entry(f, &q->hash[i], hnode) {
+			if (!f->qlen || !f->sess->tunnel)
+				continue;
+			fail = cbfc_fail_new(sch, f->sess,
+					     DMSC_EVENT_NEXTHOP_DOWN,
+					     f->stalled && f->wait_since ?
+					     now - f->wait_since : 0);
+			if (!fail)
+				continue;
+			WRITE_ONCE(f->sess->failed, true);
+			q->st.link_failures++;
+			/* The reset that follows zeroes the counts. */
+			while (f->qlen)
+				__skb_queue_tail(&fail->skbs,
+						 cbfc_flow_pop(sch, f));
+			cbfc_fail_queue(q, fail);
+		}
 	}
 }
 
@@ -746,7 +810,8 @@ static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 	bool backup;
 
 	backup = s->tunnel && dmsc_tunnel_failover(dn, s->tunnel);
-	dmsc_session_notify_failed(dn, s, fail->ifindex, fail->waited_us);
+	dmsc_session_notify_failed(dn, s, fail->event, fail->ifindex,
+				   fail->waited_us);
 	rcu_read_lock();
 	if (backup) {
 		tun = dmsc_tunnel_lookup(dn, s->tunnel);
@@ -941,6 +1006,8 @@ static void cbfc_reset(struct Qdisc *sch)
 
 	if (!q->hash)
 		return;
+	if (cbfc_link_down(qdisc_dev(sch)))
+		cbfc_fail_link(sch);
 	/*
 	 * First off every session's stalled list: from then on no credit
 	 * update can put a flow of ours on q->wake, which is emptied next.

@@ -57,6 +57,7 @@ setup() {
 }
 
 case_cleanup() {
+	[ -z "${CAP:-}" ] || kill "$CAP" 2>/dev/null || true
 	[ -z "${SINK:-}" ] || kill "$SINK" 2>/dev/null || true
 	[ -z "${MON:-}" ] || kill "$MON" 2>/dev/null || true
 	cleanup_ns
@@ -533,6 +534,80 @@ test_heartbeat_failover() {
 	dmesg_clean || fail "kernel log"
 }
 
+# The link to the next hop goes down while 10 packets wait for credit:
+# "peer", the far end is set down and va loses its carrier; "self", va
+# itself is set down. The qdisc fails the flow over at once, not after a
+# heartbeat (here 60 s): the tunnel is on its backup, the 10 packets
+# reach the sink through it, and the event is nexthop-down.
+test_link_down() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	local how t0 ms first last n p g events
+	for how in peer self; do
+		hb_setup
+		tc -n "$a" qdisc change dev va root cbfc heartbeat 60s
+		dns "$a" -j monitor >"$T/events" 2>&1 &
+		MON=$!
+		ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
+			ready-file "$T/ready" 2>"$T/sink.err" &
+		SINK=$!
+		wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
+		dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
+			credit 6000 tunnel 1
+		hb_send 5 0
+		wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
+		dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$(hb_sess sent)"
+		hb_send 15 5
+		wait_until "(( \$(qd qlen) == 10 ))" || fail "$(qd qlen) wait, not 10"
+		# The backup's packets on the wire (outer IPv6 + SRH), timed.
+		ip netns exec "$b" tcpdump -tt -nn -l -i vb2 'ip6[6] == 43' \
+			>"$T/backup.txt" 2>"$T/cap.err" &
+		CAP=$!
+		wait_until "grep -q listening '$T/cap.err'" ||
+			fail "tcpdump: $(cat "$T/cap.err")"
+		t0=$EPOCHREALTIME
+		if [ "$how" = peer ]; then
+			ip -n "$b" link set vb down
+		else
+			ip -n "$a" link set va down
+		fi
+		wait_until "(( \$(grep -c ' IP6 ' '$T/backup.txt') >= 10 ))" || true
+		wait_until "grep -q nexthop-down '$T/events'" || true
+		kill "$CAP" 2>/dev/null || true
+		wait "$CAP" 2>/dev/null || true
+		CAP=
+		# ms from the link going down to the first and the tenth
+		# packet on the backup: "first last count".
+		ms=$(awk -v t0="$t0" '/ IP6 / { n++; if (n == 1) f = $1; l = $1 }
+			END { if (!n) print "- - 0"
+			      else printf "%d %d %d", (f - t0) * 1000, (l - t0) * 1000, n }' \
+			"$T/backup.txt")
+		sink_stop
+		kill "$MON" 2>/dev/null || true
+		wait "$MON" 2>/dev/null || true
+		MON=
+		events=$(cat "$T/events")
+		echo "$events"
+		read -r p g _ <<<"$SINK_TOTALS"
+		read -r first last n <<<"$ms"
+		echo "link down ($how): on the backup after $first ms (first packet) to $last ms (packet $n of 10); sink: packets gaps out-of-order = $SINK_TOTALS"
+		check "(( n == 10 && last < 1000 ))" \
+			"$how: $n packets on the backup, the last $last ms after the link went down"
+		check "grep -q nexthop-down <<<\"\$events\"" "$how: no nexthop-down event"
+		check "grep -qE '\"event\": ?\"tunnel-backup\", ?\"tunnel\": ?1' <<<\"\$events\"" \
+			"$how: no tunnel-backup event"
+		check "dns $a -j tunnel show 1 | grep -qE '\"active\": ?\"backup\"'" \
+			"$how: tunnel 1 is not on its backup"
+		check "(( \$(qd link_failures) == 1 && \$(qd heartbeat_failures) == 0 && \$(qd failovers) == 1 && \$(qd drop_failed) == 0 ))" \
+			"$how: link_failures $(qd link_failures) heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed)"
+		check "(( p == 20 && g == 0 ))" "$how: the sink saw $p packets, $g gaps: not 20 and 0"
+		cleanup_ns
+		rm -rf "$T"
+		T=
+	done
+	dmesg_clean || fail "kernel log"
+}
+
 # A session without a tunnel only fails: the event, the counters, and its
 # waiting packets dropped as drop_failed.
 test_heartbeat_no_tunnel() {
@@ -787,6 +862,7 @@ CASES=(
 	test_gso "cbfc: a credited GSO skb is segmented and each segment charged"
 	test_rate "cbfc: rate 4mbit with a backlog sends 4 Mbit/s +- 5 %"
 	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
+	test_link_down "cbfc: the link to the next hop goes down (carrier lost, or set down): at once the tunnel is on its backup, the waiting packets reach the sink through it"
 	test_heartbeat_no_tunnel "cbfc: next hop silent, no tunnel: the waiting packets are dropped as failed, heartbeat 0 is off"
 	test_heartbeat_teardown "cbfc: qdisc, netns and module go while packets wait and failovers are pending"
 	test_srv6_inner "cbfc: an SRv6 packet is classified by the RoCEv2 flow inside it"

@@ -132,6 +132,7 @@ static const char *const event_names[] = {
 	[DMSC_EVENT_TUNNEL_BACKUP] = "tunnel-backup",
 	[DMSC_EVENT_TUNNEL_PRIMARY] = "tunnel-primary",
 	[DMSC_EVENT_NEXTHOP_FAILED] = "nexthop-failed",
+	[DMSC_EVENT_NEXTHOP_DOWN] = "nexthop-down",
 };
 
 static int event_parse(struct nlattr **top, void *arg)
@@ -187,8 +188,8 @@ int cmd_monitor(struct cli *cli, int argc, char **argv, struct request *req)
 	err_set_command("monitor", NULL);
 	if (argc >= 1 && matches(argv[0], "help")) {
 		printf("Usage: dmsc [-j] monitor [count N]\n"
-		       "Print the module's events (tunnel-backup, tunnel-primary, nexthop-failed)\n"
-		       "as they come,\n"
+		       "Print the module's events (tunnel-backup, tunnel-primary,\n"
+		       "nexthop-failed, nexthop-down) as they come,\n"
 		       "until interrupted or until N have come.\n");
 		return 0;
 	}

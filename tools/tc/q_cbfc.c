@@ -236,6 +236,8 @@ static int cbfc_print_xstats(struct qdisc_util *qu, FILE *f,
 			"  credit_stalls %llu", st.credit_stalls);
 	print_color_u64(PRINT_ANY, COLOR_NONE, "heartbeat_failures",
 			" heartbeat_failures %llu", st.heartbeat_failures);
+	print_color_u64(PRINT_ANY, COLOR_NONE, "link_failures",
+			" link_failures %llu", st.link_failures);
 	print_color_u64(PRINT_ANY, COLOR_NONE, "failovers", " failovers %llu",
 			st.failovers);
 	print_color_u64(PRINT_ANY, COLOR_NONE, "credited_packets",

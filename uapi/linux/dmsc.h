@@ -217,6 +217,7 @@ enum dmsc_event {
 	DMSC_EVENT_TUNNEL_BACKUP,	/* a tunnel moved to its backup */
 	DMSC_EVENT_TUNNEL_PRIMARY,	/* ... and back */
 	DMSC_EVENT_NEXTHOP_FAILED,	/* a cbfc heartbeat: DMSC_A_SESSION */
+	DMSC_EVENT_NEXTHOP_DOWN,	/* cbfc: the link lost its carrier: ditto */
 	__DMSC_EVENT_MAX
 };
 #define DMSC_EVENT_MAX (__DMSC_EVENT_MAX - 1)

@@ -53,6 +53,7 @@ struct tc_cbfc_xstats {
 	__u64	plain_packets;		/* packets sent from the plain band */
 	__u64	drop_oversize;		/* head larger than its session's credit */
 	__u64	drop_failed;		/* waiting when the next hop failed, no backup */
+	__u64	link_failures;		/* flows failed over as the link went down */
 };
 
 /*
