@@ -216,7 +216,7 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOSPC;
 		goto out_free;
 	}
-	if (s->has_nexthop && s->mode == DMSC_CREDIT_MODE_CUMULATIVE) {
+	if (s->has_nexthop) {
 		err = dmsc_cret_hook(dn, info->extack);
 		if (err)
 			goto out_free;

@@ -3,7 +3,12 @@
  * Credit returns (Documentation/cbfc.md, "Credit returns"): the hop that
  * forwards a session's packets tells its previous hop how many bytes it
  * freed, with a Credit-based RESV (type 29) carrying the cumulative Credit
- * object, and the previous hop applies it as DMSC_CMD_CREDIT would.
+ * object, and the previous hop applies it as DMSC_CMD_CREDIT would. A
+ * delta-mode session (the draft's semantics) returns the bytes freed
+ * since its last return instead, in a Credit object of the kernel's own
+ * (C-Type 3): sent once, never repeated, since each copy would add again,
+ * so a lost one is credit lost for good. It is there to be measured
+ * against the cumulative form.
  *
  * Sending: the cbfc qdisc counts what it dequeues (dmsc_cret_account,
  * under the qdisc lock, no allocation) and puts the session once on the
@@ -16,9 +21,10 @@
  * the upstream a "stale" count and nothing else.
  *
  * Receiving: a netfilter LOCAL_IN hook of the namespace looks at RSVP
- * over IPv6. A RESV with a cumulative Credit whose freed total is not 0
- * is a credit return (the speaker's set-up and refresh RESVs carry 0, or
- * the MB form): checked whole, applied, and consumed, so the speaker's
+ * over IPv6. A RESV with a cumulative Credit whose freed total is not 0,
+ * or with a delta Credit, is a credit return (the speaker's set-up and
+ * refresh RESVs carry 0, or the MB form): checked whole, applied to a
+ * session of its form's mode, and consumed, so the speaker's
  * raw socket never sees it. Everything else passes to the speaker; a
  * RESV the kernel cannot parse is counted here and passes too, so the
  * speaker counts it by its own reason.
@@ -63,11 +69,11 @@ static void cret_obj(u8 *p, u16 len, u8 cls, u8 ctype)
 
 /*
  * The RESV, as agent/lib/rsvp.c builds it: SESSION, RSVP_HOP (IPv6: the
- * returns are IPv6 only), TIME_VALUES, QP, Credit (cumulative),
- * FILTER_SPEC. Returns its length.
+ * returns are IPv6 only), TIME_VALUES, QP, Credit (cumulative: @value is
+ * the total; delta: the bytes), FILTER_SPEC. Returns its length.
  */
 static int cret_build(u8 *buf, const struct dmsc_session *s,
-		      const struct in6_addr *hop, u64 total)
+		      const struct in6_addr *hop, u64 value)
 {
 	unsigned int alen = s->key.family == AF_INET ? 4 : 16;
 	u8 ct = s->key.family == AF_INET ? RSVP_CTYPE_IPV4 : RSVP_CTYPE_IPV6;
@@ -90,11 +96,19 @@ static int cret_build(u8 *buf, const struct dmsc_session *s,
 	put_unaligned_be32(RSVP_CBFC_ENTERPRISE, p + 4);
 	put_unaligned_be32(s->key.qpn, p + 8);
 	p += 12;
-	cret_obj(p, 24, RSVP_CLASS_CBFC_CREDIT, RSVP_CTYPE_CREDIT_CUMULATIVE);
-	put_unaligned_be32(RSVP_CBFC_ENTERPRISE, p + 4);
-	put_unaligned_be64(READ_ONCE(s->ret_initial), p + 8);
-	put_unaligned_be64(total, p + 16);
-	p += 24;
+	if (s->mode == DMSC_CREDIT_MODE_DELTA) {
+		cret_obj(p, 16, RSVP_CLASS_CBFC_CREDIT, RSVP_CTYPE_CREDIT_DELTA);
+		put_unaligned_be32(RSVP_CBFC_ENTERPRISE, p + 4);
+		put_unaligned_be64(value, p + 8);
+		p += 16;
+	} else {
+		cret_obj(p, 24, RSVP_CLASS_CBFC_CREDIT,
+			 RSVP_CTYPE_CREDIT_CUMULATIVE);
+		put_unaligned_be32(RSVP_CBFC_ENTERPRISE, p + 4);
+		put_unaligned_be64(READ_ONCE(s->ret_initial), p + 8);
+		put_unaligned_be64(value, p + 16);
+		p += 24;
+	}
 	cret_obj(p, 8 + alen, RSVP_CLASS_FILTER_SPEC, ct);
 	memcpy(p + 4, &s->key.src, alen);
 	put_unaligned_be16(ntohs(s->key.sport), p + 6 + alen);
@@ -130,8 +144,8 @@ static int cret_saddr(struct net *net, const struct in6_addr *daddr,
 	return err;
 }
 
-/* One RESV with @total to the previous hop of @s. Process context. */
-static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 total)
+/* One RESV with @value to the previous hop of @s. Process context. */
+static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 value)
 {
 	struct sockaddr_in6 sin6 = {
 		.sin6_family = AF_INET6,
@@ -167,7 +181,7 @@ static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 total)
 	if (err)
 		goto fail;
 	iov.iov_base = buf;
-	iov.iov_len = cret_build(buf, s, &saddr, total);
+	iov.iov_len = cret_build(buf, s, &saddr, value);
 	err = kernel_sendmsg(dn->cret_sk->sk_socket, &msg, &iov, 1,
 			     iov.iov_len);
 	if (err < 0)
@@ -251,8 +265,9 @@ static void cret_work(struct work_struct *work)
 	bool again = false;
 
 	llist_for_each_entry_safe(s, tmp, list, ret_node) {
+		bool delta = s->mode == DMSC_CREDIT_MODE_DELTA;
+		u64 total, value;
 		bool held;
-		u64 total;
 		int err;
 
 		clear_bit(DMSC_RET_KICKED, &s->ret_flags);
@@ -277,11 +292,16 @@ static void cret_work(struct work_struct *work)
 				set_bit(DMSC_RET_KICKED, &s->ret_flags);
 				goto keepalive;
 			}
-			err = cret_send(dn, s, total);
+			/* A delta in range; the rest goes next round. */
+			value = delta ? min_t(u64, total - s->ret_sent,
+					      DMSC_DELTA_MAX) : total;
+			err = cret_send(dn, s, value);
 			if (!err) {
-				WRITE_ONCE(s->ret_sent, total);
+				WRITE_ONCE(s->ret_sent,
+					   delta ? s->ret_sent + value : total);
 				s->ret_fails = 0;
-				s->ret_repeats = CRET_REPEATS;
+				/* A repeated delta would add again. */
+				s->ret_repeats = delta ? 0 : CRET_REPEATS;
 				s->ret_next = now +
 					msecs_to_jiffies(CRET_REPEAT_MS);
 				goto keepalive;
@@ -325,9 +345,10 @@ keepalive:
 		 * Not before the first bytes: a total of 0 is the speaker's
 		 * set-up form, which the upstream hook passes on. Compared
 		 * signed: an update stored after the clock was read is fresh,
-		 * not 584 years old.
+		 * not 584 years old. Not for a delta session: it has no
+		 * update that adds nothing.
 		 */
-		held = s->has_nexthop && !list_empty(&s->stalled) &&
+		held = !delta && s->has_nexthop && !list_empty(&s->stalled) &&
 		       !READ_ONCE(s->failed) && total && total == s->ret_sent &&
 		       (s64)(ktime_get_ns() -
 			     max_t(u64, atomic64_read(&s->last_update),
@@ -376,8 +397,8 @@ keepalive:
 /* What a credit return carries, from the kernel's parse. */
 struct cret_msg {
 	struct dmsc_cbfc_key key;
-	u64 freed;
-	bool cumulative;
+	u64 freed;			/* cumulative: the total */
+	u64 delta;			/* delta: the bytes */
 };
 
 static bool cret_addr(u8 ctype, u16 olen, u8 *family)
@@ -461,10 +482,14 @@ static bool cret_parse(const u8 *buf, unsigned int len, struct cret_msg *m)
 			    get_unaligned_be32(o + 4) != RSVP_CBFC_ENTERPRISE)
 				return false;
 			if (o[3] == RSVP_CTYPE_CREDIT_CUMULATIVE && olen == 24) {
-				m->cumulative = true;
 				m->freed = get_unaligned_be64(o + 16);
 				/* freed: any u64, compared wrap-safely. */
 				if (get_unaligned_be64(o + 8) > DMSC_CREDIT_MAX)
+					return false;
+			} else if (o[3] == RSVP_CTYPE_CREDIT_DELTA &&
+				   olen == 16) {
+				m->delta = get_unaligned_be64(o + 8);
+				if (!m->delta || m->delta > DMSC_DELTA_MAX)
 					return false;
 			} else if (o[3] != RSVP_CTYPE_CREDIT_MB || olen != 12) {
 				return false;
@@ -512,8 +537,9 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 		atomic64_inc(&dn->cret_stats[DMSC_CRET_MALFORMED]);
 		return NF_ACCEPT;
 	}
-	if (!m.cumulative || !m.freed)
-		return NF_ACCEPT;	/* set-up or refresh */
+	/* Set-up or refresh: a total of 0, or the draft's MB form. */
+	if (!m.freed && !m.delta)
+		return NF_ACCEPT;
 	/*
 	 * This hook runs before the inbound IPsec policy check that raw
 	 * delivery makes: apply the policy here, so cleartext an operator's
@@ -534,12 +560,14 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 	/* Only the next hop grants credit. */
 	else if (!s->has_nexthop || !ipv6_addr_equal(&ip6h->saddr, &s->nexthop))
 		why = DMSC_CRET_SOURCE;
-	else if (s->mode != DMSC_CREDIT_MODE_CUMULATIVE)
+	/* Each form to its own mode, as DMSC_CMD_CREDIT has it. */
+	else if (s->mode != (m.delta ? DMSC_CREDIT_MODE_DELTA :
+				       DMSC_CREDIT_MODE_CUMULATIVE))
 		why = DMSC_CRET_MODE;
 	if (why < 0) {
 		/* As DMSC_CMD_CREDIT: any update says the next hop lives. */
 		atomic64_set(&s->last_update, ktime_get_ns());
-		if (dmsc_session_credit(s, false, m.freed))
+		if (dmsc_session_credit(s, m.delta != 0, m.delta ?: m.freed))
 			dmsc_cbfc_wake(s);
 		why = DMSC_CRET_RX;
 	}
@@ -566,7 +594,7 @@ void dmsc_cret_net_init(struct dmsc_net *dn)
 
 /*
  * A namespace's local IPv6 pays for the hook only once it has a session
- * that takes returns (a cumulative one with a next hop): it comes with
+ * that takes returns (one with a next hop): it comes with
  * the first and stays until the namespace goes, as the steering hooks.
  */
 int dmsc_cret_hook(struct dmsc_net *dn, struct netlink_ext_ack *extack)

@@ -418,12 +418,13 @@ struct dmsc_session {
 #define DMSC_RET_KICKED		1	/* a batch is due: work queued now */
 
 /*
- * Returns carry totals: only a cumulative session with a previous hop
- * sends them (creditret.c).
+ * A session with a previous hop returns credit to it (creditret.c): a
+ * cumulative one its running total, a delta one what it freed since its
+ * last return.
  */
 static inline bool dmsc_session_returns(const struct dmsc_session *s)
 {
-	return s->has_prevhop && s->mode == DMSC_CREDIT_MODE_CUMULATIVE;
+	return s->has_prevhop;
 }
 
 /* Bytes in flight: sent, not yet reported freed. */

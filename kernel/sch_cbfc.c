@@ -658,20 +658,46 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 /*
  * The link went down: the core resets the qdisc when the device loses its
  * carrier (linkwatch) or is set down (dev_close, which clears "running"
- * first), through dev_deactivate, under the qdisc lock with BH off, and a
- * reset frees every packet. A credited flow whose session names a tunnel
- * fails over instead, as on a heartbeat failure but at once: its next hop
- * is behind this link, and its packets, never sent, go out on the backup.
- * A reset of a device that is up (the qdisc replaced or deleted), or in a
- * namespace being dismantled, frees them, and so does this one for a
- * session without a tunnel: nothing else can carry them.
+ * first), through dev_deactivate, which first points every tx queue at
+ * noop_qdisc and then resets under the qdisc lock with BH off; and a
+ * reset frees every packet. Only that reset is a link going down: not a
+ * qdisc deleted or replaced (the device is up, or was deactivated and
+ * its qdisc emptied then), nor one in a namespace being dismantled.
  */
 static bool cbfc_link_down(struct net_device *dev)
 {
 	return !(netif_running(dev) && netif_carrier_ok(dev)) &&
+	       rcu_access_pointer(netdev_get_tx_queue(dev, 0)->qdisc) ==
+	       &noop_qdisc &&
 	       check_net(dev_net(dev));
 }
 
+/*
+ * A link-down failover can carry @s's packets: the session is alive and
+ * not failed yet, its tunnel is on its primary and has a backup to go
+ * to. Anything else would mark it failed (credit control off for good)
+ * and re-send onto a path no better than the one that went. Under RCU.
+ */
+static bool cbfc_can_fail_over(struct cbfc_sched *q, struct dmsc_session *s)
+{
+	const struct dmsc_tunnel_cfg *cfg;
+	struct dmsc_tunnel *tun;
+
+	if (!s->tunnel || READ_ONCE(s->dead) || READ_ONCE(s->failed))
+		return false;
+	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
+	if (!tun || READ_ONCE(tun->active) != DMSC_ACTIVE_PRIMARY)
+		return false;
+	cfg = rcu_dereference(tun->cfg);
+	return cfg && cfg->has_backup;
+}
+
+/*
+ * Then a credited flow that can fail over does, as on a heartbeat
+ * failure but at once: its next hop is behind this link, and its
+ * packets, never sent, go out on the backup through the work. The
+ * others' packets are freed by the reset that follows, as before.
+ */
 static void cbfc_fail_link(struct Qdisc *sch)
 {
 	struct cbfc_sched *q = qdisc_priv(sch);
@@ -680,25 +706,31 @@ static void cbfc_fail_link(struct Qdisc *sch)
 	struct cbfc_flow *f;
 	unsigned int i;
 
+	rcu_read_lock();
 	for (i = 0; i < CBFC_HASH_BUCKETS; i++) {
 		hlist_for_each_entry(f, &q->hash[i], hnode) {
-			if (!f->qlen || !f->sess->tunnel)
+			if (!f->qlen || !cbfc_can_fail_over(q, f->sess))
 				continue;
+			/* wait_since: 0 while the heartbeat is off. */
 			fail = cbfc_fail_new(sch, f->sess,
 					     DMSC_EVENT_NEXTHOP_DOWN,
 					     f->stalled && f->wait_since ?
 					     now - f->wait_since : 0);
-			if (!fail)
+			if (!fail) {
+				q->st.drop_nomem += f->qlen;
 				continue;
+			}
 			WRITE_ONCE(f->sess->failed, true);
 			q->st.link_failures++;
 			/* The reset that follows zeroes the counts. */
 			while (f->qlen)
 				__skb_queue_tail(&fail->skbs,
 						 cbfc_flow_pop(sch, f));
+			f->tail = NULL;
 			cbfc_fail_queue(q, fail);
 		}
 	}
+	rcu_read_unlock();
 }
 
 /*
@@ -781,6 +813,11 @@ static int cbfc_strip(struct sk_buff *skb, u8 *family)
 	skb_dst_drop(skb);
 	nf_reset_ct(skb);
 	memset(skb->cb, 0, sizeof(skb->cb));
+	/*
+	 * Nor its device, which may be down or going: the packet leaves
+	 * as this node's own, with no input device for the hooks to see.
+	 */
+	skb->dev = NULL;
 	if (*family == AF_INET) {
 		if (ip_hdr(skb)->ihl < 5)
 			return -EINVAL;

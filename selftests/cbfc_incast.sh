@@ -265,8 +265,13 @@ test_incast_cbfc() {
 	# The goal is 95 %; what a TCG VM on a shared host can forward sets
 	# the floor a run must pass (the one-packet-per-tick rate bug gave
 	# 12 %). The figure and the verdict on the goal are printed.
+	# A KASAN kernel (make check-debug) forwards a third as fast: 28.5 %
+	# busy with 0 lost there (2026-11-25), so its floor is 20 %; the
+	# loss checks are the same.
+	local floor=700
+	! kconfig KASAN || floor=200
 	echo "goal: bottleneck >= 95 % busy: $( ((UTIL >= 950)) && echo met || echo "missed ($((UTIL / 10)).$((UTIL % 10)) %)")"
-	check "(( UTIL >= 700 ))" "cbfc: the bottleneck was busy $UTIL per mille, below the floor of 700"
+	check "(( UTIL >= floor ))" "cbfc: the bottleneck was busy $UTIL per mille, below the floor of $floor"
 	for n in pe1 p pe2; do
 		check "(( \$(tc -n ${!n} -s -j qdisc show | jq '[.[].drops] | add') == 0 ))" \
 			"$n dropped: $(tc -n "${!n}" -s -j qdisc show | jq -c '[.[] | {dev, kind, drops}]')"

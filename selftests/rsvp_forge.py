@@ -6,11 +6,12 @@ one, for selftests/cbfc_credit.sh. The flow is cbfc_credit.sh's:
 10.9.0.1:50000 > 10.9.9.2, the QP given.
 
   rsvp_forge.py src ADDR6 dst ADDR6 freed N qpn Q [cut K [fixlen]]
-                [badsum] [objlen]
+                [badsum] [objlen] [delta]
 
 cut K: drop the last K bytes (fixlen: and set the header's length to
 what is left, with a checksum over it); badsum: a wrong checksum;
-objlen: the Credit object's length 4 bytes short. Sent with hop limit
+objlen: the Credit object's length 4 bytes short; delta: the delta
+form (C-Type 3) with N as the bytes freed. Sent with hop limit
 255, as a speaker sends (RSVP_HOP_LIMIT).
 """
 import socket
@@ -36,7 +37,7 @@ def main(argv):
     flags = set()
     i = 0
     while i < len(argv):
-        if argv[i] in ("fixlen", "badsum", "objlen"):
+        if argv[i] in ("fixlen", "badsum", "objlen", "delta"):
             flags.add(argv[i])
             i += 1
         else:
@@ -44,7 +45,10 @@ def main(argv):
             i += 2
     src = socket.inet_pton(socket.AF_INET6, a["src"])
     ent = struct.pack("!I", 32473)
-    credit = obj(124, 2, ent + struct.pack("!QQ", 8800, int(a["freed"])))
+    if "delta" in flags:
+        credit = obj(124, 3, ent + struct.pack("!Q", int(a["freed"])))
+    else:
+        credit = obj(124, 2, ent + struct.pack("!QQ", 8800, int(a["freed"])))
     if "objlen" in flags:
         credit = struct.pack("!H", len(credit) - 4) + credit[2:]
     body = (obj(1, 1, socket.inet_aton("10.9.9.2") + bytes([17, 0]) +

@@ -990,9 +990,11 @@ cases=(
 	test_netns_under_traffic "namespace deleted under traffic"
 	test_dmesg "unload at the end, kernel log clean"
 )
-# The weighted split is the module's hash and tables: the same on any
-# kernel.
-NEWEST_CASES="test_weights"
+# The module's own logic, the same on any kernel: the weighted split (its
+# hash and tables), the flow table's bound and ageing, the switch to the
+# backup and back, and what the hook leaves alone or counts as malformed.
+NEWEST_CASES="test_weights test_flow_table test_backup test_non_roce
+	test_malformed"
 # make check-deep runs these too (selftests/lib.sh): the 10,000-flow split,
 # and cases mostly covered by another (rules.sh for precedence, test_gso,
 # test_encap_red for the reduced encapsulation).

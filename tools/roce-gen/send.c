@@ -325,7 +325,12 @@ static int qp_open(struct qp *q, const struct send_opts *o, uint32_t dqpn,
 			(uint16_t)o->pkey, o->size);
 }
 
-/* Send one datagram; retries what the kernel asks us to retry. */
+/*
+ * Send one datagram; retries what the kernel asks us to retry. Returns 1,
+ * the datagram not sent, when a stop was asked for while the send waited
+ * (a qdisc holding the flow keeps the socket's buffer full for as long as
+ * it likes: without this a blocked sender could not be stopped).
+ */
 static int qp_xmit(struct qp *q, const struct send_opts *o)
 {
 	struct pending p = q->pend[0];
@@ -338,6 +343,8 @@ static int qp_xmit(struct qp *q, const struct send_opts *o)
 
 		if (n == (ssize_t)q->pkt.len)
 			break;
+		if (n < 0 && errno == EINTR && stop_requested)
+			return 1;
 		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOBUFS)) {
 			usleep(errno == EINTR ? 0 : 100);
 			continue;
@@ -430,7 +437,7 @@ static int run(struct send_opts *o)
 	uint64_t t0, end = 0, sent = 0, rr = 0, live = o->qps;
 	double interval = o->rate > 0 ? 1e9 / o->rate : 0;
 	struct json_object *js;
-	int err = 0;
+	int err = 0, rc;
 
 	if (!used || !qps) {
 		perror("roce-gen: send");
@@ -476,7 +483,10 @@ static int run(struct send_opts *o)
 			else if (due > now)
 				sleep_until(due);
 		}
-		if (qp_xmit(q, o)) {
+		rc = qp_xmit(q, o);
+		if (rc > 0)
+			break;		/* stopped while blocked */
+		if (rc) {
 			fprintf(stderr, "roce-gen: send: QP %u: %s\n", q->dqpn, strerror(errno));
 			err = 1;
 			break;

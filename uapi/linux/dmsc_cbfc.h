@@ -106,6 +106,7 @@ struct tc_cbfc_xstats {
 #define RSVP_CLASS_CBFC_CREDIT		124
 #define RSVP_CTYPE_CREDIT_MB		1	/* draft: u32 MB, a delta */
 #define RSVP_CTYPE_CREDIT_CUMULATIVE	2	/* u64 initial, u64 freed */
+#define RSVP_CTYPE_CREDIT_DELTA		3	/* u64 bytes freed: the kernel's */
 #define RSVP_CLASS_CBFC_QP		125
 #define RSVP_CTYPE_QP			1	/* u32: 0, then the 24-bit QPN */
 
