@@ -484,6 +484,25 @@ hb_sess() {
 	dns "$a" -j cbfc session show "${HB_FLOW[@]}" | num "$1"
 }
 
+# hb_start TUNNEL: the events monitor and the sink; a session of tunnel
+# TUNNEL with 5 packets' worth (5 x 1146 at the qdisc) of reservation; 5
+# packets that leave and are freed (credit is flowing), then 15 more: 5
+# leave, 10 wait for credit that does not come.
+hb_start() {
+	dns "$a" -j monitor >"$T/events" 2>&1 &
+	MON=$!
+	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
+		ready-file "$T/ready" 2>"$T/sink.err" &
+	SINK=$!
+	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
+	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
+		credit 6000 tunnel "$1"
+	hb_send 5 0
+	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$(hb_sess sent)"
+	hb_send 15 5
+}
+
 # The next hop goes silent mid-transfer: credit flowed for the first 5
 # packets, then none comes. Within 3 x heartbeat of the flow's wait the
 # next hop is declared failed, the tunnel is on its backup and the 10
@@ -492,21 +511,8 @@ test_heartbeat_failover() {
 	trap case_cleanup EXIT
 	dmesg_mark
 	hb_setup
-	dns "$a" -j monitor >"$T/events" 2>&1 &
-	MON=$!
-	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
-		ready-file "$T/ready" 2>"$T/sink.err" &
-	SINK=$!
-	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
-	# 5 packets' worth (5 x 1146 at the qdisc) of reservation.
-	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
-		credit 6000 tunnel 1
-	hb_send 5 0
-	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
-	# The next hop frees them all: credit is flowing.
-	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$(hb_sess sent)"
-	# Then silence: 5 leave, 10 wait, the heartbeat fails the next hop.
-	hb_send 15 5
+	# Credit flows, then silence: the heartbeat fails the next hop.
+	hb_start 1
 	wait_until "(( \$(qd heartbeat_failures) >= 1 ))" ||
 		fail "no heartbeat failure"
 	wait_until "grep -q nexthop-failed '$T/events'" || true
@@ -554,18 +560,7 @@ test_link_down() {
 			dns "$a" tunnel add 2 src fc00:1::1 path fc00:b1::d4
 			tun=2
 		fi
-		dns "$a" -j monitor >"$T/events" 2>&1 &
-		MON=$!
-		ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
-			ready-file "$T/ready" 2>"$T/sink.err" &
-		SINK=$!
-		wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
-		dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
-			credit 6000 tunnel $tun
-		hb_send 5 0
-		wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
-		dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$(hb_sess sent)"
-		hb_send 15 5
+		hb_start $tun
 		wait_until "(( \$(qd qlen) == 10 ))" || fail "$(qd qlen) wait, not 10"
 		# The backup's packets on the wire (outer IPv6 + SRH), timed.
 		ip netns exec "$b" tcpdump -tt -nn -l -i vb2 'ip6[6] == 43' \
