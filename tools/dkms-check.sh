@@ -22,9 +22,12 @@ fi
 system_state() {
 	dkms status 2>&1 | sort
 	ls -la /usr/src/dmsc-* 2>&1
-	# Not DKMS's signing key: any dkms build creates it once, and keeps it.
+	# Not DKMS's signing key: the first dkms build on a machine creates
+	# it, and keeps it; nor so the time of the directory it goes in (a
+	# directory's entries show as paths of their own).
 	find /var/lib/dkms /lib/modules/*/updates ! -name 'mok.*' \
-		-printf '%p %s %T@\n' 2>/dev/null | sort
+		\( -type d -printf '%p\n' -o -printf '%p %s %T@\n' \) \
+		2>/dev/null | sort
 }
 
 tmp=$(mktemp -d)
