@@ -161,12 +161,17 @@ sampler() {
 	SAMPLER=$!
 }
 
+# sink_rx: packets the sink's link has received (RoCEv2 and any other).
+sink_rx() {
+	ip netns exec "$s" cat /sys/class/net/sv/statistics/rx_packets
+}
+
 # transfer: N packets from pe1 to the sink; ELAPSED_NS from the first
 # send to the last packet at the sink (its rx counter).
 transfer() {
 	local t0 t1 rx0
 	# shellcheck disable=SC2034 # read in the wait_until expression
-	rx0=$(ip netns exec "$s" cat /sys/class/net/sv/statistics/rx_packets)
+	rx0=$(sink_rx)
 	t0=$(date +%s%N)
 	# A chain whose returns do not flow holds the sender in its socket
 	# buffer for good: bounded, so the case fails instead of hanging.
@@ -174,7 +179,7 @@ transfer() {
 		sport 50000 qpn 256 count "$N" rate 0 size 1024 \
 		sndbuf "$SNDBUF" json "$T/send.json" 2>"$T/send.err" ||
 		fail "roce-gen send (exit $?: 124 is stuck for 120 s): $(cat "$T/send.err"); PE1: $(dns "$pe1" cbfc session show "${FLOW[@]}")"
-	wait_until "(( \$(ip netns exec '$s' cat /sys/class/net/sv/statistics/rx_packets) >= rx0 + N ))" 600 ||
+	wait_until "(( \$(sink_rx) >= rx0 + N ))" 600 ||
 		fail "the transfer stalled: $(dns "$pe1" cbfc session show "${FLOW[@]}")"
 	t1=$(date +%s%N)
 	ELAPSED_NS=$((t1 - t0))
@@ -298,11 +303,6 @@ test_resv_loss() {
 	goodput=$((bytes * 8 * 1000000 / ELAPSED_NS))
 	echo "goodput with 10% RESV loss: $((goodput / 1000)).$(printf %03d $((goodput % 1000))) Mbit/s, $N packets in $((ELAPSED_NS / 1000000)) ms"
 	dmesg_clean || fail "kernel log"
-}
-
-# sink_rx: packets the sink's link has received (RoCEv2 and any other).
-sink_rx() {
-	ip netns exec "$s" cat /sys/class/net/sv/statistics/rx_packets
 }
 
 # The draft's delta form, returned by the kernel as the cumulative one is
