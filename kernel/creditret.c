@@ -53,6 +53,7 @@
 #define CRET_REFRESH_MS		30000	/* TIME_VALUES: RFC 2205's R */
 #define CRET_REPEATS		5	/* an unchanged total is resent ... */
 #define CRET_REPEAT_MS		10	/* ... after 10, 20, 40, 80, 160 ms */
+#define CRET_GAP_MS		4	/* new bytes of a listed session */
 #define CRET_RETRY_MS		10	/* after a failed send, doubling ... */
 #define CRET_RETRY_MAX_SHIFT	7	/* ... up to 1.28 s */
 #define CRET_HOP_LIMIT		RSVP_HOP_LIMIT	/* sent with */
@@ -207,14 +208,26 @@ fail:
  * (by up to 32 ms for 1.28 s at HZ=250): a timer still armed past its
  * due time is pulled in by a listing or a kick, never by the work's own
  * re-arm, whose delay may be long. The lock keeps cret_due the timer's;
- * it is taken once a round per session, not per packet.
+ * it is taken at most once a round per session, not per packet, and not
+ * at all when a run is pending soon enough already: many sessions of
+ * one namespace, listed from every CPU, would contend for it each tick.
+ * That look is racy: a pull-in under way (its timer deleted, not yet
+ * re-armed) passes for a run queued now, and may in fact be due up to
+ * its own delay later (CRET_GAP_MS at most, a listing's or a kick's).
  */
 static void cret_schedule(struct dmsc_net *dn, unsigned long delay)
 {
 	struct delayed_work *dw = &dn->cret_work;
-	unsigned long due;
+	unsigned long due, cur;
 	bool arm;
 
+	if (delayed_work_pending(dw)) {
+		cur = READ_ONCE(dn->cret_due);
+		if (!timer_pending(&dw->timer) ||
+		    (!time_before(cur, jiffies) &&
+		     !time_after(cur, jiffies + delay)))
+			return;
+	}
 	spin_lock_bh(&dn->cret_lock);
 	due = jiffies + delay;
 	arm = !delayed_work_pending(dw);
@@ -222,7 +235,7 @@ static void cret_schedule(struct dmsc_net *dn, unsigned long delay)
 		arm = time_after(dn->cret_due, due) ||
 		      (delay <= 1 && time_before(dn->cret_due, jiffies));
 	if (arm) {
-		dn->cret_due = due;
+		WRITE_ONCE(dn->cret_due, due);
 		mod_delayed_work(system_highpri_wq, dw, delay);
 	}
 	spin_unlock_bh(&dn->cret_lock);
@@ -243,9 +256,22 @@ void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
 	/* A plain read first: the locked bit op only once per round. */
 	if (!test_bit(DMSC_RET_QUEUED, &s->ret_flags) &&
 	    !test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
+		/* This run is asked for: no second ask below. */
+		set_bit(DMSC_RET_TICKED, &s->ret_flags);
 		refcount_inc(&s->refcnt);
 		llist_add(&s->ret_node, &dn->cret_list);
 		cret_schedule(dn, 1);
+	} else if (len && !test_bit(DMSC_RET_TICKED, &s->ret_flags) &&
+		   !test_and_set_bit(DMSC_RET_TICKED, &s->ret_flags)) {
+		/*
+		 * Listed already, for a repeat 10 to 160 ms away (or a
+		 * keepalive): new bytes must not wait for it, the previous
+		 * hop's credit loop would be that much longer. A run
+		 * within CRET_GAP_MS (a tick at HZ=250), asked once per
+		 * session per run: at most one return per session that
+		 * often below credit_batch, whatever HZ.
+		 */
+		cret_schedule(dn, max(1UL, msecs_to_jiffies(CRET_GAP_MS)));
 	}
 	/* Once per batch: the schedule takes a lock, not every packet. */
 	if ((s64)(total - READ_ONCE(s->ret_sent)) >= (s64)batch &&
@@ -271,6 +297,7 @@ static void cret_work(struct work_struct *work)
 		int err;
 
 		clear_bit(DMSC_RET_KICKED, &s->ret_flags);
+		clear_bit(DMSC_RET_TICKED, &s->ret_flags);
 		clear_bit(DMSC_RET_QUEUED, &s->ret_flags);
 		/* An account from now on lists it again: nothing is missed. */
 		smp_mb__after_atomic();
@@ -290,6 +317,7 @@ static void cret_work(struct work_struct *work)
 			if (s->ret_fails && time_before(now, s->ret_next)) {
 				/* backing off: stays listed, no kicks */
 				set_bit(DMSC_RET_KICKED, &s->ret_flags);
+				set_bit(DMSC_RET_TICKED, &s->ret_flags);
 				goto keepalive;
 			}
 			/* A delta in range; the rest goes next round. */
@@ -308,6 +336,8 @@ static void cret_work(struct work_struct *work)
 			}
 			s->ret_next = now + msecs_to_jiffies(CRET_RETRY_MS <<
 							     s->ret_fails);
+			/* The retry's time, not the next bytes', decides. */
+			set_bit(DMSC_RET_TICKED, &s->ret_flags);
 			/*
 			 * Only what a retry cannot mend backs off: a full
 			 * queue or socket buffer is retried in 10 ms, as it

@@ -243,7 +243,7 @@ struct dmsc_tunnel_pcpu {
  */
 struct dmsc_tunnel {
 	u32 id;
-	u8 active;		/* enum dmsc_tunnel_active, READ_ONCE */
+	u32 active;		/* dmsc_tunnel_active or DMSC_ACTIVE_EARLY */
 	u8 admin_up;		/* READ_ONCE */
 	u32 n_rules;		/* rules pointing here, under dn->lock */
 	refcount_t refcnt;
@@ -267,17 +267,34 @@ struct dmsc_tunnel {
 	struct rcu_head rcu;
 };
 
+/*
+ * tun->active beside the uAPI's two: on the backup already, moved there
+ * by a cbfc qdisc that lost the next hop (dmsc_tunnel_steer_backup) and
+ * not yet switched, counted or told; netlink shows it as the backup.
+ * Read with READ_ONCE, changed by xchg and cmpxchg only (u32: a byte's
+ * cmpxchg is not on every architecture).
+ */
+#define DMSC_ACTIVE_EARLY	(DMSC_ACTIVE_MAX + 1)
+
+/* What netlink shows: primary or backup. */
+static inline u8 dmsc_tunnel_active(const struct dmsc_tunnel *tun)
+{
+	return READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY ?
+	       DMSC_ACTIVE_PRIMARY : DMSC_ACTIVE_BACKUP;
+}
+
 /* Path index of a flow hash: the bucket's path, or the backup. */
 static inline u32 dmsc_tunnel_path(const struct dmsc_tunnel *tun,
 				   const struct dmsc_tunnel_cfg *cfg, u32 bucket)
 {
-	if (READ_ONCE(tun->active) == DMSC_ACTIVE_BACKUP && cfg->has_backup)
+	if (READ_ONCE(tun->active) != DMSC_ACTIVE_PRIMARY && cfg->has_backup)
 		return DMSC_BACKUP_IDX;
 	return cfg->buckets[bucket];
 }
 
 void dmsc_tunnel_count(struct dmsc_tunnel *tun, u32 idx, unsigned int len);
 bool dmsc_tunnel_failover(struct dmsc_net *dn, u32 id);
+bool dmsc_tunnel_steer_backup(struct dmsc_tunnel *tun);
 struct dmsc_tunnel *dmsc_tunnel_lookup(struct dmsc_net *dn, u32 id);
 void dmsc_tunnel_put(struct dmsc_tunnel *tun);
 int dmsc_tunnel_net_init(struct dmsc_net *dn);
@@ -416,6 +433,7 @@ struct dmsc_session {
 
 #define DMSC_RET_QUEUED		0	/* on dn->cret_list */
 #define DMSC_RET_KICKED		1	/* a batch is due: work queued now */
+#define DMSC_RET_TICKED		2	/* new bytes: a run within a tick */
 
 /*
  * A session with a previous hop returns credit to it (creditret.c): a

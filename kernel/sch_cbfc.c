@@ -610,6 +610,28 @@ static void cbfc_fail_queue(struct cbfc_sched *q, struct cbfc_fail *fail)
 }
 
 /*
+ * New packets of @s's tunnel go to its backup from now on, before the
+ * failover work switches it: until then they would be steered onto the
+ * primary, into a link that is down or a next hop that is silent, and
+ * be lost there (packets of a failed session pass the qdisc). Under the
+ * qdisc lock.
+ */
+static void cbfc_steer_backup(struct cbfc_sched *q, struct dmsc_session *s)
+{
+	const struct dmsc_tunnel_cfg *cfg;
+	struct dmsc_tunnel *tun;
+
+	if (!s->tunnel)
+		return;
+	rcu_read_lock();
+	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
+	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
+	if (cfg && cfg->has_backup)
+		dmsc_tunnel_steer_backup(tun);
+	rcu_read_unlock();
+}
+
+/*
  * The heartbeat found @f waiting for @waited ns with no credit update
  * from its next hop: the next hop has failed. The session is marked
  * failed (no credit control from now on), the flow's packets leave the
@@ -634,6 +656,8 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	q->st.heartbeat_failures++;
 
 	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_FAILED, waited);
+	if (fail)
+		cbfc_steer_backup(q, s);
 	while (f->qlen) {
 		skb = cbfc_flow_pop(sch, f);
 		/* Gone from this qdisc either way: the parents must know. */
@@ -676,7 +700,9 @@ static bool cbfc_link_down(struct net_device *dev)
  * A link-down failover can carry @s's packets: the session is alive and
  * not failed yet, its tunnel is on its primary and has a backup to go
  * to. Anything else would mark it failed (credit control off for good)
- * and re-send onto a path no better than the one that went. Under RCU.
+ * and re-send onto a path no better than the one that went (a tunnel on
+ * its backup, or moved there early by another qdisc: its packets here
+ * went the backup's way). Under RCU.
  */
 static bool cbfc_can_fail_over(struct cbfc_sched *q, struct dmsc_session *s)
 {
@@ -705,6 +731,7 @@ static void cbfc_fail_link(struct Qdisc *sch)
 	struct cbfc_fail *fail;
 	struct cbfc_flow *f;
 	unsigned int i;
+	LIST_HEAD(fails);
 
 	rcu_read_lock();
 	for (i = 0; i < CBFC_HASH_BUCKETS; i++) {
@@ -727,10 +754,22 @@ static void cbfc_fail_link(struct Qdisc *sch)
 				__skb_queue_tail(&fail->skbs,
 						 cbfc_flow_pop(sch, f));
 			f->tail = NULL;
-			cbfc_fail_queue(q, fail);
+			list_add_tail(&fail->list, &fails);
 		}
 	}
 	rcu_read_unlock();
+	if (list_empty(&fails))
+		return;
+	/*
+	 * Steered early only now: every flow of a tunnel was tested on
+	 * its primary, the tunnel's second flow here too.
+	 */
+	list_for_each_entry(fail, &fails, list)
+		cbfc_steer_backup(q, fail->sess);
+	spin_lock_bh(&q->fo_lock);
+	list_splice_tail(&fails, &q->fo_list);
+	spin_unlock_bh(&q->fo_lock);
+	queue_work(system_highpri_wq, &q->fo_work);
 }
 
 /*

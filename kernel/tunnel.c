@@ -410,7 +410,7 @@ static int dmsc_tunnel_fill(struct sk_buff *skb, struct dmsc_net *dn,
 	if (nla_put_u32(skb, DMSC_TUNNEL_A_ID, tun->id) ||
 	    nla_put_in6_addr(skb, DMSC_TUNNEL_A_SRC, &cfg->src) ||
 	    nla_put_u8(skb, DMSC_TUNNEL_A_MODE, cfg->mode) ||
-	    nla_put_u8(skb, DMSC_TUNNEL_A_ACTIVE, READ_ONCE(tun->active)) ||
+	    nla_put_u8(skb, DMSC_TUNNEL_A_ACTIVE, dmsc_tunnel_active(tun)) ||
 	    nla_put_u8(skb, DMSC_TUNNEL_A_ADMIN_UP,
 		       READ_ONCE(tun->admin_up)) ||
 	    nla_put_u64_64bit(skb, DMSC_TUNNEL_A_PACKETS, tot_packets,
@@ -491,22 +491,49 @@ fail:
 	nlmsg_free(msg);
 }
 
-/* Move every flow of @tun to the backup or back; under dn->lock. */
+/*
+ * Move every flow of @tun to the backup or back; under dn->lock. A move
+ * to the backup made early (dmsc_tunnel_steer_backup) is counted and
+ * told here, by its failover work; one undone before that (an operator's
+ * switch to primary, meanwhile) was never told and is not.
+ */
 static void dmsc_tunnel_set_active(struct dmsc_net *dn,
 				   struct dmsc_tunnel *tun, u8 active)
 {
-	if (READ_ONCE(tun->active) == active)
+	u32 old = xchg(&tun->active, active);
+
+	if (old == active ||
+	    (old == DMSC_ACTIVE_EARLY && active == DMSC_ACTIVE_PRIMARY))
 		return;
-	WRITE_ONCE(tun->active, active);
 	atomic64_inc(&tun->switches);
 	dmsc_tunnel_notify(dn, tun, active);
 }
 
 /*
- * A cbfc heartbeat declared the next hop of a flow of tunnel @id failed:
- * the tunnel moves to its backup, as TUNNEL_SET active backup does, with
- * its event. Recovery is the operator's (tunnel switch). Returns false
- * when there is no such tunnel or it has no backup.
+ * The next hop of @tun's primary is lost (a cbfc qdisc fails flows over,
+ * under its lock): steer new packets onto the backup now, not into a
+ * dead link until the failover work has run. The work then switches the
+ * tunnel under dn->lock (dmsc_tunnel_failover), which counts the switch
+ * and sends its event, once, however many qdiscs moved it early. Only
+ * from the primary: a tunnel switched already stays as it is. No lock:
+ * the hook reads the word once a packet and falls back to the primary
+ * lists should a change have removed the backup meanwhile (TUNNEL_SET
+ * checks for a backup before it builds, and publishes after); the work
+ * then finds no backup and moves the tunnel back. Under RCU. True when
+ * this call moved it.
+ */
+bool dmsc_tunnel_steer_backup(struct dmsc_tunnel *tun)
+{
+	return cmpxchg(&tun->active, DMSC_ACTIVE_PRIMARY,
+		       DMSC_ACTIVE_EARLY) == DMSC_ACTIVE_PRIMARY;
+}
+
+/*
+ * A cbfc qdisc declared the next hop of a flow of tunnel @id failed (its
+ * heartbeat, or its link went down): the tunnel moves to its backup, as
+ * TUNNEL_SET active backup does, with its event. Recovery is the
+ * operator's (tunnel switch). Returns false when there is no such tunnel
+ * or it has no backup.
  */
 bool dmsc_tunnel_failover(struct dmsc_net *dn, u32 id)
 {
@@ -519,6 +546,9 @@ bool dmsc_tunnel_failover(struct dmsc_net *dn, u32 id)
 		dmsc_tunnel_set_active(dn, tun, DMSC_ACTIVE_BACKUP);
 		dmsc_changed(dn);
 		ok = true;
+	} else if (tun) {
+		/* The backup went before the switch: back to the primary. */
+		cmpxchg(&tun->active, DMSC_ACTIVE_EARLY, DMSC_ACTIVE_PRIMARY);
 	}
 	mutex_unlock(&dn->lock);
 	return ok;
@@ -736,7 +766,7 @@ static int dmsc_tunnel_set(struct dmsc_net *dn, struct genl_info *info)
 		goto out;
 	}
 	active = tb[DMSC_TUNNEL_A_ACTIVE] ?
-		 nla_get_u8(tb[DMSC_TUNNEL_A_ACTIVE]) : READ_ONCE(tun->active);
+		 nla_get_u8(tb[DMSC_TUNNEL_A_ACTIVE]) : dmsc_tunnel_active(tun);
 	if (active == DMSC_ACTIVE_BACKUP && !s->has_backup) {
 		err = -EINVAL;
 		if (tb[DMSC_TUNNEL_A_ACTIVE])
@@ -759,15 +789,16 @@ static int dmsc_tunnel_set(struct dmsc_net *dn, struct genl_info *info)
 	/*
 	 * Nothing fails from here. Publish in the order that never shows
 	 * the hook an active backup without a backup list (it would fall
-	 * back to the primary lists anyway).
+	 * back to the primary lists anyway). Only when asked: a move made
+	 * meanwhile by a failover (dmsc_tunnel_steer_backup) stands.
 	 */
-	if (active == DMSC_ACTIVE_PRIMARY)
+	if (tb[DMSC_TUNNEL_A_ACTIVE] && active == DMSC_ACTIVE_PRIMARY)
 		dmsc_tunnel_set_active(dn, tun, active);
 	if (cfg) {
 		rcu_assign_pointer(tun->cfg, cfg);
 		call_rcu(&old->rcu, dmsc_cfg_free_rcu);
 	}
-	if (active == DMSC_ACTIVE_BACKUP)
+	if (tb[DMSC_TUNNEL_A_ACTIVE] && active == DMSC_ACTIVE_BACKUP)
 		dmsc_tunnel_set_active(dn, tun, active);
 	if (tb[DMSC_TUNNEL_A_ADMIN_UP])
 		WRITE_ONCE(tun->admin_up,

@@ -530,6 +530,10 @@ test_heartbeat_failover() {
 		"no tunnel-backup event"
 	check "dns $a -j tunnel show 1 | grep -qE '\"active\": ?\"backup\"'" \
 		"tunnel 1 is not on its backup: $(dns "$a" -j tunnel show 1)"
+	# Steered to the backup early, switched by the work: one switch,
+	# one event.
+	check "(( \$(dns $a -j -s tunnel show 1 | num switches) == 1 && \$(grep -c tunnel-backup '$T/events') == 1 ))" \
+		"switches $(dns "$a" -j -s tunnel show 1 | num switches), tunnel-backup events $(grep -c tunnel-backup "$T/events")"
 	check "(( \$(qd heartbeat_failures) == 1 && \$(qd failovers) == 1 && \$(qd drop_failed) == 0 ))" \
 		"heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed)"
 	check "(( \$(qd qlen) == 0 && \$(hb_sess failed) == 1 ))" \
@@ -615,6 +619,8 @@ test_link_down() {
 				"$how: no tunnel-backup event"
 			check "dns $a -j tunnel show 1 | grep -qE '\"active\": ?\"backup\"'" \
 				"$how: tunnel 1 is not on its backup"
+			check "(( \$(dns $a -j -s tunnel show 1 | num switches) == 1 && \$(grep -c tunnel-backup <<<\"\$events\") == 1 ))" \
+				"$how: switches $(dns "$a" -j -s tunnel show 1 | num switches), tunnel-backup events $(grep -c tunnel-backup <<<"$events")"
 			check "(( \$(hb_sess failed) == 1 ))" "$how: the session is not failed"
 			check "(( p == 20 && g == 0 ))" \
 				"$how: the sink saw $p packets, $g gaps: not 20 and 0"

@@ -27,9 +27,17 @@
 # wait for credit (a host's own packets are never dropped for it), with
 # pfifo they send at whatever the path takes until the bottleneck drops.
 #
+# The failover case adds a backup path through a second transit node,
+# PE1 a2 fc00:3::1 - bp (End, fc00:3::2 / fc00:4::1) - PE2 e3 fc00:4::2,
+# as tunnel 1's backup list, and takes P's end of the PE1 - P link down
+# when a third of the packets have reached the sink: PE1's cbfc fails
+# the flows it holds over to the backup: nothing may be lost but what
+# was on the link as it went.
+#
 # With DMSC_INCAST_OUT=DIR (make demo), the sink's link is captured and
-# each QP's goodput per 100 ms goes to DIR/cbfc.dat and DIR/pfifo.dat
-# (columns: seconds, then Mbit/s of QP 257..260) for gnuplot.
+# each QP's goodput per 100 ms goes to DIR/cbfc.dat, DIR/pfifo.dat and
+# DIR/failover.dat (columns: seconds, then Mbit/s of QP 257..260) for
+# gnuplot, and DIR/failover.t holds the second the link went down.
 #
 # Goodput is the bottleneck's utilisation: the frames the sink got, at
 # es's frame length, over the time from the first arrival to the last,
@@ -37,7 +45,7 @@
 # pfifo line must lose packets. 0 lost and no drop are checked; the
 # utilisation is printed with the verdict on the goal and must be at
 # least 70 % (a shared TCG VM does not always forward at the rate).
-# shellcheck disable=SC2154 # h1..h4, pe1, p, pe2, s (mkns) and top (lib.sh)
+# shellcheck disable=SC2154 # h1..h4, pe1, p, pe2, s, bp (mkns) and top (lib.sh)
 source "$(dirname "$0")/lib.sh"
 
 RG=$top/tools/roce-gen/roce-gen
@@ -54,14 +62,19 @@ SENDERS=()
 for ((k = 1; k <= ${DMSC_INCAST_SENDERS:-4}; k++)); do SENDERS+=("$k"); done
 DELAY_MS=${DMSC_INCAST_DELAY_MS:-0}
 OUT=${DMSC_INCAST_OUT:-}
+BACKUP=0	# the failover case's second transit node
+MID=		# run while the senders send (the failover case)
+T_DOWN=		# when it took the link down ($EPOCHREALTIME)
+T_START=	# when the senders started
 T=
+MON=
 SINK=
 CAP=
 PIDS=()
 
 case_cleanup() {
 	local pid
-	for pid in "$SINK" "$CAP" "${PIDS[@]}"; do
+	for pid in "$SINK" "$CAP" "$MON" "${PIDS[@]}"; do
 		[ -z "$pid" ] || kill "$pid" 2>/dev/null || true
 	done
 	cleanup_ns
@@ -125,8 +138,46 @@ topology() {
 	ip -n "$p" -6 route add fc00:b2::/64 via fc00:2::2 dev p2
 	ip -n "$pe2" -6 route add fc00:b2::d4/128 encap seg6local \
 		action End.DX4 nh4 10.9.9.2 dev e2
-	dns "$pe1" tunnel add 1 src fc00:1::1 path fc00:b1::e,fc00:b2::d4
+	if ((BACKUP)); then
+		backup_path
+	else
+		dns "$pe1" tunnel add 1 src fc00:1::1 path fc00:b1::e,fc00:b2::d4
+	fi
 	dns "$pe1" rule add dst 10.9.9.0/24 tunnel 1
+}
+
+# backup_path: PE1 - bp - PE2, tunnel 1's backup. bp runs no cbfc: the
+# flows that fail over leave credit control (their sessions at PE1 have
+# failed; an agent would signal new ones along the backup).
+backup_path() {
+	local l
+	mkns bp
+	ip netns exec "$bp" sysctl -qw net.ipv6.conf.all.forwarding=1 \
+		net.ipv6.conf.all.seg6_enabled=1 \
+		net.ipv6.conf.default.seg6_enabled=1 \
+		net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	ip -n "$pe1" link add a2 type veth peer name b1 netns "$bp"
+	ip -n "$bp" link add b2 type veth peer name e3 netns "$pe2"
+	ip -n "$pe1" addr add fc00:3::1/64 dev a2 nodad
+	ip -n "$bp" addr add fc00:3::2/64 dev b1 nodad
+	ip -n "$bp" addr add fc00:4::1/64 dev b2 nodad
+	ip -n "$pe2" addr add fc00:4::2/64 dev e3 nodad
+	for l in "$pe1 a2" "$bp b1" "$bp b2" "$pe2 e3"; do
+		# shellcheck disable=SC2086
+		set -- $l
+		ip -n "$1" link set "$2" up
+	done
+	neigh "$pe1" fc00:3::2 a2 "$bp" b1
+	neigh "$bp" fc00:3::1 b1 "$pe1" a2
+	neigh "$bp" fc00:4::2 b2 "$pe2" e3
+	neigh "$pe2" fc00:4::1 e3 "$bp" b2
+	ip -n "$pe1" -6 route add fc00:b3::/64 via fc00:3::2 dev a2
+	ip -n "$bp" -6 route add fc00:b3::e/128 encap seg6local action End dev b1
+	ip -n "$bp" -6 route add fc00:b4::/64 via fc00:4::2 dev b2
+	ip -n "$pe2" -6 route add fc00:b4::d4/128 encap seg6local \
+		action End.DX4 nh4 10.9.9.2 dev e3
+	dns "$pe1" tunnel add 1 src fc00:1::1 path fc00:b1::e,fc00:b2::d4 \
+		backup fc00:b3::e,fc00:b4::d4
 }
 
 # cbfc on every hop: credit sessions, returns every BATCH bytes.
@@ -140,7 +191,7 @@ queues_cbfc() {
 			credit $CREDIT
 		# shellcheck disable=SC2046
 		dns "$pe1" cbfc session add $(flow "$k") nexthop fc00:1::2 \
-			prevhop "fc00:a:$k::1" credit $CREDIT
+			prevhop "fc00:a:$k::1" credit $CREDIT tunnel 1
 		# shellcheck disable=SC2046
 		dns "$p" cbfc session add $(flow "$k") nexthop fc00:2::2 \
 			prevhop fc00:1::1 credit $CREDIT
@@ -190,6 +241,11 @@ series() {
 			}
 		}' >"$OUT/$1.dat"
 	echo "  per-QP goodput every 100 ms: $OUT/$1.dat ($(wc -l <"$OUT/$1.dat") samples)"
+	# The moment the link went down, on the plot's clock (its first
+	# frame is second 0).
+	[ -z "$T_DOWN" ] || tshark -r "$T/sv.pcap" -c 1 -T fields \
+		-e frame.time_epoch 2>/dev/null |
+		awk -v t="${T_DOWN/,/.}" '{ printf "%.3f\n", t - $1 }' >"$OUT/$1.t"
 }
 
 # incast NAME: every sender sends N packets at once, unpaced. Sets TOTALS
@@ -208,6 +264,7 @@ incast() {
 			fail "tcpdump: $(cat "$T/cap.err")"
 	fi
 	PIDS=()
+	T_START=$EPOCHREALTIME
 	for k in "${SENDERS[@]}"; do
 		h=h$k
 		ip netns exec "${!h}" "$RG" send dst 10.9.9.2 qps 1 \
@@ -215,6 +272,7 @@ incast() {
 			size 1024 json "$T/send$k.json" 2>"$T/send$k.err" &
 		PIDS+=($!)
 	done
+	[ -z "$MID" ] || "$MID"
 	for k in "${!PIDS[@]}"; do
 		wait "${PIDS[k]}" || fail "sender $((k + 1)): $(cat "$T/send$((k + 1)).err")"
 	done
@@ -292,6 +350,75 @@ test_incast_pfifo() {
 	dmesg_clean || fail "kernel log"
 }
 
+# link_down: once a third of the packets have left the bottleneck, P's
+# end of the PE1 - P link goes down (PE1's a1 loses its carrier).
+link_down() {
+	local third=$((N * ${#SENDERS[@]} / 3))
+	wait_until "(( \$(ip netns exec $pe2 cat /sys/class/net/es/statistics/tx_packets) >= third ))" 600 ||
+		fail "the bottleneck did not pass $third packets"
+	T_DOWN=$EPOCHREALTIME
+	ip -n "$p" link set p1 down
+}
+
+# The incast with cbfc, and the PE1 - P link lost a third of the way:
+# PE1's cbfc fails its waiting flows over to the backup through bp at
+# once (link_failures, a nexthop-down event), new packets follow them
+# there, and the sink sees every packet but those on the link as it
+# went (veth drops them, or P, its routes through p1 gone).
+test_incast_failover() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	BACKUP=1
+	topology
+	queues_cbfc
+	# PE1 gives the senders their credit back as it forwards, on
+	# whichever link: without cbfc on a2 what fails over is never
+	# returned and the senders stall.
+	tc -n "$pe1" qdisc add dev a2 root cbfc credit $CREDIT credit_batch $BATCH
+	dns "$pe1" -j monitor >"$T/events" 2>&1 &
+	MON=$!
+	MID=link_down
+	incast failover
+	MID=
+	kill "$MON" 2>/dev/null || true
+	wait "$MON" 2>/dev/null || true
+	MON=
+	local lf fo df dn via wire got lost a1
+	a1=$(tc -n "$pe1" -s -j qdisc show dev a1)
+	lf=$(jq '[.. | .link_failures? // empty] | first // 0' <<<"$a1")
+	fo=$(jq '[.. | .failovers? // empty] | first // 0' <<<"$a1")
+	df=$(jq '[.. | .drop_failed? // empty] | first // 0' <<<"$a1")
+	dn=$(jq '[.. | .drop_nomem? // empty] | first // 0' <<<"$a1")
+	via=$(ip netns exec "$bp" cat /sys/class/net/b2/statistics/tx_packets)
+	# What PE1 had handed to the link as it went (veth drops it, the far
+	# end being down: a1's tx_dropped), or what reached P as its end
+	# went down (its routes through p1 gone: Ip6InNoRoutes, where RESVs
+	# to PE1 count too) is lost with the link, as on any link: an upper
+	# bound of what may be lost. None of the packets that waited at PE1
+	# may be, and no tail either (every PSN received or a gap).
+	wire=$(( $(ip netns exec "$pe1" cat /sys/class/net/a1/statistics/tx_dropped) +
+		$(ip netns exec "$p" cat /sys/class/net/p1/statistics/rx_dropped) +
+		$(ip netns exec "$p" awk '$1 == "Ip6InNoRoutes" { print $2 }' /proc/net/snmp6) ))
+	read -r got lost <<<"$TOTALS"
+	echo "failover: $got packets, $lost lost PSNs; on the link as it went down: at most $wire (a1 tx_dropped, p1 rx_dropped, P's Ip6InNoRoutes)"
+	echo "failover: link down $(awk -v t="${T_DOWN/,/.}" -v s="${T_START/,/.}" 'BEGIN { printf "%.2f", t - s }') s into the run; PE1 link_failures $lf, failovers $fo; $via packets through the backup, $(jq .totals.out_of_order "$T/sink.json") out of order at the sink; events: $(grep -oE 'nexthop-down|tunnel-backup' "$T/events" | sort | uniq -c | tr -s ' \n' ' ')"
+	check "(( got + lost == N * ${#SENDERS[@]} && lost <= wire ))" \
+		"failover: the sink saw $got packets and $lost lost PSNs of $((N * ${#SENDERS[@]})), at most $wire lost on the link"
+	check "(( lf >= 1 && fo == lf && df == 0 && dn == 0 ))" \
+		"failover: PE1 link_failures $lf failovers $fo drop_failed $df drop_nomem $dn"
+	check "(( via >= N ))" "failover: only $via packets through the backup"
+	check "grep -q nexthop-down '$T/events'" "failover: no nexthop-down event"
+	check "dns $pe1 -j tunnel show 1 | grep -qE '\"active\": ?\"backup\"'" \
+		"failover: tunnel 1 is not on its backup"
+	check "(( \$(dns $pe1 -j -s tunnel show 1 | num switches) == 1 ))" \
+		"failover: tunnel 1 switched $(dns "$pe1" -j -s tunnel show 1 | num switches) times, not once"
+	for n in pe1 p pe2; do
+		check "(( \$(tc -n ${!n} -s -j qdisc show | jq '[.[] | select(.dev != \"a1\") | .drops] | add') == 0 ))" \
+			"$n dropped: $(tc -n "${!n}" -s -j qdisc show | jq -c '[.[] | {dev, kind, drops}]')"
+	done
+	dmesg_clean || fail "kernel log"
+}
+
 tools=("$RG" jq)
 [ -z "$OUT" ] || tools+=(tcpdump tshark)
 for tool in "${tools[@]}"; do
@@ -303,6 +430,7 @@ load_module
 CASES=(
 	test_incast_cbfc "cbfc incast: 4 senders through PE1-P-PE2 to a ${RATE} Mbit/s bottleneck, 0 lost PSNs, no drop, bottleneck busy (goal 95 %)"
 	test_incast_pfifo "pfifo incast: the same with pfifo queues and a tbf bottleneck loses packets"
+	test_incast_failover "cbfc incast, the PE1-P link down a third of the way: PE1 fails over to the backup at once, nothing lost but what was on the link"
 )
 cases_only CASES "${DMSC_INCAST_CASES:-}"
 ktap_run "${CASES[@]}"

@@ -14,10 +14,12 @@
 # from a quarter of the BDP to four times it, then 32 times it: the
 # ceiling this VM forwards at, the baseline of the ratio. Prints, per
 # credit, the bottleneck's utilisation (goodput over RATE) and its ratio
-# to the ceiling, and the RESVs the hops sent per MB at the default
-# credit_batch (16384).
+# to the ceiling, and the RESVs the hops sent per MB at credit_batch
+# BATCH (16384, the default).
 #
-# usage: cbfc_curve.sh [-r RATE_MBIT] [-d DELAY_MS] [-n PACKETS]
+# usage: cbfc_curve.sh [-r RATE_MBIT] [-d DELAY_MS] [-n PACKETS] [-b BATCH]
+#        [-q QUARTERS]   credits to run, in quarters of the BDP
+#                        ("1 2 4 6 8 12 16")
 #        as root inside a VM, after make all modules-all tools and
 #        make -C selftests all:
 #        tools/vm/run.sh -t 1800 -- tools/bench/cbfc_curve.sh
@@ -27,11 +29,15 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 rate=4
 delay=20
 count=1000
-while getopts "r:d:n:" o; do
+batch=16384
+quarters="1 2 4 6 8 12 16"
+while getopts "r:d:n:b:q:" o; do
 	case $o in
 	r) rate=$OPTARG ;;
 	d) delay=$OPTARG ;;
 	n) count=$OPTARG ;;
+	b) batch=$OPTARG ;;
+	q) quarters=$OPTARG ;;
 	*) sed -n '/^# usage/,/^set -eu/p' "$0" | sed '$d'; exit 2 ;;
 	esac
 done
@@ -41,7 +47,7 @@ bdp=$((rate * 1000000 * delay / 8000))	# bytes
 run() {
 	local out util resv sink
 	out=$(DMSC_INCAST_CASES=test_incast_cbfc DMSC_INCAST_SENDERS=1 \
-		DMSC_INCAST_CREDIT="$1" DMSC_INCAST_BATCH=16384 \
+		DMSC_INCAST_CREDIT="$1" DMSC_INCAST_BATCH="$batch" \
 		DMSC_INCAST_DELAY_MS="$delay" DMSC_INCAST_RATE="$rate" \
 		DMSC_INCAST_PACKETS="$count" \
 		"$top/selftests/cbfc_incast.sh" 2>&1) || true
@@ -56,12 +62,12 @@ run() {
 	echo "$util $resv $sink"
 }
 
-echo "# bottleneck $rate Mbit/s, RESVs delayed $delay ms a hop: BDP $bdp bytes, $count packets of 1024 bytes"
+echo "# bottleneck $rate Mbit/s, RESVs delayed $delay ms a hop: BDP $bdp bytes, $count packets of 1024 bytes, credit_batch $batch"
 ceiling=$(run $((bdp * 32)))
 read -r c_util c_resv c_pkts c_lost <<<"$ceiling"
 echo "# ceiling (credit 32 x BDP = $((bdp * 32)) bytes): busy $((c_util / 10)).$((c_util % 10)) %, $c_pkts packets, $c_lost lost, $c_resv RESVs per MB"
 printf '%10s %8s %8s %9s %11s %5s\n' credit xBDP busy% xCeiling RESV/MB lost
-for q in 1 2 4 6 8 12 16; do	# quarters of the BDP
+for q in $quarters; do	# quarters of the BDP
 	credit=$((bdp * q / 4))
 	read -r util resv pkts lost <<<"$(run "$credit")"
 	printf '%10d %8s %8s %9s %11d %5d\n' "$credit" \
