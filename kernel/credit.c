@@ -339,6 +339,64 @@ static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
 }
 
 /*
+ * The link under the cbfc qdisc @qdisc (a cookie) of device @ifindex went
+ * down, and the qdisc failed over the sessions it had packets of
+ * (sch_cbfc.c, cbfc_fail_link). The others whose packets last went out
+ * there on their tunnel's present path, alive and with a tunnel that has
+ * a backup and is on its primary (or moved early by that reset), fail
+ * over too, with no packets to carry: their next packets would be
+ * steered onto the dead link and dropped by the deactivated device,
+ * which no heartbeat sees (they never reach a cbfc queue). Each is marked
+ * failed with its nexthop-down event, then each tunnel switches once.
+ * Process context (the failover work), before that reset's own failovers
+ * switch their tunnels. Up to two walks of the namespace's sessions under
+ * its lock: a link going down is rare. Returns how many failed.
+ */
+unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
+				    int ifindex)
+{
+	struct dmsc_session *s;
+	unsigned int n = 0;
+
+	mutex_lock(&dn->lock);
+	list_for_each_entry(s, &dn->session_list, list) {
+		if (READ_ONCE(s->last_qdisc) != qdisc || !s->tunnel ||
+		    !s->has_nexthop || READ_ONCE(s->dead) ||
+		    READ_ONCE(s->failed))
+			continue;
+		/* Early marks the tunnels this walk moves: switched below. */
+		if (!dmsc_tunnel_steer_backup_locked(dn, s->tunnel))
+			continue;
+		WRITE_ONCE(s->failed, true);
+		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
+					   ifindex, 0);
+		n++;
+	}
+	if (n) {
+		list_for_each_entry(s, &dn->session_list, list)
+			if (READ_ONCE(s->last_qdisc) == qdisc && s->tunnel)
+				dmsc_tunnel_switch_early(dn, s->tunnel);
+	}
+	mutex_unlock(&dn->lock);
+	return n;
+}
+
+/*
+ * Tunnel @tunnel moved to its backup or back: where its sessions' packets
+ * went before says nothing of where their next hop is now, so a link
+ * going down there must not fail them (dmsc_session_fail_link). Under
+ * dn->lock.
+ */
+void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel)
+{
+	struct dmsc_session *s;
+
+	list_for_each_entry(s, &dn->session_list, list)
+		if (s->tunnel == tunnel)
+			WRITE_ONCE(s->last_qdisc, 0);
+}
+
+/*
  * Tell the events group that a cbfc qdisc on @ifindex declared the next
  * hop of @s failed: @event is DMSC_EVENT_NEXTHOP_FAILED after @waited_us
  * without credit (the heartbeat), DMSC_EVENT_NEXTHOP_DOWN when the link

@@ -295,6 +295,8 @@ static inline u32 dmsc_tunnel_path(const struct dmsc_tunnel *tun,
 void dmsc_tunnel_count(struct dmsc_tunnel *tun, u32 idx, unsigned int len);
 bool dmsc_tunnel_failover(struct dmsc_net *dn, u32 id);
 bool dmsc_tunnel_steer_backup(struct dmsc_tunnel *tun);
+bool dmsc_tunnel_steer_backup_locked(struct dmsc_net *dn, u32 id);
+void dmsc_tunnel_switch_early(struct dmsc_net *dn, u32 id);
 struct dmsc_tunnel *dmsc_tunnel_lookup(struct dmsc_net *dn, u32 id);
 void dmsc_tunnel_put(struct dmsc_tunnel *tun);
 int dmsc_tunnel_net_init(struct dmsc_net *dn);
@@ -401,6 +403,10 @@ struct dmsc_session {
 	bool dead;			/* deleted: no credit control */
 	bool failed;			/* next hop failed: no credit control */
 	u32 tunnel;			/* steering tunnel, 0: none */
+	unsigned long last_qdisc;	/* cookie of the cbfc qdisc it last
+					 * went through on its tunnel's
+					 * present path, 0: none; READ_ONCE
+					 */
 	refcount_t refcnt;
 	u64 credit;			/* the next hop's reservation, fixed */
 	atomic64_t freed;
@@ -508,6 +514,9 @@ void dmsc_cret_net_exit(struct dmsc_net *dn);
 
 /* sch_cbfc.c */
 void dmsc_cbfc_wake(struct dmsc_session *s);
+unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
+				    int ifindex);
+void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel);
 void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
 				u32 event, int ifindex, u64 waited_us);
 int dmsc_cbfc_init(void);

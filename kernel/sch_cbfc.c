@@ -90,6 +90,9 @@ struct cbfc_fail {
 	struct sk_buff_head skbs;
 };
 
+/* Cookies of cbfc qdiscs: a session knows the one it last went through. */
+static atomic_long_t cbfc_cookies = ATOMIC_LONG_INIT(0);
+
 struct cbfc_sched {
 	struct Qdisc *sch;
 	struct dmsc_net *dn;
@@ -126,6 +129,11 @@ struct cbfc_sched {
 	struct work_struct fo_work;
 	atomic64_t fo_failovers;
 	atomic64_t fo_drops;
+	atomic64_t fo_idle;		/* failed over with nothing queued */
+	bool fo_link;			/* under fo_lock: the link went down */
+	bool down;			/* the link-down reset ran; until a packet */
+	int ifindex;			/* the device's, from init */
+	unsigned long cookie;		/* this qdisc, for sessions: not 0 */
 };
 
 static struct kmem_cache *cbfc_flow_cache __ro_after_init;
@@ -402,6 +410,10 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		}
 		q->credited_qlen++;
 		q->st.backlog_credited += qdisc_pkt_len(skb);
+		/* Where its next hop is: for a link down (cbfc_fail_link). */
+		if (unlikely(READ_ONCE(f->sess->last_qdisc) != q->cookie))
+			WRITE_ONCE(f->sess->last_qdisc, q->cookie);
+		q->down = false;
 	}
 	skb->next = NULL;
 	if (f->head)
@@ -758,17 +770,27 @@ static void cbfc_fail_link(struct Qdisc *sch)
 		}
 	}
 	rcu_read_unlock();
-	if (list_empty(&fails))
-		return;
 	/*
 	 * Steered early only now: every flow of a tunnel was tested on
 	 * its primary, the tunnel's second flow here too.
 	 */
 	list_for_each_entry(fail, &fails, list)
 		cbfc_steer_backup(q, fail->sess);
+	/*
+	 * Then the sessions that last went out here with nothing queued
+	 * now: the work finds them (dmsc_session_fail_link), first. Once
+	 * a link down: the resets that follow while the device stays down
+	 * (a second deactivation, the qdisc's deletion or destroy) find
+	 * nothing new, until a packet comes.
+	 */
+	if (q->down && list_empty(&fails))
+		return;
 	spin_lock_bh(&q->fo_lock);
+	if (!q->down)
+		q->fo_link = true;
 	list_splice_tail(&fails, &q->fo_list);
 	spin_unlock_bh(&q->fo_lock);
+	q->down = true;
 	queue_work(system_highpri_wq, &q->fo_work);
 }
 
@@ -922,10 +944,22 @@ static void cbfc_failover_work(struct work_struct *work)
 	struct cbfc_sched *q = container_of(work, struct cbfc_sched, fo_work);
 	struct cbfc_fail *fail, *tmp;
 	LIST_HEAD(list);
+	bool link;
 
 	spin_lock_bh(&q->fo_lock);
 	list_splice_init(&q->fo_list, &list);
+	link = q->fo_link;
+	q->fo_link = false;
 	spin_unlock_bh(&q->fo_lock);
+	/*
+	 * The link's idle sessions first: their tunnels may be the ones
+	 * the reset moved early for its queued flows, and those flows'
+	 * failovers below switch them.
+	 */
+	if (link)
+		atomic64_add(dmsc_session_fail_link(q->dn, q->cookie,
+						    q->ifindex),
+			     &q->fo_idle);
 	list_for_each_entry_safe(fail, tmp, &list, list) {
 		list_del(&fail->list);
 		cbfc_failover(q, fail);
@@ -1229,6 +1263,8 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 
 	q->sch = sch;
 	q->dn = dn;
+	q->ifindex = qdisc_dev(sch)->ifindex;
+	q->cookie = atomic_long_inc_return(&cbfc_cookies) ?: 1;
 	INIT_LIST_HEAD(&q->active);
 	INIT_LIST_HEAD(&q->stalled);
 	INIT_LIST_HEAD(&q->plain.drr);
@@ -1325,7 +1361,9 @@ static int cbfc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.stalled_flows = q->n_stalled;
 	st.plain_qlen = q->plain.qlen;
 	sch_tree_unlock(sch);
-	st.failovers = atomic64_read(&q->fo_failovers);
+	st.failovers = atomic64_read(&q->fo_failovers) +
+		       atomic64_read(&q->fo_idle);
+	st.link_failures += atomic64_read(&q->fo_idle);
 	st.drop_failed += atomic64_read(&q->fo_drops);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }

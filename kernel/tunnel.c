@@ -502,8 +502,10 @@ static void dmsc_tunnel_set_active(struct dmsc_net *dn,
 {
 	u32 old = xchg(&tun->active, active);
 
-	if (old == active ||
-	    (old == DMSC_ACTIVE_EARLY && active == DMSC_ACTIVE_PRIMARY))
+	if (old == active)
+		return;
+	dmsc_session_forget_path(dn, tun->id);
+	if (old == DMSC_ACTIVE_EARLY && active == DMSC_ACTIVE_PRIMARY)
 		return;
 	atomic64_inc(&tun->switches);
 	dmsc_tunnel_notify(dn, tun, active);
@@ -526,6 +528,33 @@ bool dmsc_tunnel_steer_backup(struct dmsc_tunnel *tun)
 {
 	return cmpxchg(&tun->active, DMSC_ACTIVE_PRIMARY,
 		       DMSC_ACTIVE_EARLY) == DMSC_ACTIVE_PRIMARY;
+}
+
+/*
+ * Tunnel @id moves to its backup early, as dmsc_tunnel_steer_backup does,
+ * when it has a backup and is on its primary, or was moved early
+ * already: true then. Under dn->lock (dmsc_session_fail_link).
+ */
+bool dmsc_tunnel_steer_backup_locked(struct dmsc_net *dn, u32 id)
+{
+	struct dmsc_tunnel *tun = dmsc_tunnel_lookup(dn, id);
+
+	if (!tun || !dmsc_dereference(dn, tun->cfg)->has_backup)
+		return false;
+	dmsc_tunnel_steer_backup(tun);
+	return READ_ONCE(tun->active) == DMSC_ACTIVE_EARLY;
+}
+
+/* Switch tunnel @id if it was moved early: counted, told. Under dn->lock. */
+void dmsc_tunnel_switch_early(struct dmsc_net *dn, u32 id)
+{
+	struct dmsc_tunnel *tun = dmsc_tunnel_lookup(dn, id);
+
+	if (tun && READ_ONCE(tun->active) == DMSC_ACTIVE_EARLY &&
+	    dmsc_dereference(dn, tun->cfg)->has_backup) {
+		dmsc_tunnel_set_active(dn, tun, DMSC_ACTIVE_BACKUP);
+		dmsc_changed(dn);
+	}
 }
 
 /*

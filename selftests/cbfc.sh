@@ -638,6 +638,50 @@ test_link_down() {
 	dmesg_clean || fail "kernel log"
 }
 
+# The link goes down while the session has nothing queued (its packets
+# left, credit in hand): the reset finds no flow of it, and the failover
+# work fails it over by the device its packets last went through. The
+# tunnel is on its backup and the next packets reach the sink through it,
+# where they would have been dropped by the deactivated device, unseen by
+# any heartbeat (they never reach a cbfc queue).
+test_link_down_idle() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	hb_setup
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 60s
+	dns "$a" -j monitor >"$T/events" 2>&1 &
+	MON=$!
+	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
+		ready-file "$T/ready" 2>"$T/sink.err" &
+	SINK=$!
+	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
+	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
+		credit 100000 tunnel 1
+	hb_send 5 0
+	wait_until "(( \$(hb_sess packets) == 5 && \$(qd qlen) == 0 ))" ||
+		fail "$(hb_sess packets) left, $(qd qlen) queued: not 5 and 0"
+	ip -n "$b" link set vb down
+	wait_until "grep -q nexthop-down '$T/events'" || true
+	hb_send 5 5
+	wait_until "(( \$(bn cat /sys/class/net/vb2/statistics/rx_packets) >= 5 ))" || true
+	sleep 0.2
+	sink_stop
+	kill "$MON" 2>/dev/null || true
+	wait "$MON" 2>/dev/null || true
+	MON=
+	cat "$T/events"
+	local p g
+	read -r p g _ <<<"$SINK_TOTALS"
+	echo "link down with nothing queued: sink: packets gaps out-of-order = $SINK_TOTALS"
+	check "(( p == 10 && g == 0 ))" "the sink saw $p packets, $g gaps: not 10 and 0"
+	check "grep -qE '\"event\": ?\"nexthop-down\"' '$T/events'" "no nexthop-down event"
+	check "(( \$(dns $a -j -s tunnel show 1 | num switches) == 1 && \$(grep -c tunnel-backup '$T/events') == 1 ))" \
+		"switches $(dns "$a" -j -s tunnel show 1 | num switches), tunnel-backup events $(grep -c tunnel-backup "$T/events")"
+	check "(( \$(hb_sess failed) == 1 && \$(qd link_failures) == 1 && \$(qd failovers) == 1 ))" \
+		"failed $(hb_sess failed) link_failures $(qd link_failures) failovers $(qd failovers)"
+	dmesg_clean || fail "kernel log"
+}
+
 # A session without a tunnel only fails: the event, the counters, and its
 # waiting packets dropped as drop_failed.
 test_heartbeat_no_tunnel() {
@@ -892,6 +936,7 @@ CASES=(
 	test_gso "cbfc: a credited GSO skb is segmented and each segment charged"
 	test_rate "cbfc: rate 4mbit with a backlog sends 4 Mbit/s +- 5 %"
 	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
+	test_link_down_idle "cbfc: the link goes down with nothing queued: the session its packets last took fails over, the next packets reach the sink through the backup"
 	test_link_down "cbfc: the link to the next hop goes down (carrier lost, set down, deleted): at once the tunnel is on its backup, the waiting packets reach the sink through it; without a backup they go with the link"
 	test_heartbeat_no_tunnel "cbfc: next hop silent, no tunnel: the waiting packets are dropped as failed, heartbeat 0 is off"
 	test_heartbeat_teardown "cbfc: qdisc, netns and module go while packets wait and failovers are pending"

@@ -43,7 +43,10 @@ struct tc_cbfc_xstats {
 	__u32	pad;
 	__u64	credit_stalls;		/* times a flow had to wait for credit */
 	__u64	heartbeat_failures;	/* flows whose next hop was declared failed */
-	__u64	failovers;		/* ... whose packets went to the backup */
+	__u64	failovers;		/* ... or link_failures, whose tunnel
+					 * went to its backup (with packets
+					 * waiting, or none: see link_failures)
+					 */
 	__u64	drop_limit;		/* the qdisc held limit packets */
 	__u64	drop_flow_limit;	/* the flow held flow_limit packets */
 	__u64	drop_plain_limit;	/* the plain band held plain_limit */
@@ -53,7 +56,10 @@ struct tc_cbfc_xstats {
 	__u64	plain_packets;		/* packets sent from the plain band */
 	__u64	drop_oversize;		/* head larger than its session's credit */
 	__u64	drop_failed;		/* waiting when the next hop failed, no backup */
-	__u64	link_failures;		/* flows failed over as the link went down */
+	__u64	link_failures;		/* sessions failed over as the link went
+					 * down: flows with packets queued, and
+					 * sessions last sent here with none
+					 */
 };
 
 /*
