@@ -26,7 +26,7 @@ do for [q in "cbfc pfifo failover"] {
 		t = real(system("cat ".dir."/failover.t 2>/dev/null || echo -1"))
 		if (t >= 0) {
 			set arrow from t, 0 to t, rate * 1.1 nohead lw 2 dt 3 lc "red"
-			set label sprintf(" link down, failover (%.2f s)", t) at t, rate * 1.02 tc "red"
+			set label sprintf(" link down, failover (%.2f s)", t) at t, rate * 0.1 tc "red"
 		}
 	}
 	plot for [i = 2:5] dir."/".q.".dat" using 1:i with lines lw 2 title sprintf("QP %d", 255 + i), \
