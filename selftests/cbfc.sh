@@ -484,11 +484,9 @@ hb_sess() {
 	dns "$a" -j cbfc session show "${HB_FLOW[@]}" | num "$1"
 }
 
-# hb_start TUNNEL: the events monitor and the sink; a session of tunnel
-# TUNNEL with 5 packets' worth (5 x 1146 at the qdisc) of reservation; 5
-# packets that leave and are freed (credit is flowing), then 15 more: 5
-# leave, 10 wait for credit that does not come.
-hb_start() {
+# hb_begin TUNNEL CREDIT: the events monitor and the sink, a session of
+# tunnel TUNNEL with CREDIT bytes of reservation, and 5 packets sent.
+hb_begin() {
 	dns "$a" -j monitor >"$T/events" 2>&1 &
 	MON=$!
 	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
@@ -496,8 +494,16 @@ hb_start() {
 	SINK=$!
 	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
 	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
-		credit 6000 tunnel "$1"
+		credit "$2" tunnel "$1"
 	hb_send 5 0
+}
+
+# hb_start TUNNEL: the events monitor and the sink; a session of tunnel
+# TUNNEL with 5 packets' worth (5 x 1146 at the qdisc) of reservation; 5
+# packets that leave and are freed (credit is flowing), then 15 more: 5
+# leave, 10 wait for credit that does not come.
+hb_start() {
+	hb_begin "$1" 6000
 	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
 	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$(hb_sess sent)"
 	hb_send 15 5
@@ -649,15 +655,7 @@ test_link_down_idle() {
 	dmesg_mark
 	hb_setup
 	tc -n "$a" qdisc change dev va root cbfc heartbeat 60s
-	dns "$a" -j monitor >"$T/events" 2>&1 &
-	MON=$!
-	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
-		ready-file "$T/ready" 2>"$T/sink.err" &
-	SINK=$!
-	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
-	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
-		credit 100000 tunnel 1
-	hb_send 5 0
+	hb_begin 1 100000
 	wait_until "(( \$(hb_sess packets) == 5 && \$(qd qlen) == 0 ))" ||
 		fail "$(hb_sess packets) left, $(qd qlen) queued: not 5 and 0"
 	ip -n "$b" link set vb down

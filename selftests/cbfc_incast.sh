@@ -85,6 +85,14 @@ flow() {	# flow K: sender K's flow, as dmsc cbfc takes it
 	echo "src 10.1.$1.1 dst 10.9.9.2 sport $((50000 + $1)) qpn $((256 + $1))"
 }
 
+# links_up "NS DEV"...: each link up.
+links_up() {
+	local l
+	for l in "$@"; do
+		ip -n "${l% *}" link set "${l#* }" up
+	done
+}
+
 # topology: the namespaces, links, addresses and SRv6 routes.
 topology() {
 	local ns k h
@@ -121,11 +129,7 @@ topology() {
 	ip -n "$pe2" addr add fc00:2::2/64 dev e2 nodad
 	ip -n "$pe2" addr add 10.9.9.1/24 dev es
 	ip -n "$s" addr add 10.9.9.2/24 dev sv
-	for l in "$pe1 a1" "$p p1" "$p p2" "$pe2 e2" "$pe2 es" "$s sv"; do
-		# shellcheck disable=SC2086
-		set -- $l
-		ip -n "$1" link set "$2" up
-	done
+	links_up "$pe1 a1" "$p p1" "$p p2" "$pe2 e2" "$pe2 es" "$s sv"
 	neigh "$pe1" fc00:1::2 a1 "$p" p1
 	neigh "$p" fc00:1::1 p1 "$pe1" a1
 	neigh "$p" fc00:2::2 p2 "$pe2" e2
@@ -150,7 +154,6 @@ topology() {
 # flows that fail over leave credit control (their sessions at PE1 have
 # failed; an agent would signal new ones along the backup).
 backup_path() {
-	local l
 	mkns bp
 	ip netns exec "$bp" sysctl -qw net.ipv6.conf.all.forwarding=1 \
 		net.ipv6.conf.all.seg6_enabled=1 \
@@ -162,11 +165,7 @@ backup_path() {
 	ip -n "$bp" addr add fc00:3::2/64 dev b1 nodad
 	ip -n "$bp" addr add fc00:4::1/64 dev b2 nodad
 	ip -n "$pe2" addr add fc00:4::2/64 dev e3 nodad
-	for l in "$pe1 a2" "$bp b1" "$bp b2" "$pe2 e3"; do
-		# shellcheck disable=SC2086
-		set -- $l
-		ip -n "$1" link set "$2" up
-	done
+	links_up "$pe1 a2" "$bp b1" "$bp b2" "$pe2 e3"
 	neigh "$pe1" fc00:3::2 a2 "$bp" b1
 	neigh "$bp" fc00:3::1 b1 "$pe1" a2
 	neigh "$bp" fc00:4::2 b2 "$pe2" e3
