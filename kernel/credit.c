@@ -365,7 +365,7 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 		    READ_ONCE(s->failed))
 			continue;
 		/* Early marks the tunnels this walk moves: switched below. */
-		if (!dmsc_tunnel_steer_backup_locked(dn, s->tunnel))
+		if (!dmsc_tunnel_steer_backup(dn, s->tunnel))
 			continue;
 		WRITE_ONCE(s->failed, true);
 		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,

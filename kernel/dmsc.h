@@ -294,8 +294,7 @@ static inline u32 dmsc_tunnel_path(const struct dmsc_tunnel *tun,
 
 void dmsc_tunnel_count(struct dmsc_tunnel *tun, u32 idx, unsigned int len);
 bool dmsc_tunnel_failover(struct dmsc_net *dn, u32 id);
-bool dmsc_tunnel_steer_backup(struct dmsc_tunnel *tun);
-bool dmsc_tunnel_steer_backup_locked(struct dmsc_net *dn, u32 id);
+bool dmsc_tunnel_steer_backup(struct dmsc_net *dn, u32 id);
 void dmsc_tunnel_switch_early(struct dmsc_net *dn, u32 id);
 struct dmsc_tunnel *dmsc_tunnel_lookup(struct dmsc_net *dn, u32 id);
 void dmsc_tunnel_put(struct dmsc_tunnel *tun);

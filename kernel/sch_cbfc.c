@@ -622,28 +622,6 @@ static void cbfc_fail_queue(struct cbfc_sched *q, struct cbfc_fail *fail)
 }
 
 /*
- * New packets of @s's tunnel go to its backup from now on, before the
- * failover work switches it: until then they would be steered onto the
- * primary, into a link that is down or a next hop that is silent, and
- * be lost there (packets of a failed session pass the qdisc). Under the
- * qdisc lock.
- */
-static void cbfc_steer_backup(struct cbfc_sched *q, struct dmsc_session *s)
-{
-	const struct dmsc_tunnel_cfg *cfg;
-	struct dmsc_tunnel *tun;
-
-	if (!s->tunnel)
-		return;
-	rcu_read_lock();
-	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
-	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
-	if (cfg && cfg->has_backup)
-		dmsc_tunnel_steer_backup(tun);
-	rcu_read_unlock();
-}
-
-/*
  * The heartbeat found @f waiting for @waited ns with no credit update
  * from its next hop: the next hop has failed. The session is marked
  * failed (no credit control from now on), the flow's packets leave the
@@ -668,8 +646,14 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	q->st.heartbeat_failures++;
 
 	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_FAILED, waited);
-	if (fail)
-		cbfc_steer_backup(q, s);
+	/*
+	 * New packets of its tunnel go to the backup from now on: until the
+	 * work switches it they would be steered onto the primary, to a
+	 * next hop that is silent, and be lost (a failed session's packets
+	 * pass the qdisc).
+	 */
+	if (fail && s->tunnel)
+		dmsc_tunnel_steer_backup(q->dn, s->tunnel);
 	while (f->qlen) {
 		skb = cbfc_flow_pop(sch, f);
 		/* Gone from this qdisc either way: the parents must know. */
@@ -775,7 +759,7 @@ static void cbfc_fail_link(struct Qdisc *sch)
 	 * its primary, the tunnel's second flow here too.
 	 */
 	list_for_each_entry(fail, &fails, list)
-		cbfc_steer_backup(q, fail->sess);
+		dmsc_tunnel_steer_backup(q->dn, fail->sess->tunnel);
 	/*
 	 * Then the sessions that last went out here with nothing queued
 	 * now: the work finds them (dmsc_session_fail_link), first. Once

@@ -512,37 +512,34 @@ static void dmsc_tunnel_set_active(struct dmsc_net *dn,
 }
 
 /*
- * The next hop of @tun's primary is lost (a cbfc qdisc fails flows over,
- * under its lock): steer new packets onto the backup now, not into a
- * dead link until the failover work has run. The work then switches the
- * tunnel under dn->lock (dmsc_tunnel_failover), which counts the switch
- * and sends its event, once, however many qdiscs moved it early. Only
- * from the primary: a tunnel switched already stays as it is. No lock:
- * the hook reads the word once a packet and falls back to the primary
- * lists should a change have removed the backup meanwhile (TUNNEL_SET
- * checks for a backup before it builds, and publishes after); the work
- * then finds no backup and moves the tunnel back. Under RCU. True when
- * this call moved it.
+ * The next hop of tunnel @id's primary is lost (a cbfc qdisc fails flows
+ * over, under its lock, or its failover work walks the sessions of a link
+ * that went down, under dn->lock): steer new packets onto the backup now,
+ * not into a dead link until the failover work has run. The work then
+ * switches the tunnel under dn->lock (dmsc_tunnel_failover), which counts
+ * the switch and sends its event, once, however many qdiscs moved it
+ * early. Only from the primary, with a backup: a tunnel switched already
+ * stays as it is. No lock: the hook reads the word once a packet and
+ * falls back to the primary lists should a change have removed the
+ * backup meanwhile (TUNNEL_SET checks for a backup before it builds, and
+ * publishes after); the work then finds no backup and moves the tunnel
+ * back. True when the tunnel is moved early now, by this call or before.
  */
-bool dmsc_tunnel_steer_backup(struct dmsc_tunnel *tun)
+bool dmsc_tunnel_steer_backup(struct dmsc_net *dn, u32 id)
 {
-	return cmpxchg(&tun->active, DMSC_ACTIVE_PRIMARY,
-		       DMSC_ACTIVE_EARLY) == DMSC_ACTIVE_PRIMARY;
-}
+	const struct dmsc_tunnel_cfg *cfg;
+	struct dmsc_tunnel *tun;
+	bool early = false;
 
-/*
- * Tunnel @id moves to its backup early, as dmsc_tunnel_steer_backup does,
- * when it has a backup and is on its primary, or was moved early
- * already: true then. Under dn->lock (dmsc_session_fail_link).
- */
-bool dmsc_tunnel_steer_backup_locked(struct dmsc_net *dn, u32 id)
-{
-	struct dmsc_tunnel *tun = dmsc_tunnel_lookup(dn, id);
-
-	if (!tun || !dmsc_dereference(dn, tun->cfg)->has_backup)
-		return false;
-	dmsc_tunnel_steer_backup(tun);
-	return READ_ONCE(tun->active) == DMSC_ACTIVE_EARLY;
+	rcu_read_lock();
+	tun = dmsc_tunnel_lookup(dn, id);
+	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
+	if (cfg && cfg->has_backup) {
+		cmpxchg(&tun->active, DMSC_ACTIVE_PRIMARY, DMSC_ACTIVE_EARLY);
+		early = READ_ONCE(tun->active) == DMSC_ACTIVE_EARLY;
+	}
+	rcu_read_unlock();
+	return early;
 }
 
 /* Switch tunnel @id if it was moved early: counted, told. Under dn->lock. */
