@@ -3,8 +3,8 @@
  * Credit sessions of the cbfc qdisc: the per-namespace table, its generic
  * netlink commands (SESSION_NEW, SESSION_DEL, SESSION_GET, CREDIT) and the
  * credit arithmetic. The qdisc (sch_cbfc.c) looks sessions up under RCU
- * when a flow gets its first packet and holds a reference while the flow
- * has packets queued.
+ * when it makes a flow and holds a reference while the flow exists: while
+ * it has packets queued, and idle for a while after.
  *
  * Why cumulative counters: an update that carries the next hop's running
  * total of freed bytes is idempotent. A lost update is repaired by the

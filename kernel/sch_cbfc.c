@@ -15,9 +15,17 @@
  * outer IPv6 header and the SRH), so that a transit hop running stock
  * seg6local classifies as the ingress does.
  *
+ * A flow whose queue empties stays in the hash, idle, as sch_fq keeps its
+ * flows: a steady flow, which often has one packet queued at a time,
+ * would otherwise be allocated, have its session looked up and be freed
+ * for every packet. Idle flows are on q->idle, oldest first; each new
+ * flow frees a few that have been idle CBFC_FLOW_IDLE or whose session
+ * was deleted, and any beyond `limit` of them (only new flows add to
+ * them), off the path of a packet whose flow exists.
+ *
  * Locking: enqueue and dequeue run under the qdisc lock. Sessions are
- * found under RCU and held by reference while a flow has packets; the
- * credit counters they carry are atomics. A flow that waits for credit
+ * found under RCU and held by reference by each flow; the credit counters
+ * they carry are atomics. A flow that waits for credit
  * is on its session's stalled list (s->lock, taken inside the qdisc lock,
  * never around it); a credit update moves the session's flows from there
  * to their qdisc's wake llist and schedules the qdisc, whose next dequeue
@@ -48,6 +56,10 @@
 
 #define CBFC_HASH_BUCKETS	1024
 #define CBFC_BTH_LEN		12
+/* How long an empty flow is kept for its next packet, in jiffies ... */
+#define CBFC_FLOW_IDLE		(3 * HZ)
+/* ... and how many such flows a new one frees, at most. */
+#define CBFC_FLOW_GC_MAX	8
 /* How far the rate's clock may lag: the burst after a late timer. */
 #define CBFC_RATE_LAG_NS	(10 * NSEC_PER_MSEC)
 
@@ -61,7 +73,7 @@ struct cbfc_sched;
 
 struct cbfc_flow {
 	struct hlist_node hnode;	/* q->hash */
-	struct list_head drr;		/* q->active or q->stalled */
+	struct list_head drr;		/* q->active, q->stalled or q->idle */
 	struct list_head sess_node;	/* sess->stalled, under sess->lock */
 	struct llist_node wake;		/* q->wake */
 	struct cbfc_sched *q;
@@ -69,7 +81,9 @@ struct cbfc_flow {
 	struct sk_buff *tail;
 	struct dmsc_session *sess;	/* NULL: the plain band */
 	struct dmsc_cbfc_key key;
+	u32 hash;			/* of key, before the bucket's mask */
 	u64 wait_since;			/* ns: when it last began to wait */
+	unsigned long idle_since;	/* jiffies: when its queue emptied */
 	u32 qlen;
 	int deficit;
 	bool stalled;
@@ -100,8 +114,10 @@ struct cbfc_sched {
 	u32 hash_rnd;
 	struct list_head active;	/* flows in the round */
 	struct list_head stalled;	/* flows waiting for credit */
+	struct list_head idle;		/* empty flows, oldest first */
 	struct cbfc_flow plain;
-	u32 n_flows;
+	u32 n_flows;			/* credited flows with packets */
+	u32 n_idle;
 	u32 n_stalled;
 	u32 credited_qlen;		/* packets in credited flows */
 
@@ -288,6 +304,79 @@ static void cbfc_flow_unstall(struct cbfc_sched *q, struct cbfc_flow *f)
 	q->n_stalled--;
 }
 
+/* Off the hash and freed: the caller took it off its list, if any. */
+static void cbfc_flow_free(struct cbfc_flow *f)
+{
+	hlist_del(&f->hnode);
+	dmsc_session_put(f->sess);
+	kmem_cache_free(cbfc_flow_cache, f);
+}
+
+/* An empty flow, idle or just made (on no list), goes. */
+static void cbfc_flow_forget(struct cbfc_sched *q, struct cbfc_flow *f)
+{
+	if (!list_empty(&f->drr)) {
+		list_del(&f->drr);
+		q->n_idle--;
+	}
+	cbfc_flow_free(f);
+}
+
+/*
+ * Free, of the oldest idle flows and up to @max of them, those that have
+ * waited CBFC_FLOW_IDLE for a packet or lost their session and those
+ * beyond `limit`: the memory of idle flows is bounded as that of queued
+ * packets is. A new flow frees up to CBFC_FLOW_GC_MAX, a change that
+ * lowers the limit all that are beyond it.
+ */
+static void cbfc_flow_gc(struct cbfc_sched *q, int max)
+{
+	struct cbfc_flow *f;
+	int n;
+
+	for (n = 0; n < max; n++) {
+		f = list_first_entry_or_null(&q->idle, struct cbfc_flow, drr);
+		if (!f)
+			return;
+		if (q->n_idle <= q->limit &&
+		    time_before(jiffies, f->idle_since + CBFC_FLOW_IDLE) &&
+		    !READ_ONCE(f->sess->dead))
+			return;
+		cbfc_flow_forget(q, f);
+	}
+}
+
+/*
+ * Keyed over every bit of the key, since sessions, and so flows, may be
+ * made for keys others chose (an RSVP speaker's PATH states): for IPv4,
+ * whose addresses fill a word each, over the four words that hold it all,
+ * a third of jhash2() over the whole key, which was much of the enqueue's
+ * cost.
+ */
+static u32 cbfc_hash(const struct dmsc_cbfc_key *k, u32 rnd)
+{
+	u32 w[4];
+
+	if (k->family != AF_INET)
+		return jhash2((const u32 *)k, sizeof(*k) / 4, rnd);
+	w[0] = k->src.s6_addr32[0];
+	w[1] = k->dst.s6_addr32[0];
+	w[2] = (u32)(__force u16)k->sport << 16 | k->family;
+	w[3] = k->qpn;
+	return jhash2(w, ARRAY_SIZE(w), rnd);
+}
+
+/* Keys are five u64s (with the padding zeroed): no memcmp() call. */
+static bool cbfc_key_eq(const struct dmsc_cbfc_key *a,
+			const struct dmsc_cbfc_key *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+
+	BUILD_BUG_ON(sizeof(*a) != 5 * sizeof(u64));
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
+		 (x[3] ^ y[3]) | (x[4] ^ y[4]));
+}
+
 /*
  * The queue of @skb: its flow's, the plain band, or NULL when a new flow
  * could not be allocated.
@@ -299,15 +388,15 @@ static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
 	struct hlist_head *bucket;
 	struct dmsc_session *s;
 	struct cbfc_flow *f;
-	u32 ilen = 0;
+	u32 ilen = 0, hash;
 
 	if (!cbfc_parse(skb, &key, &ilen))
 		return &q->plain;
 	cbfc_cb(skb)->credit_len = ilen;
-	bucket = &q->hash[jhash2((u32 *)&key, sizeof(key) / 4, q->hash_rnd) &
-			  (CBFC_HASH_BUCKETS - 1)];
+	hash = cbfc_hash(&key, q->hash_rnd);
+	bucket = &q->hash[hash & (CBFC_HASH_BUCKETS - 1)];
 	hlist_for_each_entry(f, bucket, hnode) {
-		if (memcmp(&f->key, &key, sizeof(key)))
+		if (f->hash != hash || !cbfc_key_eq(&f->key, &key))
 			continue;
 		/* Its session was deleted and maybe added anew: take that. */
 		if (unlikely(READ_ONCE(f->sess->dead))) {
@@ -318,6 +407,10 @@ static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
 				cbfc_flow_unstall(q, f);
 				dmsc_session_put(f->sess);
 				f->sess = s;
+			} else if (!f->qlen) {
+				/* No session: the plain band, as if never seen. */
+				cbfc_flow_forget(q, f);
+				return &q->plain;
 			}
 		}
 		return f;
@@ -325,34 +418,32 @@ static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
 	s = cbfc_session_get(q, &key);
 	if (!s)
 		return &q->plain;
+	if (!list_empty(&q->idle))
+		cbfc_flow_gc(q, CBFC_FLOW_GC_MAX);
 	f = kmem_cache_zalloc(cbfc_flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (!f) {
 		dmsc_session_put(s);
 		return NULL;
 	}
 	f->key = key;
+	f->hash = hash;
 	f->sess = s;
 	f->q = q;
+	f->idle_since = jiffies;
 	INIT_LIST_HEAD(&f->drr);
 	INIT_LIST_HEAD(&f->sess_node);
 	hlist_add_head(&f->hnode, bucket);
-	q->n_flows++;
 	return f;
 }
 
-static void cbfc_flow_free(struct cbfc_sched *q, struct cbfc_flow *f)
-{
-	hlist_del(&f->hnode);
-	dmsc_session_put(f->sess);
-	kmem_cache_free(cbfc_flow_cache, f);
-	q->n_flows--;
-}
-
-/* A flow made for a packet that is then dropped holds nothing: free it. */
+/*
+ * The flow of a packet that is then dropped: one made for it holds
+ * nothing and goes; so does an idle one, which would have soon.
+ */
 static void cbfc_flow_drop_new(struct cbfc_sched *q, struct cbfc_flow *f)
 {
 	if (!f->qlen)
-		cbfc_flow_free(q, f);
+		cbfc_flow_forget(q, f);
 }
 
 static int cbfc_enqueue_segs(struct sk_buff *skb, struct Qdisc *sch,
@@ -395,6 +486,7 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		 * reservation and never be covered (review finding 8).
 		 */
 		if (skb_is_gso(skb)) {
+			/* Each segment finds its flow: none if all fail. */
 			cbfc_flow_drop_new(q, f);
 			return cbfc_enqueue_segs(skb, sch, to_free);
 		}
@@ -423,7 +515,13 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	f->tail = skb;
 	if (!f->qlen++) {
 		f->deficit = q->quantum;
-		list_add_tail(&f->drr, &q->active);
+		if (f->sess) {
+			/* On q->idle, or just made and on no list. */
+			if (!list_empty(&f->drr))
+				q->n_idle--;
+			q->n_flows++;
+		}
+		list_move_tail(&f->drr, &q->active);
 	}
 	sch->q.qlen++;
 	qdisc_qstats_backlog_inc(sch, skb);
@@ -528,6 +626,8 @@ static bool cbfc_stall(struct cbfc_sched *q, struct cbfc_flow *f,
 	 */
 	if (dmsc_session_returns(s))
 		dmsc_cret_account(q->dn, s, 0, q->credit_batch, q->credit);
+	/* 0: stalled while the heartbeat was off (cbfc_heartbeat). */
+	f->wait_since = 0;
 	if (q->heartbeat_us) {
 		u64 deadline;
 
@@ -553,18 +653,24 @@ static struct sk_buff *cbfc_flow_pop(struct Qdisc *sch, struct cbfc_flow *f)
 	if (f->sess) {
 		q->st.backlog_credited -= qdisc_pkt_len(skb);
 		q->credited_qlen--;
+		if (!f->qlen)
+			q->n_flows--;
 	}
 	return skb;
 }
 
-/* An empty flow leaves the round; a credited one is freed. */
+/* An empty flow leaves the round; a credited one is kept, idle. */
 static void cbfc_flow_done(struct cbfc_sched *q, struct cbfc_flow *f)
 {
 	if (f->qlen)
 		return;
-	list_del_init(&f->drr);
-	if (f != &q->plain)
-		cbfc_flow_free(q, f);
+	if (f == &q->plain) {
+		list_del_init(&f->drr);
+		return;
+	}
+	f->idle_since = jiffies;
+	list_move_tail(&f->drr, &q->idle);
+	q->n_idle++;
 }
 
 /*
@@ -670,7 +776,7 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	f->stalled = false;
 	list_del_init(&f->drr);
 	q->n_stalled--;
-	cbfc_flow_free(q, f);
+	cbfc_flow_free(f);
 	if (fail)
 		cbfc_fail_queue(q, fail);
 }
@@ -1108,18 +1214,26 @@ static void cbfc_reset(struct Qdisc *sch)
 	 */
 	for (i = 0; i < CBFC_HASH_BUCKETS; i++)
 		hlist_for_each_entry(f, &q->hash[i], hnode)
-			cbfc_flow_detach(f);
+			/*
+			 * Only a stalled flow is on s->stalled. Not f->qlen:
+			 * cbfc_fail_link() just emptied those it failed over.
+			 */
+			if (f->stalled)
+				cbfc_flow_detach(f);
 	init_llist_head(&q->wake);
 	for (i = 0; i < CBFC_HASH_BUCKETS; i++) {
 		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode) {
 			cbfc_flow_purge(f);
-			cbfc_flow_free(q, f);
+			cbfc_flow_free(f);
 		}
 	}
 	cbfc_flow_purge(&q->plain);
 	INIT_LIST_HEAD(&q->active);
 	INIT_LIST_HEAD(&q->stalled);
+	INIT_LIST_HEAD(&q->idle);
 	INIT_LIST_HEAD(&q->plain.drr);
+	q->n_flows = 0;
+	q->n_idle = 0;
 	q->n_stalled = 0;
 	q->st.backlog_credited = 0;
 	q->credited_qlen = 0;
@@ -1214,6 +1328,9 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 	q->limit = limit;
 	q->flow_limit = flow_limit;
 	q->plain_limit = plain_limit;
+	/* Idle flows beyond a lowered limit go now, not in a softirq. */
+	if (q->n_idle > limit)
+		cbfc_flow_gc(q, q->n_idle - limit);
 	q->credit = cbfc_get(tb, TCA_CBFC_CREDIT, q->credit);
 	q->quantum = cbfc_get(tb, TCA_CBFC_QUANTUM, q->quantum);
 	q->heartbeat_us = cbfc_get(tb, TCA_CBFC_HEARTBEAT, q->heartbeat_us);
@@ -1251,6 +1368,7 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->cookie = atomic_long_inc_return(&cbfc_cookies) ?: 1;
 	INIT_LIST_HEAD(&q->active);
 	INIT_LIST_HEAD(&q->stalled);
+	INIT_LIST_HEAD(&q->idle);
 	INIT_LIST_HEAD(&q->plain.drr);
 	INIT_LIST_HEAD(&q->dn_node);
 	init_llist_head(&q->wake);
@@ -1343,6 +1461,7 @@ static int cbfc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st = q->st;
 	st.flows = q->n_flows;
 	st.stalled_flows = q->n_stalled;
+	st.idle_flows = q->n_idle;
 	st.plain_qlen = q->plain.qlen;
 	sch_tree_unlock(sch);
 	st.failovers = atomic64_read(&q->fo_failovers) +

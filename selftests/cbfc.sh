@@ -244,6 +244,74 @@ test_plain_band() {
 		"the credited flow moved: qlen $(qd qlen)"
 }
 
+# A flow whose queue empties is kept, idle (sch_cbfc.c): its next packets
+# are credited to its session without a lookup. A session deleted and
+# added again while the flow is idle takes them; once the session is
+# deleted for good they are plain and the flow goes, as when the flow was
+# freed with its last packet.
+test_idle_flow() {
+	trap case_cleanup EXIT
+	setup
+	cbfc session add "${FLOW[@]}" nexthop $B credit 1000000
+	local rx0
+	rx0=$(rx)
+	send 5
+	arrived "$rx0" 5
+	check "(( \$(qd credited_packets) == 5 && \$(qd flows) == 0 && \$(qd idle_flows) == 1 && \$(sess packets) == 5 ))" \
+		"credited_packets $(qd credited_packets) flows $(qd flows) idle_flows $(qd idle_flows) session packets $(sess packets), not 5 0 1 5"
+	send 5 5
+	arrived "$((rx0 + 5))" 5
+	check "(( \$(qd credited_packets) == 10 && \$(sess packets) == 10 && \$(qd idle_flows) == 1 ))" \
+		"the idle flow: credited_packets $(qd credited_packets) session packets $(sess packets) idle_flows $(qd idle_flows), not 10 10 1"
+	# Deleted and added again with the flow idle: the new session.
+	cbfc session del "${FLOW[@]}"
+	cbfc session add "${FLOW[@]}" nexthop $B credit 1000000
+	send 4 10
+	arrived "$((rx0 + 10))" 4
+	check "(( \$(qd credited_packets) == 14 && \$(sess packets) == 4 && \$(qd idle_flows) == 1 ))" \
+		"added again: credited_packets $(qd credited_packets) session packets $(sess packets) idle_flows $(qd idle_flows), not 14 4 1"
+	cbfc session del "${FLOW[@]}"
+	send 3 14
+	arrived "$((rx0 + 14))" 3
+	check "(( \$(qd credited_packets) == 14 && \$(qd plain_packets) == 3 && \$(qd idle_flows) == 0 ))" \
+		"session deleted: credited_packets $(qd credited_packets) plain_packets $(qd plain_packets) idle_flows $(qd idle_flows), not 14 3 0"
+	check "(( \$(qd drops) == 0 && \$(qd qlen) == 0 ))" \
+		"drops $(qd drops) qlen $(qd qlen)"
+}
+
+# Idle flows are bounded: at most `limit` of them once a new flow is made
+# (21 here: 20 and the newest), those idle 3 s go as new flows come (up
+# to 8 each), and a change that lowers the limit trims them at once.
+test_idle_gc() {
+	trap case_cleanup EXIT
+	setup limit 20 flow_limit 5 plain_limit 10
+	local i rx0 idle
+	for ((i = 0; i < 31; i++)); do
+		echo "cbfc session add src $A dst $B sport $((50000 + i)) qpn $((256 + i)) nexthop $B credit 1000000"
+	done >"$T/add"
+	"$DMSC" -n "$a" -batch "$T/add" || fail "dmsc -batch"
+	rx0=$(rx)
+	an "$RG" send dst $B qps 30 sport 50000 qpn 256 count 1 rate 0 \
+		size 64 json /dev/null 2>"$T/send.err" || fail "roce-gen: $(cat "$T/send.err")"
+	arrived "$rx0" 30
+	idle=$(qd idle_flows)
+	echo "30 flows of one packet each, limit 20: idle_flows $idle"
+	check "(( \$(qd credited_packets) == 30 && idle >= 11 && idle <= 21 ))" \
+		"credited_packets $(qd credited_packets) idle_flows $idle, not 30 and 11..21"
+	# Past CBFC_FLOW_IDLE: a new flow frees 8 of the oldest.
+	sleep 3.3
+	an "$RG" send dst $B qps 1 sport 50030 qpn 286 count 1 rate 0 \
+		size 64 json /dev/null 2>"$T/send.err" || fail "roce-gen: $(cat "$T/send.err")"
+	arrived "$((rx0 + 30))" 1
+	echo "3.3 s later, a new flow: idle_flows $(qd idle_flows)"
+	check "(( \$(qd idle_flows) == idle - 8 + 1 ))" \
+		"idle_flows $(qd idle_flows), not $((idle - 8 + 1))"
+	idle=$(( idle - 7 < 12 ? idle - 7 : 12 ))
+	tc -n "$a" qdisc change dev va root cbfc limit 12
+	check "(( \$(qd idle_flows) == idle && \$(qd drops) == 0 ))" \
+		"limit 12: idle_flows $(qd idle_flows) drops $(qd drops), not $idle and 0"
+}
+
 # limit, flow_limit and plain_limit drop, each counted by its reason;
 # waiting for credit never does.
 test_limits() {
@@ -637,6 +705,10 @@ test_link_down() {
 		[ "$how" = del ] ||
 			check "(( \$(qd link_failures) == want && \$(qd heartbeat_failures) == 0 && \$(qd failovers) == want && \$(qd drop_failed) == 0 && \$(qd qlen) == 0 ))" \
 				"$how: link_failures $(qd link_failures) heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed) qlen $(qd qlen)"
+		# Deleting the session wakes what waits on it: the flows
+		# the reset freed must not be among them (slub_debug).
+		dns "$a" cbfc session del "${HB_FLOW[@]}" ||
+			fail "$how: session del"
 		cleanup_ns
 		rm -rf "$T"
 		T=
@@ -927,6 +999,8 @@ CASES=(
 	test_credit_cumulative "cbfc: credit C sends exactly C bytes' worth, freed N N more; repeated, stale and absurd totals add nothing, available never exceeds C"
 	test_credit_delta "cbfc: a delta session adds every delta, a repeated one too, none past sent"
 	test_plain_band "cbfc: plain UDP and RoCEv2 without a session pass while a credited flow waits"
+	test_idle_flow "cbfc: an emptied flow is kept for its next packets; once its session is deleted they are plain, a new session takes them"
+	test_idle_gc "cbfc: idle flows are bounded by limit, go after 3 s idle as new flows come, and a lowered limit trims them"
 	test_limits "cbfc: limit, flow_limit and plain_limit drops are counted by reason"
 	test_plain_room "cbfc: credited flows at limit - plain_limit leave the plain band its room"
 	test_wake_session "cbfc: credit for one session wakes that session's flows only"
@@ -948,7 +1022,8 @@ CASES=(
 # tunnel, the rate. The older kernels run the cases that cross kernel
 # code whose behaviour moved: GSO, the failover's transmit, link down
 # (dev_deactivate), SRv6, netlink policies, teardown.
-NEWEST_CASES="test_credit_cumulative test_credit_delta test_plain_band
+NEWEST_CASES="test_credit_cumulative test_credit_delta test_plain_band test_idle_flow
+	test_idle_gc
 	test_limits test_plain_room test_wake_session test_oversize
 	test_heartbeat_no_tunnel test_rate"
 cases_only CASES "${DMSC_CBFC_CASES:-}"

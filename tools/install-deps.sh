@@ -16,7 +16,7 @@ pkgs=(
 	libmicrohttpd-dev curl openssl libssl-dev python3-jwt python3-cryptography
 	libsqlite3-dev libevent-dev libcurl4-openssl-dev etcd-server etcd-client
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
-	iproute2 nftables tshark tcpdump util-linux procps dkms jq gnuplot-nox
+	iproute2 nftables tshark tcpdump iputils-ping util-linux procps dkms jq gnuplot-nox
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
 	python3 python3-yaml python3-jsonschema groff-base man-db
 )

@@ -9,10 +9,13 @@
 # `rate` on PE2's egress), the topology of selftests/cbfc_incast.sh run
 # with one sender. Credit returns take DELAY ms back over each hop (netem
 # on PE2 -> P and P -> PE1: only RESVs go that way), so the loop's round
-# trip is DELAY plus the hops' time and one hop's BDP is
-# RATE / 8 x DELAY bytes. Each run gives every session the same credit,
-# from a quarter of the BDP to four times it, then 32 times it: the
-# ceiling this VM forwards at, the baseline of the ratio. Prints, per
+# trip is DELAY plus the hops' own time. One hop's BDP is RATE / 8 x its
+# round trip, which the first run measures with ping across P - PE2
+# (netem's DELAY and what the two stacks add under TCG); RATE / 8 x
+# DELAY, netem's share alone, is printed beside it. The first run gives
+# every session 32 times that: the ceiling this VM forwards at, the
+# baseline of the ratio. The others give each session the same credit,
+# from a quarter of the hop's BDP to four times it. Prints, per
 # credit, the bottleneck's utilisation (goodput over RATE) and its ratio
 # to the ceiling, and the RESVs the hops sent per MB at credit_batch
 # BATCH (16384, the default).
@@ -41,11 +44,12 @@ while getopts "r:d:n:b:q:" o; do
 	*) sed -n '/^# usage/,/^set -eu/p' "$0" | sed '$d'; exit 2 ;;
 	esac
 done
-bdp=$((rate * 1000000 * delay / 8000))	# bytes
+bdp=$((rate * 1000000 * delay / 8000))	# bytes, netem's delay alone
 
-# run CREDIT: one incast run; prints "UTIL_PERMILLE RESV_PER_MB LOST".
+# run CREDIT: one incast run; prints "UTIL_PERMILLE RESV_PER_MB PACKETS
+# LOST RTT_MS".
 run() {
-	local out util resv sink
+	local out util resv sink rtt
 	out=$(DMSC_INCAST_CASES=test_incast_cbfc DMSC_INCAST_SENDERS=1 \
 		DMSC_INCAST_CREDIT="$1" DMSC_INCAST_BATCH="$batch" \
 		DMSC_INCAST_DELAY_MS="$delay" DMSC_INCAST_RATE="$rate" \
@@ -54,22 +58,25 @@ run() {
 	util=$(echo "$out" | grep -oE 'busy [0-9]+\.[0-9] %' | tr -d '.%' | awk '{print $2}')
 	resv=$(echo "$out" | grep -oE '[0-9]+ per MB and hop pair' | awk '{print $1}')
 	sink=$(echo "$out" | grep -oE 'sink: [0-9]+ of [0-9]+ packets, [0-9]+ lost' | awk '{print $2, $6}')
-	if [ -z "$util" ] || [ -z "$resv" ]; then
+	rtt=$(echo "$out" | sed -n 's/.*hop RTT P-PE2: \([0-9.]*\) ms.*/\1/p')
+	if [ -z "$util" ] || [ -z "$resv" ] || [ -z "$rtt" ]; then
 		printf '#   %s\n' "$out" >&2
 		echo "cbfc_curve.sh: no figure from the run with credit $1" >&2
 		exit 1
 	fi
-	echo "$util $resv $sink"
+	echo "$util $resv $sink $rtt"
 }
 
-echo "# bottleneck $rate Mbit/s, RESVs delayed $delay ms a hop: BDP $bdp bytes, $count packets of 1024 bytes, credit_batch $batch"
+echo "# bottleneck $rate Mbit/s, RESVs delayed $delay ms a hop (netem's BDP $bdp bytes), $count packets of 1024 bytes, credit_batch $batch"
 ceiling=$(run $((bdp * 32)))
-read -r c_util c_resv c_pkts c_lost <<<"$ceiling"
-echo "# ceiling (credit 32 x BDP = $((bdp * 32)) bytes): busy $((c_util / 10)).$((c_util % 10)) %, $c_pkts packets, $c_lost lost, $c_resv RESVs per MB"
+read -r c_util c_resv c_pkts c_lost rtt <<<"$ceiling"
+hop=$(awk -v r="$rate" -v t="$rtt" 'BEGIN { printf "%d", r * 1e6 / 8 * t / 1000 }')
+echo "# hop P-PE2: round trip $rtt ms, BDP $hop bytes ($(awk -v h="$hop" -v b="$bdp" 'BEGIN { printf "%.2f", h / b }') x netem's)"
+echo "# ceiling (credit 32 x netem's BDP = $((bdp * 32)) bytes): busy $((c_util / 10)).$((c_util % 10)) %, $c_pkts packets, $c_lost lost, $c_resv RESVs per MB"
 printf '%10s %8s %8s %9s %11s %5s\n' credit xBDP busy% xCeiling RESV/MB lost
-for q in $quarters; do	# quarters of the BDP
-	credit=$((bdp * q / 4))
-	read -r util resv pkts lost <<<"$(run "$credit")"
+for q in $quarters; do	# quarters of the hop's BDP
+	credit=$((hop * q / 4))
+	read -r util resv pkts lost _ <<<"$(run "$credit")"
 	printf '%10d %8s %8s %9s %11d %5d\n' "$credit" \
 		"$(awk -v q="$q" 'BEGIN { printf "%.2f", q / 4 }')" \
 		"$((util / 10)).$((util % 10))" \

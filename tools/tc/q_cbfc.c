@@ -229,6 +229,8 @@ static int cbfc_print_xstats(struct qdisc_util *qu, FILE *f,
 			 " stalled_flows %u", st.stalled_flows);
 	print_color_uint(PRINT_ANY, COLOR_NONE, "plain_qlen", " plain_qlen %u",
 			 st.plain_qlen);
+	print_color_uint(PRINT_ANY, COLOR_NONE, "idle_flows", " idle_flows %u",
+			 st.idle_flows);
 	print_color_u64(PRINT_ANY, COLOR_NONE, "backlog_credited",
 			" backlog_credited %llub", st.backlog_credited);
 	print_nl();

@@ -40,7 +40,9 @@ struct tc_cbfc_xstats {
 	__u32	flows;			/* credited flows with packets queued */
 	__u32	stalled_flows;		/* ... of which wait for credit now */
 	__u32	plain_qlen;		/* packets in the plain band */
-	__u32	pad;
+	__u32	idle_flows;		/* credited flows kept empty, for
+					 * their next packet (was padding)
+					 */
 	__u64	credit_stalls;		/* times a flow had to wait for credit */
 	__u64	heartbeat_failures;	/* flows whose next hop was declared failed */
 	__u64	failovers;		/* ... or link_failures, whose tunnel
