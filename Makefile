@@ -121,7 +121,7 @@ install: install-bin install-man install-unit install-dkms install-tc
 
 install-bin: agent
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR)
-	$(INSTALL) -m 0755 agent/dmsc agent/dmsc-agent $(DESTDIR)$(SBINDIR)/
+	$(INSTALL) -m 0755 agent/dmsc agent/dmsc-agent agent/dmsc-rsvp $(DESTDIR)$(SBINDIR)/
 	$(INSTALL) -m 0755 tools/pki/dmsc-pki $(DESTDIR)$(SBINDIR)/
 
 install-man:
@@ -151,7 +151,8 @@ install-tc: tools
 # What install put, and nothing else: no directory it may share, no other
 # DKMS module or version. A unit an operator enabled is disabled first.
 uninstall: uninstall-tc
-	rm -f $(DESTDIR)$(SBINDIR)/dmsc $(DESTDIR)$(SBINDIR)/dmsc-agent $(DESTDIR)$(SBINDIR)/dmsc-pki
+	rm -f $(DESTDIR)$(SBINDIR)/dmsc $(DESTDIR)$(SBINDIR)/dmsc-agent $(DESTDIR)$(SBINDIR)/dmsc-rsvp \
+		$(DESTDIR)$(SBINDIR)/dmsc-pki
 	rm -f $(DESTDIR)$(MANDIR)/man8/dmsc.8 $(DESTDIR)$(MANDIR)/man8/dmsc-agent.8
 	if $(systemd_running); then systemctl disable --now dmsc-agent.service || true; fi
 	rm -f $(DESTDIR)$(UNITDIR)/dmsc-agent.service

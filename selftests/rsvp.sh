@@ -21,6 +21,9 @@
 source "$(dirname "$0")/lib.sh"
 
 RSVP=${DMSC_RSVP:-$top/agent/dmsc-rsvp}
+AGENT=${DMSC_AGENT:-$top/agent/dmsc-agent}
+# dmsc-rsvp run, or dmsc-agent's sr role (sr.rsvp) with the same settings.
+SPEAKERS=rsvp
 # shellcheck disable=SC2034 # read by lib.sh (node_fns, nodes_add)
 NODES="s p b t"
 FLOW=(src 10.1.0.1 dst 10.2.0.1 sport 49152 qpn 256)
@@ -63,13 +66,30 @@ topo() {
 }
 
 # speaker NODE ADDR [OPTIONS...]: dmsc-rsvp in NODE, control socket
-# $T/NODE.sock, log $T/NODE.log.
+# $T/NODE.sock, log $T/NODE.log. With SPEAKERS=agent, dmsc-agent with the
+# sr role and its sr.rsvp made of the same options (-r, -f, -c), the
+# agent's own control socket $T/NODE.agent.
 speaker() {
-	local n=$1 addr=$2
+	local n=$1 addr=$2 rsvp
 	shift 2
-	# Not through the function $n: $! must be the speaker, for kill.
-	ip netns exec "$(ns_of "$n")" "$RSVP" run -C "$T/$n.sock" -6 "$addr" \
-		-t 300 -n 3 "$@" 2>"$T/$n.log" &
+	if [ "$SPEAKERS" = agent ]; then
+		rsvp="\"address6\": \"$addr\", \"control\": \"$T/$n.sock\", \"retry_ms\": 300, \"retries\": 3"
+		while [ $# -gt 0 ]; do
+			case $1 in
+			-r) rsvp+=", \"refresh_ms\": $2" ;;
+			-f) rsvp+=", \"form\": \"$2\"" ;;
+			-c) rsvp+=", \"credit\": $2" ;;
+			*) fail "speaker: $1 has no sr.rsvp field here" ;;
+			esac
+			shift 2
+		done
+		echo "{ \"node\": \"$n\", \"roles\": [\"sr\"], \"control\": \"$T/$n.agent\", \"sr\": { \"rsvp\": { $rsvp } } }" >"$T/$n.json"
+		ip netns exec "$(ns_of "$n")" "$AGENT" -c "$T/$n.json" 2>"$T/$n.log" &
+	else
+		# Not through the function $n: $! must be the speaker, for kill.
+		ip netns exec "$(ns_of "$n")" "$RSVP" run -C "$T/$n.sock" \
+			-6 "$addr" -t 300 -n 3 "$@" 2>"$T/$n.log" &
+	fi
 	PIDS+=($!)
 	for _ in $(seq 100); do
 		[ -S "$T/$n.sock" ] && return 0
@@ -306,7 +326,40 @@ test_refresh_expiry() {
 		"t: expired $(stat t expired), PathTear $(stat t rx_pathtear)"
 }
 
-for tool in "$RSVP" tshark tcpdump python3; do
+# The same set-up and teardown with every speaker in dmsc-agent's sr role:
+# the kernel sessions and the counters are the speakers'; dmsc agent show
+# rsvp reports what the speaker's own stats do; an agent stopped (SIGTERM)
+# takes its node's session and state with it, and once it is back a new
+# set-up through it works.
+test_agent_speakers() {
+	SPEAKERS=agent
+	test_setup_teardown
+	local out j
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4) ||
+		fail "setup again: $out"
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	j=$(p "$top/agent/dmsc" -j agent socket "$T/p.agent" show rsvp)
+	echo "p: dmsc agent show rsvp: $(jq -c '.sr | {states, states_up, tx_resv: .counters.tx_resv, rx_path: .counters.rx_path}' <<<"$j")"
+	check "(( \$(jq '.sr.counters.tx_resv' <<<\"\$j\") == \$(stat p tx_resv) && \$(jq '.sr.counters.rx_path' <<<\"\$j\") == \$(stat p rx_path) && \$(jq '.sr.states_up' <<<\"\$j\") == 1 ))" \
+		"dmsc agent show rsvp on p: $j"
+	kill -TERM "${PIDS[1]}"
+	wait "${PIDS[1]}" 2>/dev/null || true
+	want p ""
+	check "[ ! -e \"\$T/p.sock\" ] && grep -q 'RSVP-CBFC speaker on fc00:a::2' \"\$T/p.log\"" \
+		"p's agent: $(cat "$T/p.log")"
+	speaker p fc00:a::2 -r 600000
+	out=$(rs s teardown "${FLOW[@]}")
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4) ||
+		fail "setup after p's restart: $out"
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	out=$(rs s teardown "${FLOW[@]}")
+	check "[ \"\$out\" = 'ok 1' ]" "teardown: $out"
+	for n in s p b t; do
+		wait_empty $n
+	done
+}
+
+for tool in "$RSVP" "$AGENT" tshark tcpdump python3 jq; do
 	command -v "$tool" >/dev/null ||
 		{ echo "1..0 # SKIP no $tool (make)"; exit 4; }
 done
@@ -316,7 +369,10 @@ CASES=(
 	test_bad_input "rsvp: truncated, wrong-length, bad-checksum, absurd-credit, unknown-class and unknown-session messages are counted and ignored"
 	test_silent_hop "rsvp: a hop without a speaker: retries, PathErr, no state or session left"
 	test_refresh_expiry "rsvp: refreshes keep the hops up past the expiry time; without the source every hop's state and session expire"
+	test_agent_speakers "rsvp: the same set-up and teardown with every speaker in dmsc-agent's sr role (sr.rsvp); dmsc agent show rsvp agrees; a stopped agent takes its session with it"
 )
+# The agent's loop drives the same speaker on every kernel: newest only.
+NEWEST_CASES="test_agent_speakers"
 # make check-deep runs this too (selftests/lib.sh): it waits out RFC
 # 2205 refresh and expiry periods.
 DEEP_CASES="test_refresh_expiry"

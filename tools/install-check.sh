@@ -17,6 +17,7 @@ expected() {
 	local f
 	{
 		printf '%s\n' usr/sbin/dmsc usr/sbin/dmsc-agent usr/sbin/dmsc-pki \
+			usr/sbin/dmsc-rsvp \
 			usr/share/man/man8/dmsc.8 usr/share/man/man8/dmsc-agent.8 \
 			lib/systemd/system/dmsc-agent.service \
 			usr/lib/x86_64-linux-gnu/tc/q_cbfc.so

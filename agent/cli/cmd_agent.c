@@ -4,7 +4,7 @@
  * (daemon/ctl.c has the protocol): what it holds and what it refused, and
  * the registration of this node's instances. No netlink.
  *
- *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rejected }
+ *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | rejected }
  *   dmsc agent [socket PATH] register id ID sid SID prefix PREFIX
  *              [rtype TYPE] [capability N] [state { active | pending | faulted }]
  *   dmsc agent [socket PATH] deregister ID
@@ -28,7 +28,7 @@
 
 static void agent_usage(void)
 {
-	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rejected }\n"
+	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | rejected }\n"
 	       "       dmsc agent [socket PATH] register id ID sid SID prefix PREFIX\n"
 	       "                  [rtype TYPE] [capability N] [state { active | pending | faulted }]\n"
 	       "       dmsc agent [socket PATH] deregister ID\n"
@@ -132,6 +132,26 @@ static void print_text(const char *what, struct json_object *d)
 
 			printf("  recent %s from %s: %s\n", str(x, "reason"),
 			       str(x, "peer"), str(x, "why"));
+		}
+		return;
+	}
+	if (!strcmp(what, "rsvp")) {
+		if (!json_object_object_get_ex(d, "sr", &role)) {
+			printf("no sr role\n");
+			return;
+		}
+		if (!json_object_object_get_ex(role, "counters", &v)) {
+			printf("sr: no RSVP-CBFC speaker (sr.rsvp)\n");
+			return;
+		}
+		printf("sr rsvp control %s states %s up %s\n", str(role, "control"),
+		       str(role, "states"), str(role, "states_up"));
+		json_object_object_foreach(v, name, n)
+			printf("  %s %s\n", name, json_object_get_string(n));
+		if (json_object_object_get_ex(role, "refused", &v)) {
+			json_object_object_foreach(v, reason, r)
+				printf("  refused_%s %s\n", reason,
+				       json_object_get_string(r));
 		}
 		return;
 	}
@@ -315,16 +335,17 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	}
 	if (matches(argv[0], "show")) {
 		static const char *const what[] = {
-			"instances", "routes", "peers", "policies", "rejected", NULL,
+			"instances", "routes", "peers", "policies", "rsvp", "rejected",
+			NULL,
 		};
 		size_t k;
 
 		if (argc != 2)
-			return usage_error("show: one of instances, routes, peers, policies, rejected");
+			return usage_error("show: one of instances, routes, peers, policies, rsvp, rejected");
 		for (k = 0; what[k] && !matches(argv[1], what[k]); k++)
 			;
 		if (!what[k])
-			return usage_error("show: \"%s\" is not instances, routes, peers, policies or rejected",
+			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp or rejected",
 					   argv[1]);
 		snprintf(line, sizeof(line), "{\"show\":\"%s\"}", what[k]);
 		d = ask(path, line);

@@ -4,7 +4,8 @@
  * that root and the socket's group may ask; the CLI (dmsc agent) is its
  * client. One request per connection, one line of JSON:
  *
- *   { "show": "instances" | "routes" | "peers" | "policies" | "rejected" }
+ *   { "show": "instances" | "routes" | "peers" | "policies" | "rsvp" |
+ *             "rejected" }
  *   { "register": { "id", "sid", "prefix", "rtype", "capability",
  *                   "state", "node" (optional: this node) } }
  *                                        (sr: an instance of this node)
@@ -78,10 +79,16 @@ static struct json_object *show(struct agent *a, const char *what)
 			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
 		return ok(d);
 	}
+	if (!strcmp(what, "rsvp")) {
+		/* the sr role's speaker (sr.rsvp) */
+		if (a->sr)
+			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
+		return ok(d);
+	}
 	if (strcmp(what, "instances") && strcmp(what, "routes") &&
 	    strcmp(what, "peers")) {
 		json_object_put(d);
-		return fail("show: \"%s\" is not instances, routes, peers, policies or rejected",
+		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp or rejected",
 			    what);
 	}
 	if (a->srd && strcmp(what, "routes"))

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
+#include <linux/dmsc.h>
+#include <linux/dmsc_cbfc.h>
 
 #include "config.h"
 
@@ -119,8 +121,8 @@ static int only_keys(struct json_object *obj, const char *path,
 }
 
 /* An integer @lo..@hi at @path; json-c reads 1.5 and "7" as numbers too. */
-static int get_uint(struct json_object *v, const char *path, long long lo,
-		    long long hi, unsigned int *dst, char *err, int errlen)
+static int get_int(struct json_object *v, const char *path, long long lo,
+		   long long hi, long long *dst, char *err, int errlen)
 {
 	long long x;
 
@@ -134,6 +136,17 @@ static int get_uint(struct json_object *v, const char *path, long long lo,
 		snprintf(err, errlen, "%s: must be %lld..%lld", path, lo, hi);
 		return -1;
 	}
+	*dst = x;
+	return 0;
+}
+
+static int get_uint(struct json_object *v, const char *path, long long lo,
+		    long long hi, unsigned int *dst, char *err, int errlen)
+{
+	long long x;
+
+	if (get_int(v, path, lo, hi, &x, err, errlen))
+		return -1;
 	*dst = (unsigned int)x;
 	return 0;
 }
@@ -496,11 +509,103 @@ static int get_srd(struct json_object *root, struct agent_config *cfg,
 	return 0;
 }
 
+/* An address of @family at @path.@key into @dst; "" when not there. */
+static int get_host(struct json_object *obj, const char *path,
+		    const char *key, int family, char *dst, size_t size,
+		    char *err, int errlen)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+	struct json_object *v;
+	char p[96];
+
+	snprintf(p, sizeof(p), "%s.%s", path, key);
+	if (!json_object_object_get_ex(obj, key, &v))
+		return 0;
+	if (get_str(v, p, dst, size, err, errlen))
+		return -1;
+	if (inet_pton(family, dst, buf) != 1) {
+		snprintf(err, errlen, "%s: \"%s\" is not an %s address", p, dst,
+			 family == AF_INET ? "IPv4" : "IPv6");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * sr.rsvp, the speaker's settings: the ranges are dmsc-rsvp run's
+ * (rsvp_main.c), so that a configuration moves between the two as is.
+ */
+static int get_rsvp(struct json_object *sr, struct rsvp_config *c, char *err,
+		    int errlen)
+{
+	static const char *const keys[] = {
+		"address6", "address4", "credit", "form", "refresh_ms",
+		"retry_ms", "retries", "control", NULL,
+	};
+	struct json_object *s, *v;
+	long long credit = CONFIG_RSVP_CREDIT;
+	const char *form;
+
+	if (!json_object_object_get_ex(sr, "rsvp", &s))
+		return 0;
+	if (!json_object_is_type(s, json_type_object)) {
+		snprintf(err, errlen, "sr.rsvp: expected an object");
+		return -1;
+	}
+	if (only_keys(s, "sr.rsvp", keys, err, errlen))
+		return -1;
+	c->enabled = true;
+	c->refresh_ms = CONFIG_RSVP_REFRESH_MS;
+	c->retry_ms = CONFIG_RSVP_RETRY_MS;
+	c->retries = CONFIG_RSVP_RETRIES;
+	if (get_host(s, "sr.rsvp", "address6", AF_INET6, c->address6,
+		     sizeof(c->address6), err, errlen) ||
+	    get_host(s, "sr.rsvp", "address4", AF_INET, c->address4,
+		     sizeof(c->address4), err, errlen))
+		return -1;
+	if (!c->address6[0] && !c->address4[0]) {
+		snprintf(err, errlen, "sr.rsvp: needs address6 or address4 (this node's, the hop address of its PATH and RESV)");
+		return -1;
+	}
+	if (json_object_object_get_ex(s, "credit", &v) &&
+	    get_int(v, "sr.rsvp.credit", 0, DMSC_CREDIT_MAX, &credit, err,
+		    errlen))
+		return -1;
+	c->credit = (unsigned long long)credit;
+	if (json_object_object_get_ex(s, "form", &v)) {
+		form = json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) : "";
+		if (strcmp(form, "mb") && strcmp(form, "cumulative")) {
+			snprintf(err, errlen, "sr.rsvp.form: expected \"cumulative\" or \"mb\"");
+			return -1;
+		}
+		c->mb = !strcmp(form, "mb");
+	}
+	/* The MB form carries whole MB: the reservation must be one at least. */
+	if (c->mb && ((c->credit >> 20) < 1 ||
+		      (c->credit >> 20) > RSVP_CREDIT_MB_MAX)) {
+		snprintf(err, errlen, "sr.rsvp.credit: %llu bytes: the mb form needs 1..%u MB",
+			 c->credit, RSVP_CREDIT_MB_MAX);
+		return -1;
+	}
+	if ((json_object_object_get_ex(s, "refresh_ms", &v) &&
+	     get_uint(v, "sr.rsvp.refresh_ms", 1, 3600000, &c->refresh_ms, err,
+		      errlen)) ||
+	    (json_object_object_get_ex(s, "retry_ms", &v) &&
+	     get_uint(v, "sr.rsvp.retry_ms", 1, 3600000, &c->retry_ms, err,
+		      errlen)) ||
+	    (json_object_object_get_ex(s, "retries", &v) &&
+	     get_uint(v, "sr.rsvp.retries", 0, 10, &c->retries, err, errlen)))
+		return -1;
+	return get_path(s, "sr.rsvp", "control", c->control,
+			sizeof(c->control), true, err, errlen);
+}
+
 static int get_sr(struct json_object *root, struct agent_config *cfg,
 		  char *err, int errlen)
 {
 	static const char *const keys[] = {
-		"srd", "heartbeat_ms", "state", "kernel", NULL,
+		"srd", "heartbeat_ms", "state", "kernel", "rsvp", NULL,
 	};
 	static const char *const srd_keys[] = { "node", "address", NULL };
 	struct sr_config *c = &cfg->sr;
@@ -564,7 +669,7 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 		}
 		c->kernel = json_object_get_boolean(v);
 	}
-	return 0;
+	return get_rsvp(s, &c->rsvp, err, errlen);
 }
 
 static int get_smo(struct json_object *root, struct agent_config *cfg,

@@ -56,6 +56,27 @@ struct srd_config {
 	unsigned int full_interval_ms;	/* anti-entropy: full table period */
 };
 
+#define CONFIG_RSVP_CREDIT	65536
+#define CONFIG_RSVP_REFRESH_MS	30000
+#define CONFIG_RSVP_RETRY_MS	200
+#define CONFIG_RSVP_RETRIES	3
+
+/*
+ * "sr.rsvp": the RSVP-CBFC speaker the sr role runs on its event loop
+ * (daemon/sr/rsvp_speaker.c), as dmsc-rsvp run does on its own.
+ */
+struct rsvp_config {
+	bool enabled;			/* the section is there */
+	char address6[64];		/* this node's, "" = no IPv6 speaker */
+	char address4[64];		/* this node's, "" = no IPv4 speaker */
+	unsigned long long credit;	/* bytes reserved for the upstream */
+	bool mb;			/* answer in the draft's MB form */
+	unsigned int refresh_ms;	/* PATH refresh at a source */
+	unsigned int retry_ms;		/* PATH retransmission, doubling */
+	unsigned int retries;		/* ... before giving up */
+	char control[108];		/* dmsc-rsvp -C's socket */
+};
+
 /* "sr": the SRDs this node's sr role learns routes from. */
 struct sr_config {
 	size_t nsrd;
@@ -66,6 +87,7 @@ struct sr_config {
 	unsigned int heartbeat_ms;	/* renewal of this node's MIs */
 	char state[CONFIG_PATH_MAX];	/* "" = none */
 	bool kernel;			/* program the dmsc module (default) */
+	struct rsvp_config rsvp;
 };
 
 /* "smo": the orchestrator's policies (daemon/smo/smo_role.c). */

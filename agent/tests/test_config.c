@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(35);
+	ktap_plan(43);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -126,5 +126,36 @@ int main(void)
 		   !strcmp(err, "sr.srd[0].address: required"), "sr.srd address required, by index");
 	ktap_check(parse("{\"node\":\"pe1\",\"roles\":[\"aam\"],\"sr\":{}}") &&
 		   !strcmp(err, "sr: roles has no \"sr\""), "sr section needs the sr role");
+	/* sr.rsvp: the speaker in the sr role, dmsc-rsvp run's ranges */
+#define SR_RSVP(x) "{\"node\":\"p\",\"roles\":[\"sr\"],\"sr\":{\"rsvp\":{" x "}}}"
+	ktap_check(!parse(SR_RSVP("\"address6\":\"fc00:a::2\",\"control\":\"/run/r.sock\"")) &&
+		   cfg.sr.rsvp.enabled && !strcmp(cfg.sr.rsvp.address6, "fc00:a::2") &&
+		   !cfg.sr.rsvp.address4[0] && cfg.sr.rsvp.credit == 65536 && !cfg.sr.rsvp.mb &&
+		   cfg.sr.rsvp.refresh_ms == 30000 && cfg.sr.rsvp.retry_ms == 200 &&
+		   cfg.sr.rsvp.retries == 3 && !strcmp(cfg.sr.rsvp.control, "/run/r.sock"),
+		   "sr.rsvp defaults");
+	ktap_check(!parse(SR_RSVP("\"address4\":\"10.0.0.2\",\"credit\":4294967296,"
+				  "\"form\":\"mb\",\"refresh_ms\":2000,\"retry_ms\":50,"
+				  "\"retries\":0,\"control\":\"/r\"")) &&
+		   cfg.sr.rsvp.credit == 4294967296ULL && cfg.sr.rsvp.mb &&
+		   cfg.sr.rsvp.refresh_ms == 2000 && cfg.sr.rsvp.retry_ms == 50 &&
+		   !cfg.sr.rsvp.retries && !strcmp(cfg.sr.rsvp.address4, "10.0.0.2"),
+		   "sr.rsvp: every field");
+	ktap_check(!parse("{\"node\":\"p\",\"roles\":[\"sr\"]}") && !cfg.sr.rsvp.enabled,
+		   "sr.rsvp: none without the section");
+	ktap_check(parse(SR_RSVP("\"control\":\"/r\"")) &&
+		   !strncmp(err, "sr.rsvp: needs address6 or address4", 35),
+		   "sr.rsvp: an address required");
+	ktap_check(parse(SR_RSVP("\"address6\":\"10.0.0.1\",\"control\":\"/r\"")) &&
+		   !strcmp(err, "sr.rsvp.address6: \"10.0.0.1\" is not an IPv6 address"),
+		   "sr.rsvp.address6 of the wrong family");
+	ktap_check(parse(SR_RSVP("\"address6\":\"::1\",\"credit\":4294967297,\"control\":\"/r\"")) &&
+		   !strcmp(err, "sr.rsvp.credit: must be 0..4294967296"),
+		   "sr.rsvp.credit past DMSC_CREDIT_MAX");
+	ktap_check(parse(SR_RSVP("\"address6\":\"::1\",\"form\":\"mb\",\"control\":\"/r\"")) &&
+		   !strncmp(err, "sr.rsvp.credit: 65536 bytes: the mb form needs 1..", 50),
+		   "sr.rsvp: the mb form needs whole MB");
+	ktap_check(parse(SR_RSVP("\"address6\":\"::1\"")) &&
+		   !strcmp(err, "sr.rsvp.control: required"), "sr.rsvp.control required");
 	return ktap_finish();
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The RSVP-CBFC speaker (rsvp_speaker.h). One poll loop over a raw RSVP
- * socket per address family, the control socket and a 50 ms tick for the
- * timers. State is a small table: one entry per (flow, previous hop), or
+ * The RSVP-CBFC speaker (rsvp_speaker.h): a raw RSVP socket per address
+ * family, the control socket and a 50 ms tick for the timers, driven by
+ * dmsc-rsvp's poll loop (rsvp_speaker_run) or the sr role's event loop. State is a small table: one entry per (flow, previous hop), or
  * per (flow, list) at the source. Every datagram goes through
  * rsvp_parse() first; what it refuses is counted by reason and dropped.
  */
@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include <linux/dmsc.h>
+
+#include <json-c/json.h>
 
 #include "nl.h"
 #include "rsvp_speaker.h"
@@ -64,8 +66,10 @@ struct state {
 	uint32_t refresh_ms;		/* the R PATH came with */
 };
 
-struct speaker {
-	const struct rsvp_speaker_cfg *cfg;
+struct rsvp_speaker {
+	const struct rsvp_speaker_cfg *cfg;	/* &own */
+	struct rsvp_speaker_cfg own;
+	char ctl_path[108];
 	int fd6, fd4, ctl;
 	struct dmsc_nl nl;
 	bool nl_open;
@@ -118,7 +122,7 @@ static void flow_of(const struct rsvp_msg *m, struct flow *f)
 	f->qpn = m->qpn;
 }
 
-static const struct rsvp_addr *me_for(const struct speaker *s,
+static const struct rsvp_addr *me_for(const struct rsvp_speaker *s,
 				      const struct rsvp_addr *peer)
 {
 	return peer->family == AF_INET ? &s->cfg->addr4 : &s->cfg->addr6;
@@ -167,7 +171,7 @@ static struct nl_msg *session_msg(int cmd, const struct state *e)
 	return msg;
 }
 
-static int kernel_session(struct speaker *s, struct state *e, bool add)
+static int kernel_session(struct rsvp_speaker *s, struct state *e, bool add)
 {
 	struct nl_msg *msg;
 	int err;
@@ -196,7 +200,7 @@ static int kernel_session(struct speaker *s, struct state *e, bool add)
 
 /* ---- sending ---- */
 
-static void send_to(struct speaker *s, const struct rsvp_addr *to,
+static void send_to(struct rsvp_speaker *s, const struct rsvp_addr *to,
 		    const struct rsvp_msg *m)
 {
 	static const int tx[] = {
@@ -243,7 +247,7 @@ static void send_to(struct speaker *s, const struct rsvp_addr *to,
 }
 
 /* The fields every message of @e's session carries. */
-static void msg_init(struct speaker *s, const struct state *e, uint8_t type,
+static void msg_init(struct rsvp_speaker *s, const struct state *e, uint8_t type,
 		     const struct rsvp_addr *peer, struct rsvp_msg *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -257,7 +261,7 @@ static void msg_init(struct speaker *s, const struct state *e, uint8_t type,
 	m->refresh_ms = e->refresh_ms;
 }
 
-static void send_path(struct speaker *s, struct state *e)
+static void send_path(struct rsvp_speaker *s, struct state *e)
 {
 	struct rsvp_msg m;
 
@@ -269,7 +273,7 @@ static void send_path(struct speaker *s, struct state *e)
 }
 
 /* Our own reservation, for the previous hop. */
-static void send_resv(struct speaker *s, struct state *e)
+static void send_resv(struct rsvp_speaker *s, struct state *e)
 {
 	const struct rsvp_speaker_cfg *c = s->cfg;
 	struct rsvp_msg m;
@@ -281,7 +285,7 @@ static void send_resv(struct speaker *s, struct state *e)
 	send_to(s, &e->prev, &m);
 }
 
-static void send_tear(struct speaker *s, struct state *e)
+static void send_tear(struct rsvp_speaker *s, struct state *e)
 {
 	struct rsvp_msg m;
 
@@ -289,7 +293,7 @@ static void send_tear(struct speaker *s, struct state *e)
 	send_to(s, &e->next, &m);
 }
 
-static void send_err(struct speaker *s, struct state *e, uint8_t code,
+static void send_err(struct rsvp_speaker *s, struct state *e, uint8_t code,
 		     const struct rsvp_addr *node)
 {
 	struct rsvp_msg m;
@@ -302,7 +306,7 @@ static void send_err(struct speaker *s, struct state *e, uint8_t code,
 
 /* ---- state ---- */
 
-static struct state *find(struct speaker *s, const struct flow *f,
+static struct state *find(struct rsvp_speaker *s, const struct flow *f,
 			  const struct rsvp_addr *prev,
 			  const struct rsvp_addr *next)
 {
@@ -320,7 +324,7 @@ static struct state *find(struct speaker *s, const struct flow *f,
 	return NULL;
 }
 
-static struct state *new_state(struct speaker *s)
+static struct state *new_state(struct rsvp_speaker *s)
 {
 	for (int i = 0; i < STATES_MAX; i++) {
 		if (!s->st[i].used) {
@@ -334,7 +338,7 @@ static struct state *new_state(struct speaker *s)
 }
 
 /* Remove @e: its kernel session first, then the entry. */
-static void drop(struct speaker *s, struct state *e)
+static void drop(struct rsvp_speaker *s, struct state *e)
 {
 	if (e->kernel)
 		kernel_session(s, e, false);
@@ -342,7 +346,7 @@ static void drop(struct speaker *s, struct state *e)
 }
 
 /* The source keeps a failed entry, so "status" can say why. */
-static void fail(struct speaker *s, struct state *e, const char *fmt,
+static void fail(struct rsvp_speaker *s, struct state *e, const char *fmt,
 		 const char *arg)
 {
 	if (e->kernel)
@@ -357,7 +361,7 @@ static void fail(struct speaker *s, struct state *e, const char *fmt,
 
 /* ---- receiving ---- */
 
-static void on_path(struct speaker *s, const struct rsvp_msg *m)
+static void on_path(struct rsvp_speaker *s, const struct rsvp_msg *m)
 {
 	uint64_t now = now_ms();
 	struct state *e;
@@ -402,7 +406,7 @@ static void on_path(struct speaker *s, const struct rsvp_msg *m)
 		send_resv(s, e);
 }
 
-static void on_resv(struct speaker *s, const struct rsvp_msg *m)
+static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 {
 	struct state *e;
 	struct flow f;
@@ -437,7 +441,7 @@ static void on_resv(struct speaker *s, const struct rsvp_msg *m)
 		send_resv(s, e);
 }
 
-static void on_tear(struct speaker *s, const struct rsvp_msg *m)
+static void on_tear(struct rsvp_speaker *s, const struct rsvp_msg *m)
 {
 	struct state *e;
 	struct flow f;
@@ -453,7 +457,7 @@ static void on_tear(struct speaker *s, const struct rsvp_msg *m)
 	drop(s, e);
 }
 
-static void on_err(struct speaker *s, const struct rsvp_msg *m,
+static void on_err(struct rsvp_speaker *s, const struct rsvp_msg *m,
 		   const struct rsvp_addr *from)
 {
 	char a[INET6_ADDRSTRLEN], msg[96];
@@ -473,7 +477,7 @@ static void on_err(struct speaker *s, const struct rsvp_msg *m,
 	fail(s, e, "%s", msg);
 }
 
-static void on_datagram(struct speaker *s, const uint8_t *buf, size_t len,
+static void on_datagram(struct rsvp_speaker *s, const uint8_t *buf, size_t len,
 			const struct rsvp_addr *from)
 {
 	char why[256], a[INET6_ADDRSTRLEN];
@@ -508,7 +512,7 @@ static void on_datagram(struct speaker *s, const uint8_t *buf, size_t len,
 	}
 }
 
-static void read_raw(struct speaker *s, int fd, int family)
+static void read_raw(struct rsvp_speaker *s, int fd, int family)
 {
 	uint8_t buf[RSVP_MSG_MAX + 64 + 1];
 	struct sockaddr_storage ss;
@@ -539,7 +543,7 @@ static void read_raw(struct speaker *s, int fd, int family)
 
 /* ---- timers ---- */
 
-static void tick(struct speaker *s)
+void rsvp_speaker_tick(struct rsvp_speaker *s)
 {
 	uint64_t now = now_ms();
 	char a[INET6_ADDRSTRLEN];
@@ -679,7 +683,7 @@ static int parse_cmd(char **w, int n, struct flow *f,
 	return 0;
 }
 
-static void ctl_setup(struct speaker *s, char **w, int n, FILE *out)
+static void ctl_setup(struct rsvp_speaker *s, char **w, int n, FILE *out)
 {
 	struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1];
 	unsigned int nh[LISTS_MAX] = { 0, 0 };
@@ -723,7 +727,7 @@ static void ctl_setup(struct speaker *s, char **w, int n, FILE *out)
 	fprintf(out, "ok\n");
 }
 
-static void ctl_status(struct speaker *s, char **w, int n, FILE *out)
+static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
 {
 	static const char *const names[] = { "wait", "up", "failed" };
 	char a[INET6_ADDRSTRLEN];
@@ -749,7 +753,7 @@ static void ctl_status(struct speaker *s, char **w, int n, FILE *out)
 		fprintf(out, "none\n");
 }
 
-static void ctl_teardown(struct speaker *s, char **w, int n, FILE *out)
+static void ctl_teardown(struct rsvp_speaker *s, char **w, int n, FILE *out)
 {
 	unsigned int gone = 0;
 	struct flow f;
@@ -772,7 +776,7 @@ static void ctl_teardown(struct speaker *s, char **w, int n, FILE *out)
 		fprintf(out, "error: no such flow set up here\n");
 }
 
-static void ctl_state(struct speaker *s, FILE *out)
+static void ctl_state(struct rsvp_speaker *s, FILE *out)
 {
 	static const char *const names[] = { "wait", "up", "failed" };
 	char a[4][INET6_ADDRSTRLEN];
@@ -792,7 +796,7 @@ static void ctl_state(struct speaker *s, FILE *out)
 	}
 }
 
-static void ctl_stats(struct speaker *s, FILE *out)
+static void ctl_stats(struct rsvp_speaker *s, FILE *out)
 {
 	for (int i = 0; i < RC_COUNT; i++)
 		fprintf(out, "%s %llu\n", counter_names[i],
@@ -802,7 +806,7 @@ static void ctl_stats(struct speaker *s, FILE *out)
 			(unsigned long long)s->refused[r]);
 }
 
-static void ctl_accept(struct speaker *s)
+static void ctl_accept(struct rsvp_speaker *s)
 {
 	char line[1024], *w[64], *save = NULL, *t;
 	int fd, n = 0;
@@ -905,74 +909,139 @@ static int open_ctl(const char *path)
 	return fd;
 }
 
-int rsvp_speaker_run(const struct rsvp_speaker_cfg *cfg)
+struct rsvp_speaker *rsvp_speaker_open(const struct rsvp_speaker_cfg *cfg)
 {
-	struct speaker *s = calloc(1, sizeof(*s));
-	struct sigaction sa = { .sa_handler = on_signal };
-	int rc = 1, err;
+	struct rsvp_speaker *s = calloc(1, sizeof(*s));
+	int err;
 
 	if (!s)
-		return 1;
-	s->cfg = cfg;
+		return NULL;
+	/* A copy: the agent's configuration is replaced on a reload. */
+	s->own = *cfg;
+	snprintf(s->ctl_path, sizeof(s->ctl_path), "%s", cfg->ctl_path);
+	s->own.ctl_path = s->ctl_path;
+	s->cfg = &s->own;
 	s->fd4 = s->fd6 = s->ctl = -1;
 	if (cfg->addr6.family && (s->fd6 = open_raw(&cfg->addr6)) < 0) {
 		perror("dmsc-rsvp: raw IPv6 RSVP socket");
-		goto out;
+		goto fail;
 	}
 	if (cfg->addr4.family && (s->fd4 = open_raw(&cfg->addr4)) < 0) {
 		perror("dmsc-rsvp: raw IPv4 RSVP socket");
-		goto out;
+		goto fail;
 	}
-	if ((s->ctl = open_ctl(cfg->ctl_path)) < 0) {
+	if ((s->ctl = open_ctl(s->ctl_path)) < 0) {
 		fprintf(stderr, "dmsc-rsvp: control socket %s: %s\n",
-			cfg->ctl_path, strerror(errno));
-		goto out;
+			s->ctl_path, strerror(errno));
+		goto fail;
 	}
 	if (!cfg->no_kernel) {
 		err = dmsc_nl_open(&s->nl);
 		if (err) {
 			dmsc_nl_perror(&s->nl, "netlink", err);
-			goto out;
+			goto fail;
 		}
 		s->nl_open = true;
 	}
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	fprintf(stderr, "dmsc-rsvp: listening, control %s\n", cfg->ctl_path);
-	while (!stop) {
-		struct pollfd p[3] = {
-			{ .fd = s->fd6, .events = POLLIN },
-			{ .fd = s->fd4, .events = POLLIN },
-			{ .fd = s->ctl, .events = POLLIN },
-		};
+	return s;
+fail:
+	rsvp_speaker_close(s);
+	return NULL;
+}
 
-		if (poll(p, 3, 50) < 0 && errno != EINTR)
-			break;
-		if (p[0].revents & POLLIN)
-			read_raw(s, s->fd6, AF_INET6);
-		if (p[1].revents & POLLIN)
-			read_raw(s, s->fd4, AF_INET);
-		if (p[2].revents & POLLIN)
-			ctl_accept(s);
-		tick(s);
-	}
+void rsvp_speaker_fds(const struct rsvp_speaker *s, int fds[RSVP_SPEAKER_FDS])
+{
+	fds[0] = s->fd6;
+	fds[1] = s->fd4;
+	fds[2] = s->ctl;
+}
+
+void rsvp_speaker_input(struct rsvp_speaker *s, int fd)
+{
+	if (fd < 0)
+		return;
+	if (fd == s->fd6)
+		read_raw(s, s->fd6, AF_INET6);
+	else if (fd == s->fd4)
+		read_raw(s, s->fd4, AF_INET);
+	else if (fd == s->ctl)
+		ctl_accept(s);
+}
+
+void rsvp_speaker_close(struct rsvp_speaker *s)
+{
+	if (!s)
+		return;
 	/* Leave no kernel session behind on the way out. */
 	for (int i = 0; i < STATES_MAX; i++)
 		if (s->st[i].used)
 			drop(s, &s->st[i]);
-	rc = 0;
-out:
 	if (s->nl_open)
 		dmsc_nl_close(&s->nl);
 	if (s->ctl >= 0) {
 		close(s->ctl);
-		unlink(cfg->ctl_path);
+		unlink(s->ctl_path);
 	}
 	if (s->fd4 >= 0)
 		close(s->fd4);
 	if (s->fd6 >= 0)
 		close(s->fd6);
 	free(s);
-	return rc;
+}
+
+struct json_object *rsvp_speaker_json(const struct rsvp_speaker *s)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *c = json_object_new_object();
+	struct json_object *r = json_object_new_object();
+	int i, n = 0, up = 0;
+
+	for (i = 0; i < STATES_MAX; i++) {
+		n += s->st[i].used;
+		up += s->st[i].used && s->st[i].st == ST_UP;
+	}
+	json_object_object_add(o, "control",
+			       json_object_new_string(s->ctl_path));
+	json_object_object_add(o, "states", json_object_new_int(n));
+	json_object_object_add(o, "states_up", json_object_new_int(up));
+	for (i = 0; i < RC_COUNT; i++)
+		json_object_object_add(c, counter_names[i],
+				       json_object_new_uint64(s->c[i]));
+	for (i = 1; i < RSVP_REASON_COUNT; i++)
+		json_object_object_add(r, rsvp_reason_name(i),
+				       json_object_new_uint64(s->refused[i]));
+	json_object_object_add(o, "counters", c);
+	json_object_object_add(o, "refused", r);
+	return o;
+}
+
+int rsvp_speaker_run(const struct rsvp_speaker_cfg *cfg)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct rsvp_speaker *s = rsvp_speaker_open(cfg);
+	int fds[RSVP_SPEAKER_FDS];
+
+	if (!s)
+		return 1;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	fprintf(stderr, "dmsc-rsvp: listening, control %s\n", cfg->ctl_path);
+	rsvp_speaker_fds(s, fds);
+	while (!stop) {
+		struct pollfd p[RSVP_SPEAKER_FDS];
+		int i;
+
+		for (i = 0; i < RSVP_SPEAKER_FDS; i++)
+			p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		if (poll(p, RSVP_SPEAKER_FDS, RSVP_SPEAKER_TICK_MS) < 0 &&
+		    errno != EINTR)
+			break;
+		for (i = 0; i < RSVP_SPEAKER_FDS; i++)
+			if (p[i].revents & POLLIN)
+				rsvp_speaker_input(s, fds[i]);
+		rsvp_speaker_tick(s);
+	}
+	rsvp_speaker_close(s);
+	return 0;
 }

@@ -2,8 +2,9 @@
 /*
  * The RSVP-CBFC speaker of one node: hop-by-hop set-up (PATH down the
  * hops, RESV back up, a kernel credit session per hop) and teardown, on
- * raw IPPROTO_RSVP sockets in a poll loop. Documentation/cbfc.md,
- * "Signalling". dmsc-rsvp (rsvp_main.c) runs it without the daemon.
+ * raw IPPROTO_RSVP sockets. Documentation/cbfc.md, "Signalling". The sr
+ * role of dmsc-agent runs it on its event loop (sr_rsvp.c); dmsc-rsvp
+ * (rsvp_main.c) runs it without the daemon, in a poll loop.
  */
 #ifndef DMSC_RSVP_SPEAKER_H
 #define DMSC_RSVP_SPEAKER_H
@@ -38,7 +39,27 @@ struct rsvp_speaker_cfg {
 	bool no_kernel;		/* no dmsc.ko: state only (unit use) */
 };
 
-/* Runs until SIGTERM/SIGINT; 0, or 1 after an error it printed. */
+struct rsvp_speaker;
+struct json_object;
+
+/* The sockets to watch for input: IPv6, IPv4, control; -1 for none. */
+#define RSVP_SPEAKER_FDS	3
+/* How often rsvp_speaker_tick() must run: retries, refreshes, expiry. */
+#define RSVP_SPEAKER_TICK_MS	50
+
+/* Sockets open, netlink too: NULL after an error it printed. */
+struct rsvp_speaker *rsvp_speaker_open(const struct rsvp_speaker_cfg *cfg);
+void rsvp_speaker_fds(const struct rsvp_speaker *s,
+		      int fds[RSVP_SPEAKER_FDS]);
+/* @fd of rsvp_speaker_fds() is readable. */
+void rsvp_speaker_input(struct rsvp_speaker *s, int fd);
+void rsvp_speaker_tick(struct rsvp_speaker *s);
+/* Every state dropped and its kernel session deleted, then freed. */
+void rsvp_speaker_close(struct rsvp_speaker *s);
+/* Counters, refusals by reason and the number of states. */
+struct json_object *rsvp_speaker_json(const struct rsvp_speaker *s);
+
+/* Open, poll until SIGTERM/SIGINT, close; 0, or 1 after an error. */
 int rsvp_speaker_run(const struct rsvp_speaker_cfg *cfg);
 
 #endif /* DMSC_RSVP_SPEAKER_H */

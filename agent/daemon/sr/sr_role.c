@@ -16,7 +16,9 @@
  *  - the policies the SMO pushes (type 6, over the same connection when
  *    the SRD's agent runs the smo role too): tunnels and rules this SR
  *    programs into its kernel and reconciles (sr_policy.c), on record in
- *    sr.state.
+ *    sr.state;
+ *  - with sr.rsvp, the RSVP-CBFC speaker (sr_rsvp.c): the hop-by-hop
+ *    set-up and teardown of credit sessions, on this loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +37,7 @@
 #include "msg_reg.h"
 #include "nl.h"
 #include "sr_policy.h"
+#include "sr_rsvp.h"
 #include "sr_telemetry.h"
 
 #define BACKOFF_MIN_MS	100
@@ -70,6 +73,8 @@ struct sr_role {
 	/* policies (type 6) */
 	struct sr_policy *pol;
 	struct event *rec_ev;
+	/* RSVP-CBFC (sr.rsvp) */
+	struct sr_rsvp *rsvp;
 };
 
 /* --- the kernel ---------------------------------------------------------- */
@@ -542,6 +547,9 @@ struct sr_role *sr_role_start(struct agent *a)
 		goto fail;
 	if (state_load(r))
 		goto fail;
+	if (a->cfg.sr.rsvp.enabled &&
+	    !(r->rsvp = sr_rsvp_start(a->base, &a->cfg.sr.rsvp, a->cfg.sr.kernel)))
+		goto fail;
 	if (a->cfg.sr.kernel) {
 		struct timeval rt = { RECONCILE_MS / 1000, RECONCILE_MS % 1000 * 1000 };
 
@@ -583,6 +591,8 @@ void sr_role_stop(struct sr_role *r)
 		event_free(r->hb_ev);
 	if (r->rec_ev)
 		event_free(r->rec_ev);
+	/* Before the kernel's socket: it deletes the sessions it made. */
+	sr_rsvp_stop(r->rsvp);
 	sr_policy_free(r->pol);
 	if (r->tm_ev)
 		event_free(r->tm_ev);
@@ -612,6 +622,12 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 	} else if (!strcmp(what, "policies")) {
 		json_object_put(o);
 		return sr_policy_show(r->pol);
+	} else if (!strcmp(what, "rsvp")) {
+		json_object_put(o);
+		if (r->rsvp)
+			return sr_rsvp_show(r->rsvp);
+		o = json_object_new_object();
+		json_object_object_add(o, "enabled", json_object_new_boolean(0));
 	} else if (!strcmp(what, "instances")) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < r->nlocal; i++)
