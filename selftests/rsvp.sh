@@ -22,6 +22,7 @@ source "$(dirname "$0")/lib.sh"
 
 RSVP=${DMSC_RSVP:-$top/agent/dmsc-rsvp}
 AGENT=${DMSC_AGENT:-$top/agent/dmsc-agent}
+PKI=$top/tools/pki/dmsc-pki
 # dmsc-rsvp run, or dmsc-agent's sr role (sr.rsvp) with the same settings.
 SPEAKERS=rsvp
 # shellcheck disable=SC2034 # read by lib.sh (node_fns, nodes_add)
@@ -359,6 +360,128 @@ test_agent_speakers() {
 	done
 }
 
+# wait_want NODE LINES: want, once the node's sessions are LINES (30 s).
+wait_want() {
+	for _ in $(seq 150); do
+		[ "$(sessions "$1")" = "$2" ] && break
+		sleep 0.2
+	done
+	want "$1" "$2"
+}
+
+# credit_policy NAME PATH [BACKUP]: s's tunnel 1 with one credit flow,
+# FLOW, along the hops PATH and BACKUP (comma-separated addresses).
+credit_policy() {
+	local path backup=""
+	path=$(sed 's/[^,]*/"&"/g' <<<"$2")
+	[ -z "${3:-}" ] || backup=", \"backup\": [ $(sed 's/[^,]*/"&"/g' <<<"$3") ]"
+	echo "{ \"policies\": [ { \"name\": \"$1\", \"node\": \"s\", \"tunnel\": 1,
+	  \"src\": \"fc00:a::1\", \"paths\": [ { \"segs\": [ $path ] } ],
+	  \"rules\": [ { \"dst\": \"10.2.0.0/16\" } ],
+	  \"credit\": [ { \"src\": \"10.1.0.1\", \"dst\": \"10.2.0.1\", \"sport\": 49152,
+	                \"qpn\": 256, \"path\": [ $path ]$backup } ] } ] }"
+}
+
+# pflow FIELD: the first policy flow's FIELD in s's dmsc agent show rsvp.
+pflow() {
+	"$top/agent/dmsc" -j agent socket "$T/s.agent" show rsvp | jq -r ".sr.$1"
+}
+
+# The SMO's policies carry credit flows: s's sr role, the flows' source,
+# sets them up through its speaker along the listed hops when a policy
+# comes (agents with the sr role and sr.rsvp on p, b and t), tears them
+# down with PathTear when the policy is withdrawn, moves them when the
+# hops change and signals them again after its agent restarts. The
+# controller (srd, aam, smo) shares s's namespace, over mutual TLS.
+test_policy_credit() {
+	trap case_cleanup EXIT
+	SPEAKERS=agent
+	local n
+	topo
+	{
+		"$PKI" -d "$T/pki" init
+		"$PKI" -d "$T/pki" node c --roles srd,aam,smo
+		"$PKI" -d "$T/pki" node s --roles sr
+	} >"$T/pki.log" 2>&1 || fail "dmsc-pki: $(cat "$T/pki.log")"
+	credit_policy roce fc00:a::2,fc00:a::4 fc00:a::3,fc00:a::4 >"$T/pol.json"
+	cat >"$T/c.json" <<-EOF
+	{ "node": "c", "roles": ["srd", "aam", "smo"], "control": "$T/c.sock",
+	  "tls": { "ca": "$T/pki/ca.crt", "cert": "$T/pki/c.crt", "key": "$T/pki/c.key" },
+	  "srd": { "listen": "127.0.0.1:7400", "store": { "sqlite": "$T/srd.db" } },
+	  "smo": { "policies": "$T/pol.json" } }
+	EOF
+	cat >"$T/s.json" <<-EOF
+	{ "node": "s", "roles": ["sr"], "control": "$T/s.agent",
+	  "tls": { "ca": "$T/pki/ca.crt", "cert": "$T/pki/s.crt", "key": "$T/pki/s.key" },
+	  "sr": { "srd": [ { "node": "c", "address": "127.0.0.1:7400" } ],
+	          "state": "$T/s.state",
+	          "rsvp": { "address6": "fc00:a::1", "control": "$T/s.sock",
+	                    "retry_ms": 300, "retries": 3 } } }
+	EOF
+	speaker p fc00:a::2 -r 600000 -f mb -c 2097152
+	speaker b fc00:a::3 -r 600000 -c 50000
+	speaker t fc00:a::4 -r 600000 -c 40000
+	ip netns exec "$NS_s" "$AGENT" -c "$T/c.json" 2>"$T/c.log" &
+	PIDS+=($!)
+	ip netns exec "$NS_s" "$AGENT" -c "$T/s.json" 2>"$T/s.log" &
+	PIDS+=($!)
+	local spid=$!
+
+	# The policy's flow, up on every hop with nothing asked of s by hand.
+	wait_want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	wait_want b "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	want t ""
+	check "[ \"\$(dns \"\$NS_s\" -j tunnel show | jq -c '[.[] | .id]')\" = '[1]' ]" \
+		"s's tunnels: $(dns "$NS_s" -j tunnel show)"
+	echo "s: $(rs s status "${FLOW[@]}" | tr '\n' ' ')"
+	check "[ \"\$(pflow 'policy_flows[0].status') \$(pflow policy_setups) \$(pflow policy_teardowns)\" = 'up 1 0' ]" \
+		"s's policy flow: $(pflow policy_flows) setups $(pflow policy_setups) teardowns $(pflow policy_teardowns)"
+
+	# Withdrawn: PathTear along both lists, nothing left on any hop.
+	"$DMSC" agent socket "$T/c.sock" policy withdraw roce >/dev/null ||
+		fail "policy withdraw"
+	for n in s p b t; do
+		wait_empty $n
+	done
+	check "[ \"\$(pflow policy_teardowns) \$(pflow 'policy_flows | length')\" = '1 0' ]" \
+		"after the withdraw: teardowns $(pflow policy_teardowns), flows $(pflow policy_flows)"
+	echo "withdrawn: no session, no state on s p b t"
+
+	# The hops change: primary through b alone; p's state goes.
+	credit_policy roce fc00:a::3,fc00:a::4 >"$T/pol2.json"
+	"$DMSC" agent socket "$T/c.sock" policy apply "$T/pol2.json" >/dev/null ||
+		fail "policy apply"
+	wait_want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::3 cumulative 50000"
+	wait_want b "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	want p ""
+	credit_policy roce fc00:a::2,fc00:a::4 >"$T/pol3.json"
+	"$DMSC" agent socket "$T/c.sock" policy apply "$T/pol3.json" >/dev/null ||
+		fail "policy apply"
+	wait_want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
+	wait_want b ""
+	wait_empty b
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	echo "moved to b, back to p: $(pflow policy_setups) set-ups, $(pflow policy_teardowns) teardowns"
+	check "[ \"\$(pflow policy_setups) \$(pflow policy_teardowns)\" = '3 2' ]" \
+		"setups $(pflow policy_setups) teardowns $(pflow policy_teardowns), not 3 2"
+
+	# s's agent stops: its session goes with it; started again, it signals
+	# the flow anew from its state file and the controller's full push.
+	kill -TERM "$spid"
+	wait "$spid" 2>/dev/null || true
+	want s ""
+	ip netns exec "$NS_s" "$AGENT" -c "$T/s.json" 2>>"$T/s.log" &
+	PIDS+=($!)
+	wait_want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+	check "[ \"\$(pflow 'policy_flows[0].status')\" = up ]" \
+		"after the restart: $(pflow policy_flows)"
+	for n in s p b t; do
+		check "(( \$(stat $n kernel_errors) == 0 ))" "$n: kernel errors"
+	done
+}
+
 for tool in "$RSVP" "$AGENT" tshark tcpdump python3 jq; do
 	command -v "$tool" >/dev/null ||
 		{ echo "1..0 # SKIP no $tool (make)"; exit 4; }
@@ -370,9 +493,10 @@ CASES=(
 	test_silent_hop "rsvp: a hop without a speaker: retries, PathErr, no state or session left"
 	test_refresh_expiry "rsvp: refreshes keep the hops up past the expiry time; without the source every hop's state and session expire"
 	test_agent_speakers "rsvp: the same set-up and teardown with every speaker in dmsc-agent's sr role (sr.rsvp); dmsc agent show rsvp agrees; a stopped agent takes its session with it"
+	test_policy_credit "rsvp: an SMO policy's credit flow is set up by the source's sr role on every hop, torn down on withdraw, moved when its hops change, signalled again after a restart"
 )
 # The agent's loop drives the same speaker on every kernel: newest only.
-NEWEST_CASES="test_agent_speakers"
+NEWEST_CASES="test_agent_speakers test_policy_credit"
 # make check-deep runs this too (selftests/lib.sh): it waits out RFC
 # 2205 refresh and expiry periods.
 DEEP_CASES="test_refresh_expiry"

@@ -9,7 +9,11 @@
 
 static const char *const policy_msg_keys[] = { "rev", "full", "policies", NULL };
 static const char *const policy_keys[] = {
-	"name", "node", "tunnel", "src", "paths", "backup", "rules", NULL,
+	"name", "node", "tunnel", "src", "paths", "backup", "rules", "credit",
+	NULL,
+};
+static const char *const credit_keys[] = {
+	"src", "dst", "sport", "qpn", "path", "backup", NULL,
 };
 static const char *const path_keys[] = { "segs", "weight", NULL };
 static const char *const rule_keys[] = { "dst", "src", "qpn", "tunnel", NULL };
@@ -171,6 +175,123 @@ struct json_object *pol_rule_json(const struct pol_rule *r)
 	return o;
 }
 
+/* An IPv4 or IPv6 address, its family by its form. */
+static int addr_get(struct json_object *v, const char *path,
+		    struct rsvp_addr *a, char *err, size_t errlen)
+{
+	const char *s = json_object_is_type(v, json_type_string) ?
+			json_object_get_string(v) : NULL;
+
+	memset(a, 0, sizeof(*a));
+	if (!s)
+		return fail(err, errlen, path, "expected an address", NULL);
+	a->family = strchr(s, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(a->family, s, a->a) != 1)
+		return fail(err, errlen, path, "not an IPv4 or IPv6 address", s);
+	return 0;
+}
+
+static int hops_get(struct json_object *arr, const char *path,
+		    struct rsvp_addr *hops, uint32_t *n, char *err,
+		    size_t errlen)
+{
+	char sub[192];
+	size_t len;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return fail(err, errlen, path, "expected an array of hop addresses",
+			    NULL);
+	len = json_object_array_length(arr);
+	if (!len || len > POLICY_HOPS_MAX) {
+		snprintf(err, errlen, "%s: 1..%d hops", path, POLICY_HOPS_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+		if (addr_get(json_object_array_get_idx(arr, i), sub, &hops[i],
+			     err, errlen))
+			return -1;
+	}
+	*n = (uint32_t)len;
+	return 0;
+}
+
+static int credit_from_json(struct json_object *o, const char *path,
+			    struct pol_credit *c, char *err, size_t errlen)
+{
+	struct json_object *v;
+	char sub[160];
+	uint64_t u;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errlen, path, "expected an object", NULL);
+	if (msg_keys_only(o, path, credit_keys, NULL, err, errlen))
+		return -1;
+	snprintf(sub, sizeof(sub), "%s.src", path);
+	if (!json_object_object_get_ex(o, "src", &v))
+		return fail(err, errlen, sub, "required", NULL);
+	if (addr_get(v, sub, &c->src, err, errlen))
+		return -1;
+	snprintf(sub, sizeof(sub), "%s.dst", path);
+	if (!json_object_object_get_ex(o, "dst", &v))
+		return fail(err, errlen, sub, "required", NULL);
+	if (addr_get(v, sub, &c->dst, err, errlen))
+		return -1;
+	if (c->src.family != c->dst.family)
+		return fail(err, errlen, sub, "not of src's family", NULL);
+	if (msg_get_u64(o, path, "sport", UINT16_MAX, &u, err, errlen))
+		return -1;
+	c->sport = (uint16_t)u;
+	if (msg_get_u64(o, path, "qpn", DMSC_QPN_MAX, &u, err, errlen))
+		return -1;
+	c->qpn = (uint32_t)u;
+	snprintf(sub, sizeof(sub), "%s.path", path);
+	if (!json_object_object_get_ex(o, "path", &v))
+		return fail(err, errlen, sub, "required", NULL);
+	if (hops_get(v, sub, c->path, &c->npath, err, errlen))
+		return -1;
+	snprintf(sub, sizeof(sub), "%s.backup", path);
+	if (json_object_object_get_ex(o, "backup", &v) &&
+	    hops_get(v, sub, c->backup, &c->nbackup, err, errlen))
+		return -1;
+	return 0;
+}
+
+static const char *addr_text(const struct rsvp_addr *a, char *buf,
+			     size_t len)
+{
+	return inet_ntop(a->family, a->a, buf, len) ? buf : "-";
+}
+
+static struct json_object *hops_json(const struct rsvp_addr *h, uint32_t n)
+{
+	struct json_object *a = json_object_new_array();
+	char buf[INET6_ADDRSTRLEN];
+
+	for (uint32_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(
+			addr_text(&h[i], buf, sizeof(buf))));
+	return a;
+}
+
+static struct json_object *credit_json(const struct pol_credit *c)
+{
+	struct json_object *o = json_object_new_object();
+	char buf[INET6_ADDRSTRLEN];
+
+	json_object_object_add(o, "src", json_object_new_string(
+		addr_text(&c->src, buf, sizeof(buf))));
+	json_object_object_add(o, "dst", json_object_new_string(
+		addr_text(&c->dst, buf, sizeof(buf))));
+	json_object_object_add(o, "sport", json_object_new_uint64(c->sport));
+	json_object_object_add(o, "qpn", json_object_new_uint64(c->qpn));
+	json_object_object_add(o, "path", hops_json(c->path, c->npath));
+	if (c->nbackup)
+		json_object_object_add(o, "backup",
+				       hops_json(c->backup, c->nbackup));
+	return o;
+}
+
 int policy_from_json(struct json_object *o, const char *path,
 		     struct policy *p, char *err, size_t errlen)
 {
@@ -252,6 +373,21 @@ int policy_from_json(struct json_object *o, const char *path,
 		}
 		p->nrules = (uint32_t)json_object_array_length(arr);
 	}
+	if (json_object_object_get_ex(o, "credit", NULL)) {
+		if (msg_get_array(o, path, "credit", POLICY_CREDIT_MAX, &arr, err,
+				  errlen))
+			return -1;
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			snprintf(sub, sizeof(sub), "%s.credit[%zu]", path, i);
+			if (credit_from_json(json_object_array_get_idx(arr, i), sub,
+					     &p->credit[i], err, errlen))
+				return -1;
+			for (size_t j = 0; j < i; j++)
+				if (pol_credit_flow_eq(&p->credit[i], &p->credit[j]))
+					return fail(err, errlen, sub, "the same flow as an earlier one", NULL);
+		}
+		p->ncredit = (uint32_t)json_object_array_length(arr);
+	}
 	return 0;
 }
 
@@ -286,6 +422,12 @@ struct json_object *policy_json(const struct policy *p)
 		json_object_array_add(a, pol_rule_json(&r));
 	}
 	json_object_object_add(o, "rules", a);
+	if (p->ncredit) {
+		a = json_object_new_array();
+		for (uint32_t i = 0; i < p->ncredit; i++)
+			json_object_array_add(a, credit_json(&p->credit[i]));
+		json_object_object_add(o, "credit", a);
+	}
 	return o;
 }
 
@@ -350,6 +492,36 @@ bool policy_tunnel_eq(const struct policy *a, const struct policy *b)
 		    a->paths[i].weight != b->paths[i].weight)
 			return false;
 	return true;
+}
+
+static bool addr_eq(const struct rsvp_addr *a, const struct rsvp_addr *b)
+{
+	return a->family == b->family &&
+	       !memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16);
+}
+
+static bool hops_eq(const struct rsvp_addr *a, uint32_t na,
+		    const struct rsvp_addr *b, uint32_t nb)
+{
+	if (na != nb)
+		return false;
+	for (uint32_t i = 0; i < na; i++)
+		if (!addr_eq(&a[i], &b[i]))
+			return false;
+	return true;
+}
+
+bool pol_credit_flow_eq(const struct pol_credit *a, const struct pol_credit *b)
+{
+	return addr_eq(&a->src, &b->src) && addr_eq(&a->dst, &b->dst) &&
+	       a->sport == b->sport && a->qpn == b->qpn;
+}
+
+bool pol_credit_eq(const struct pol_credit *a, const struct pol_credit *b)
+{
+	return pol_credit_flow_eq(a, b) &&
+	       hops_eq(a->path, a->npath, b->path, b->npath) &&
+	       hops_eq(a->backup, a->nbackup, b->backup, b->nbackup);
 }
 
 bool pol_rule_key_eq(const struct pol_rule *a, const struct pol_rule *b)

@@ -9,7 +9,16 @@
  *     "paths": [ { "segs": [ "SID", ... ], "weight": W }, ... ],
  *     "backup": [ "SID", ... ],                       (optional)
  *     "rules": [ { "dst": "PREFIX", "src": "PREFIX",  (src optional)
- *                  "qpn": "LO-HI" }, ... ] }          (qpn optional)
+ *                  "qpn": "LO-HI" }, ... ],           (qpn optional)
+ *     "credit": [ { "src": "ADDR", "dst": "ADDR",     (optional)
+ *                   "sport": PORT, "qpn": QPN,
+ *                   "path": [ "HOP", ... ],
+ *                   "backup": [ "HOP", ... ] }, ... ] }   (backup optional)
+ *
+ * A "credit" entry is a RoCEv2 flow of the tunnel under credit-based flow
+ * control: the target node's sr role sets it up hop by hop with RSVP-CBFC
+ * along "path" and "backup", the RSVP addresses of the hops (their
+ * speakers' own, sr.rsvp), and tears it down when the entry goes.
  *
  * The message, SMO to SR: { "rev": R, "full": B, "policies": [ ... ] }
  * always carries the whole set of the receiving node, so that one lost or
@@ -32,11 +41,14 @@
 #include <linux/dmsc.h>
 
 #include "msg.h"
+#include "rsvp.h"
 
 enum { MSG_POLICY = 6 };
 
 #define POLICY_NAME_MAX		64
 #define POLICY_RULES_MAX	16
+#define POLICY_CREDIT_MAX	16
+#define POLICY_HOPS_MAX		(RSVP_ERO_HOPS_MAX + 1)
 /* the policies of one node in one push (about 1 KiB each in JSON) */
 #define MSG_POLICIES_MAX	1024
 
@@ -55,6 +67,16 @@ struct pol_rule {
 	uint32_t tunnel;
 };
 
+/* A flow under credit control and the hops of its RSVP-CBFC set-up. */
+struct pol_credit {
+	struct rsvp_addr src, dst;	/* the flow's, of one family */
+	uint16_t sport;
+	uint32_t qpn;
+	uint32_t npath, nbackup;	/* nbackup 0: no backup */
+	struct rsvp_addr path[POLICY_HOPS_MAX];
+	struct rsvp_addr backup[POLICY_HOPS_MAX];
+};
+
 struct policy {
 	char name[POLICY_NAME_MAX];	/* "" for a tunnel read from a kernel */
 	char node[MSG_NODE_MAX];
@@ -65,6 +87,8 @@ struct policy {
 	struct pol_path backup;
 	uint32_t nrules;
 	struct pol_rule rules[POLICY_RULES_MAX];
+	uint32_t ncredit;
+	struct pol_credit credit[POLICY_CREDIT_MAX];
 };
 
 struct msg_policy {
@@ -94,6 +118,10 @@ int policy_array_parse(struct json_object *arr, const char *path,
 
 /* Same tunnel in a kernel: source, paths in order with weights, backup. */
 bool policy_tunnel_eq(const struct policy *a, const struct policy *b);
+/* Same flow (src, dst, sport, qpn); the hops are not compared. */
+bool pol_credit_flow_eq(const struct pol_credit *a, const struct pol_credit *b);
+/* Same flow and the same hops, in order. */
+bool pol_credit_eq(const struct pol_credit *a, const struct pol_credit *b);
 /* Same key (family, dst, src, qpn range); the tunnel is not compared. */
 bool pol_rule_key_eq(const struct pol_rule *a, const struct pol_rule *b);
 

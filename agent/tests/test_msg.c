@@ -156,7 +156,7 @@ int main(void)
 	struct qos_dev d;
 	struct qos_qp q[2];
 
-	ktap_plan(38);
+	ktap_plan(45);
 	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
 	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
 		   "the sample is accepted as it is");
@@ -257,6 +257,31 @@ int main(void)
 			  "policies[0].colour: unknown field"), "type 6: an unknown key in a policy");
 	ktap_check(starts(decode_text(POL(",\"rules\":[{\"dst\":\"10.1.0.0/16\",\"qpn\":\"31-16\"}]")),
 			  "policies[0].rules[0].qpn: not N or LO-HI"), "type 6: a qpn range upside down");
+	/* credit flows: set up hop by hop by the node's speaker */
+#define CR(x) POL(",\"credit\":[{\"src\":\"10.1.0.1\",\"dst\":\"10.2.0.1\",\"sport\":49152," \
+	"\"qpn\":256,\"path\":[\"fc00:a::2\",\"fc00:a::4\"]" x "}]")
+	ktap_check(!strcmp(decode_text(CR(",\"backup\":[\"fc00:a::3\",\"fc00:a::4\"]")), "(accepted)"),
+		   "type 6: a credit flow with a primary and a backup list accepted");
+	ktap_check(starts(decode_text(CR(",\"backup\":[]")),
+			  "policies[0].credit[0].backup: 1..17 hops"), "type 6: an empty backup list refused");
+	ktap_check(starts(decode_text(POL(",\"credit\":[{\"src\":\"10.1.0.1\",\"dst\":\"fc00::9\","
+					  "\"sport\":1,\"qpn\":2,\"path\":[\"fc00:a::2\"]}]")),
+			  "policies[0].credit[0].dst: not of src's family"), "type 6: a credit flow of two families");
+	ktap_check(starts(decode_text(CR(",\"path\":[\"fc00:a::2\"]")),
+			  "policies[0].credit[0]: duplicate key \"path\""),
+		   "type 6: a credit flow's path given twice");
+	ktap_check(starts(decode_text(POL(",\"credit\":[{\"src\":\"10.1.0.1\",\"dst\":\"10.2.0.1\","
+					  "\"sport\":1,\"qpn\":16777216,\"path\":[\"fc00:a::2\"]}]")),
+			  "policies[0].credit[0].qpn: "), "type 6: a credit flow's QPN past 24 bits");
+	ktap_check(starts(decode_text(CR(",\"hops\":1")),
+			  "policies[0].credit[0].hops: unknown field"), "type 6: an unknown key in a credit flow");
+	ktap_check(starts(decode_text(POL(",\"credit\":[{\"src\":\"10.1.0.1\",\"dst\":\"10.2.0.1\","
+					  "\"sport\":1,\"qpn\":2,\"path\":[\"a::1\"]},"
+					  "{\"src\":\"10.1.0.1\",\"dst\":\"10.2.0.1\","
+					  "\"sport\":1,\"qpn\":2,\"path\":[\"a::2\"]}]")),
+			  "policies[0].credit[1]: the same flow as an earlier one"),
+		   "type 6: one flow twice in a policy");
+#undef CR
 #undef POL
 	r.nqps = QOS_MAX_QPS + 1;
 	{

@@ -37,17 +37,11 @@ static const char *const counter_names[RC_COUNT] = {
 	"ignored_objects", "table_full",
 };
 
-struct flow {
-	struct rsvp_addr dst, src;
-	uint16_t sport;
-	uint32_t qpn;
-};
-
 enum st { ST_WAIT, ST_UP, ST_FAILED };
 
 struct state {
 	bool used;
-	struct flow flow;
+	struct rsvp_flow flow;
 	bool source;
 	int list;			/* source: 0 primary, 1 backup */
 	struct rsvp_addr prev;		/* not at the source */
@@ -107,13 +101,13 @@ static bool addr_eq(const struct rsvp_addr *a, const struct rsvp_addr *b)
 	       !memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16);
 }
 
-static bool flow_eq(const struct flow *a, const struct flow *b)
+static bool flow_eq(const struct rsvp_flow *a, const struct rsvp_flow *b)
 {
 	return addr_eq(&a->dst, &b->dst) && addr_eq(&a->src, &b->src) &&
 	       a->sport == b->sport && a->qpn == b->qpn;
 }
 
-static void flow_of(const struct rsvp_msg *m, struct flow *f)
+static void flow_of(const struct rsvp_msg *m, struct rsvp_flow *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->dst = m->dst;
@@ -132,7 +126,7 @@ static const struct rsvp_addr *me_for(const struct rsvp_speaker *s,
 
 static struct nl_msg *session_msg(int cmd, const struct state *e)
 {
-	const struct flow *f = &e->flow;
+	const struct rsvp_flow *f = &e->flow;
 	unsigned int alen = f->dst.family == AF_INET ? 4 : 16;
 	struct nl_msg *msg = dmsc_nl_msg(cmd, 0);
 	struct in6_addr nh;
@@ -306,7 +300,7 @@ static void send_err(struct rsvp_speaker *s, struct state *e, uint8_t code,
 
 /* ---- state ---- */
 
-static struct state *find(struct rsvp_speaker *s, const struct flow *f,
+static struct state *find(struct rsvp_speaker *s, const struct rsvp_flow *f,
 			  const struct rsvp_addr *prev,
 			  const struct rsvp_addr *next)
 {
@@ -365,7 +359,7 @@ static void on_path(struct rsvp_speaker *s, const struct rsvp_msg *m)
 {
 	uint64_t now = now_ms();
 	struct state *e;
-	struct flow f;
+	struct rsvp_flow f;
 
 	flow_of(m, &f);
 	e = find(s, &f, &m->hop, NULL);
@@ -409,7 +403,7 @@ static void on_path(struct rsvp_speaker *s, const struct rsvp_msg *m)
 static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 {
 	struct state *e;
-	struct flow f;
+	struct rsvp_flow f;
 
 	flow_of(m, &f);
 	e = find(s, &f, NULL, &m->hop);
@@ -444,7 +438,7 @@ static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 static void on_tear(struct rsvp_speaker *s, const struct rsvp_msg *m)
 {
 	struct state *e;
-	struct flow f;
+	struct rsvp_flow f;
 
 	flow_of(m, &f);
 	e = find(s, &f, &m->hop, NULL);
@@ -462,7 +456,7 @@ static void on_err(struct rsvp_speaker *s, const struct rsvp_msg *m,
 {
 	char a[INET6_ADDRSTRLEN], msg[96];
 	struct state *e;
-	struct flow f;
+	struct rsvp_flow f;
 
 	flow_of(m, &f);
 	e = find(s, &f, NULL, from);
@@ -623,7 +617,7 @@ static int parse_list(char *str, struct rsvp_addr *hops, unsigned int *n,
 }
 
 /* "src A dst B sport N qpn N" and, for setup, "path L [backup L]". */
-static int parse_cmd(char **w, int n, struct flow *f,
+static int parse_cmd(char **w, int n, struct rsvp_flow *f,
 		     struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1],
 		     unsigned int *nh, FILE *out)
 {
@@ -683,37 +677,55 @@ static int parse_cmd(char **w, int n, struct flow *f,
 	return 0;
 }
 
-static void ctl_setup(struct rsvp_speaker *s, char **w, int n, FILE *out)
+int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		       const struct rsvp_addr *path, unsigned int npath,
+		       const struct rsvp_addr *backup, unsigned int nbackup,
+		       char *err, size_t errlen)
 {
-	struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1];
-	unsigned int nh[LISTS_MAX] = { 0, 0 };
+	const struct rsvp_addr *lists[LISTS_MAX] = { path, backup };
+	unsigned int nh[LISTS_MAX] = { npath, nbackup };
 	uint64_t now = now_ms();
-	struct flow f;
+	int free_slots = 0;
 
-	if (parse_cmd(w, n, &f, lists, nh, out))
-		return;
+	for (int l = 0; l < LISTS_MAX; l++) {
+		if (nh[l] > RSVP_ERO_HOPS_MAX + 1) {
+			snprintf(err, errlen, "over %u hops", RSVP_ERO_HOPS_MAX + 1);
+			return -1;
+		}
+		if (nh[l] && !me_for(s, &lists[l][0])->family) {
+			snprintf(err, errlen, "no own address of hop 1's family");
+			return -1;
+		}
+	}
+	if (!npath) {
+		snprintf(err, errlen, "path: required");
+		return -1;
+	}
+	if (f->src.family != f->dst.family) {
+		snprintf(err, errlen, "src and dst of different families");
+		return -1;
+	}
 	for (int i = 0; i < STATES_MAX; i++) {
 		if (s->st[i].used && s->st[i].source &&
-		    flow_eq(&s->st[i].flow, &f)) {
-			fprintf(out, "error: flow already set up here\n");
-			return;
+		    flow_eq(&s->st[i].flow, f)) {
+			snprintf(err, errlen, "flow already set up here");
+			return -1;
 		}
+		free_slots += !s->st[i].used;
+	}
+	/* Both lists or neither: no half set-up to undo. */
+	if (free_slots < 1 + !!nbackup) {
+		s->c[RC_TABLE_FULL]++;
+		snprintf(err, errlen, "state table full");
+		return -1;
 	}
 	for (int l = 0; l < LISTS_MAX; l++) {
 		struct state *e;
 
 		if (!nh[l])
 			continue;
-		if (!me_for(s, &lists[l][0])->family) {
-			fprintf(out, "error: no own address of hop 1's family\n");
-			return;
-		}
 		e = new_state(s);
-		if (!e) {
-			fprintf(out, "error: state table full\n");
-			return;
-		}
-		e->flow = f;
+		e->flow = *f;
 		e->source = true;
 		e->list = l;
 		e->next = lists[l][0];
@@ -724,7 +736,65 @@ static void ctl_setup(struct rsvp_speaker *s, char **w, int n, FILE *out)
 		e->retry_at = now + s->cfg->retry_ms;
 		send_path(s, e);
 	}
-	fprintf(out, "ok\n");
+	return 0;
+}
+
+unsigned int rsvp_speaker_teardown(struct rsvp_speaker *s,
+				   const struct rsvp_flow *f)
+{
+	unsigned int gone = 0;
+
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *e = &s->st[i];
+
+		if (!e->used || !e->source || !flow_eq(&e->flow, f))
+			continue;
+		/* Down every list, even one still waiting: the hops have state. */
+		send_tear(s, e);
+		drop(s, e);
+		gone++;
+	}
+	return gone;
+}
+
+enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
+				     const struct rsvp_flow *f,
+				     char *why, size_t len)
+{
+	enum rsvp_status worst = RSVP_NONE;
+
+	for (int i = 0; i < STATES_MAX; i++) {
+		const struct state *e = &s->st[i];
+		enum rsvp_status st;
+
+		if (!e->used || !e->source || !flow_eq(&e->flow, f))
+			continue;
+		st = e->st == ST_UP ? RSVP_UP :
+		     e->st == ST_WAIT ? RSVP_WAIT : RSVP_FAILED;
+		if (st == RSVP_FAILED && worst != RSVP_FAILED && why)
+			snprintf(why, len, "%s: %s", e->list ? "backup" : "primary",
+				 e->why);
+		/* failed, then waiting, then up: the list furthest behind */
+		if (worst == RSVP_NONE || st > worst)
+			worst = st;
+	}
+	return worst;
+}
+
+static void ctl_setup(struct rsvp_speaker *s, char **w, int n, FILE *out)
+{
+	struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1];
+	unsigned int nh[LISTS_MAX] = { 0, 0 };
+	struct rsvp_flow f;
+	char err[128];
+
+	if (parse_cmd(w, n, &f, lists, nh, out))
+		return;
+	if (rsvp_speaker_setup(s, &f, lists[0], nh[0], lists[1], nh[1], err,
+			       sizeof(err)))
+		fprintf(out, "error: %s\n", err);
+	else
+		fprintf(out, "ok\n");
 }
 
 static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
@@ -732,7 +802,7 @@ static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
 	static const char *const names[] = { "wait", "up", "failed" };
 	char a[INET6_ADDRSTRLEN];
 	bool any = false;
-	struct flow f;
+	struct rsvp_flow f;
 
 	if (parse_cmd(w, n, &f, NULL, NULL, out))
 		return;
@@ -755,21 +825,12 @@ static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
 
 static void ctl_teardown(struct rsvp_speaker *s, char **w, int n, FILE *out)
 {
-	unsigned int gone = 0;
-	struct flow f;
+	unsigned int gone;
+	struct rsvp_flow f;
 
 	if (parse_cmd(w, n, &f, NULL, NULL, out))
 		return;
-	for (int i = 0; i < STATES_MAX; i++) {
-		struct state *e = &s->st[i];
-
-		if (!e->used || !e->source || !flow_eq(&e->flow, &f))
-			continue;
-		/* Down every list, even one still waiting: the hops have state. */
-		send_tear(s, e);
-		drop(s, e);
-		gone++;
-	}
+	gone = rsvp_speaker_teardown(s, &f);
 	if (gone)
 		fprintf(out, "ok %u\n", gone);
 	else

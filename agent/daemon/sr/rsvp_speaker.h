@@ -9,6 +9,7 @@
 #ifndef DMSC_RSVP_SPEAKER_H
 #define DMSC_RSVP_SPEAKER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rsvp.h"
@@ -42,6 +43,16 @@ struct rsvp_speaker_cfg {
 struct rsvp_speaker;
 struct json_object;
 
+/* A flow, as the kernel's credit session keys it. */
+struct rsvp_flow {
+	struct rsvp_addr dst, src;
+	uint16_t sport;
+	uint32_t qpn;
+};
+
+/* A flow's lists at its source, the one furthest behind. */
+enum rsvp_status { RSVP_NONE, RSVP_UP, RSVP_WAIT, RSVP_FAILED };
+
 /* The sockets to watch for input: IPv6, IPv4, control; -1 for none. */
 #define RSVP_SPEAKER_FDS	3
 /* How often rsvp_speaker_tick() must run: retries, refreshes, expiry. */
@@ -56,6 +67,23 @@ void rsvp_speaker_input(struct rsvp_speaker *s, int fd);
 void rsvp_speaker_tick(struct rsvp_speaker *s);
 /* Every state dropped and its kernel session deleted, then freed. */
 void rsvp_speaker_close(struct rsvp_speaker *s);
+/*
+ * Set @f up from this node, its source, along @path and @backup (the
+ * hops' own addresses; nbackup 0: none): PATH goes now, RESVs come back
+ * later (rsvp_speaker_status). 0, or -1 with the reason in @err and
+ * nothing changed. What dmsc-rsvp -C SOCK setup asks.
+ */
+int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		       const struct rsvp_addr *path, unsigned int npath,
+		       const struct rsvp_addr *backup, unsigned int nbackup,
+		       char *err, size_t errlen);
+/* PathTear down each list of @f and its session gone: how many lists. */
+unsigned int rsvp_speaker_teardown(struct rsvp_speaker *s,
+				   const struct rsvp_flow *f);
+/* @f at this source; with RSVP_FAILED, @why (if given) says which list why. */
+enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
+				     const struct rsvp_flow *f,
+				     char *why, size_t len);
 /* Counters, refusals by reason and the number of states. */
 struct json_object *rsvp_speaker_json(const struct rsvp_speaker *s);
 

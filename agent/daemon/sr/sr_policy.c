@@ -396,6 +396,12 @@ void sr_policy_push(struct sr_policy *s, const struct msg_policy *m)
 
 /* --- state and show ----------------------------------------------------------- */
 
+const struct policy *sr_policy_desired(const struct sr_policy *s, size_t *n)
+{
+	*n = s->nwant;
+	return s->want;
+}
+
 struct json_object *sr_policy_state(const struct sr_policy *s)
 {
 	struct json_object *o = json_object_new_object(), *a, *in;

@@ -28,6 +28,9 @@ void sr_policy_push(struct sr_policy *s, const struct msg_policy *m);
 /* The kernel against what is desired and installed; 0 or -1 (logged). */
 int sr_policy_reconcile(struct sr_policy *s);
 
+/* What the SMO wants this node to hold now: @n policies. */
+const struct policy *sr_policy_desired(const struct sr_policy *s, size_t *n);
+
 /* { "rev", "desired": [ policy ], "installed": { "tunnels", "rules" } } */
 struct json_object *sr_policy_state(const struct sr_policy *s);
 /* The same from a state file. -1 (logged) if it is not that. */

@@ -446,6 +446,28 @@ static int on_up(struct conn *c, void *arg)
 	return 0;
 }
 
+/*
+ * The credit flows of the policies to the speaker (sr_rsvp.c), which
+ * sets up, tears down and retries; without one (no sr.rsvp), said once
+ * per change of the policies.
+ */
+static void credit_sync(struct sr_role *r)
+{
+	const struct policy *p;
+	size_t n, i;
+
+	p = sr_policy_desired(r->pol, &n);
+	if (r->rsvp) {
+		sr_rsvp_want(r->rsvp, p, n);
+		return;
+	}
+	for (i = 0; i < n && !p[i].ncredit; i++)
+		;
+	if (i < n)
+		agent_log("sr: policy %s has credit flows, but this node runs no RSVP-CBFC speaker (sr.rsvp): not set up",
+			  p[i].name);
+}
+
 static int on_frame(struct conn *c, const unsigned char *p, size_t len,
 		    void *arg)
 {
@@ -472,6 +494,7 @@ static int on_frame(struct conn *c, const unsigned char *p, size_t len,
 			reject_note(&r->a->rej, "node", conn_peer(c)->node, why);
 		} else {
 			sr_policy_push(r->pol, mp);
+			credit_sync(r);
 		}
 	}
 	msg_free(&m);
@@ -550,6 +573,8 @@ struct sr_role *sr_role_start(struct agent *a)
 	if (a->cfg.sr.rsvp.enabled &&
 	    !(r->rsvp = sr_rsvp_start(a->base, &a->cfg.sr.rsvp, a->cfg.sr.kernel)))
 		goto fail;
+	/* after a restart: the policies' credit flows signalled again */
+	credit_sync(r);
 	if (a->cfg.sr.kernel) {
 		struct timeval rt = { RECONCILE_MS / 1000, RECONCILE_MS % 1000 * 1000 };
 

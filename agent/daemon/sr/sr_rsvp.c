@@ -9,15 +9,183 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "log.h"
 #include "rsvp_speaker.h"
 #include "sr_rsvp.h"
+
+/* How often, in ticks, the policies' flows are looked after. */
+#define DRIVE_TICKS	(1000 / RSVP_SPEAKER_TICK_MS)
+
+/* A credit flow of a policy. */
+struct flow_want {
+	struct pol_credit c;
+	char policy[POLICY_NAME_MAX];
+	bool wanted;		/* in the policies still (during a sync) */
+	bool owned;		/* set up by this code, not yet torn down */
+	int64_t tried_ms;	/* the last set-up; 0 never */
+	char why[200];		/* the last refusal or failure, "" none */
+};
 
 struct sr_rsvp {
 	struct rsvp_speaker *sp;
 	struct event *io[RSVP_SPEAKER_FDS];
 	struct event *tick;
+	unsigned int ticks;
+	struct flow_want *fw;
+	size_t nfw;
+	uint64_t setups, teardowns, retries, refusals;
 };
+
+static void flow_of(const struct pol_credit *c, struct rsvp_flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->src = c->src;
+	f->dst = c->dst;
+	f->sport = c->sport;
+	f->qpn = c->qpn;
+}
+
+static const char *flow_text(const struct pol_credit *c, char *buf,
+			     size_t len)
+{
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+
+	inet_ntop(c->src.family, c->src.a, s, sizeof(s));
+	inet_ntop(c->dst.family, c->dst.a, d, sizeof(d));
+	snprintf(buf, len, "%s:%u > %s QP %u", s, c->sport, d, c->qpn);
+	return buf;
+}
+
+static void teardown(struct sr_rsvp *r, struct flow_want *w)
+{
+	struct rsvp_flow f;
+
+	if (!w->owned)
+		return;
+	flow_of(&w->c, &f);
+	rsvp_speaker_teardown(r->sp, &f);
+	w->owned = false;
+	r->teardowns++;
+}
+
+static void setup(struct sr_rsvp *r, struct flow_want *w, int64_t now)
+{
+	char why[sizeof(w->why)], buf[128];
+	struct rsvp_flow f;
+
+	flow_of(&w->c, &f);
+	w->tried_ms = now;
+	if (rsvp_speaker_setup(r->sp, &f, w->c.path, w->c.npath, w->c.backup,
+			       w->c.nbackup, why, sizeof(why))) {
+		r->refusals++;
+		/* Said once, not at every retry. */
+		if (strcmp(why, w->why))
+			agent_log("sr: policy %s: credit flow %s: %s", w->policy,
+				  flow_text(&w->c, buf, sizeof(buf)), why);
+		snprintf(w->why, sizeof(w->why), "%s", why);
+		return;
+	}
+	w->owned = true;
+	w->why[0] = '\0';
+	r->setups++;
+}
+
+/*
+ * Each wanted flow set up, or set up again once its last try is
+ * SR_RSVP_RETRY_MS old and it failed or was refused; one that is gone
+ * from the speaker (an operator's teardown) is set up again.
+ */
+static void drive(struct sr_rsvp *r)
+{
+	int64_t now = agent_now_ms();
+
+	for (size_t i = 0; i < r->nfw; i++) {
+		struct flow_want *w = &r->fw[i];
+		bool due = !w->tried_ms || now - w->tried_ms >= SR_RSVP_RETRY_MS;
+		struct rsvp_flow f;
+		char why[sizeof(w->why)] = "";
+
+		if (!w->owned) {
+			if (due)
+				setup(r, w, now);
+			continue;
+		}
+		flow_of(&w->c, &f);
+		switch (rsvp_speaker_status(r->sp, &f, why, sizeof(why))) {
+		case RSVP_NONE:
+			w->owned = false;
+			setup(r, w, now);
+			break;
+		case RSVP_FAILED:
+			if (strcmp(why, w->why)) {
+				char buf[128];
+
+				agent_log("sr: policy %s: credit flow %s: %s",
+					  w->policy,
+					  flow_text(&w->c, buf, sizeof(buf)), why);
+				snprintf(w->why, sizeof(w->why), "%s", why);
+			}
+			if (due) {
+				r->retries++;
+				teardown(r, w);
+				setup(r, w, now);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n)
+{
+	struct flow_want *fw;
+	size_t i, j, k;
+
+	for (i = 0; i < r->nfw; i++)
+		r->fw[i].wanted = false;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < p[i].ncredit; k++) {
+			const struct pol_credit *c = &p[i].credit[k];
+
+			for (j = 0; j < r->nfw; j++)
+				if (pol_credit_flow_eq(&r->fw[j].c, c))
+					break;
+			if (j < r->nfw && r->fw[j].wanted)
+				continue;	/* two policies, one flow: the first */
+			if (j == r->nfw) {
+				fw = realloc(r->fw, (r->nfw + 1) * sizeof(*fw));
+				if (!fw) {
+					agent_log("sr: out of memory for credit flows");
+					continue;
+				}
+				r->fw = fw;
+				memset(&r->fw[j], 0, sizeof(r->fw[j]));
+				r->fw[j].c = *c;
+				r->nfw++;
+			} else if (!pol_credit_eq(&r->fw[j].c, c)) {
+				/* Other hops: down the old ones first. */
+				teardown(r, &r->fw[j]);
+				r->fw[j].c = *c;
+				r->fw[j].tried_ms = 0;
+				r->fw[j].why[0] = '\0';
+			}
+			r->fw[j].wanted = true;
+			snprintf(r->fw[j].policy, sizeof(r->fw[j].policy), "%s",
+				 p[i].name);
+		}
+	}
+	for (i = 0; i < r->nfw;) {
+		if (r->fw[i].wanted) {
+			i++;
+			continue;
+		}
+		teardown(r, &r->fw[i]);
+		r->fw[i] = r->fw[--r->nfw];
+	}
+	drive(r);
+}
 
 static void on_input(evutil_socket_t fd, short what, void *arg)
 {
@@ -27,9 +195,13 @@ static void on_input(evutil_socket_t fd, short what, void *arg)
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
+	struct sr_rsvp *r = arg;
+
 	(void)fd;
 	(void)what;
-	rsvp_speaker_tick(arg);
+	rsvp_speaker_tick(r->sp);
+	if (r->nfw && ++r->ticks % DRIVE_TICKS == 0)
+		drive(r);
 }
 
 /* The configuration's strings, checked when it was parsed (config.c). */
@@ -75,7 +247,7 @@ struct sr_rsvp *sr_rsvp_start(struct event_base *base,
 		if (!r->io[i] || event_add(r->io[i], NULL))
 			goto fail;
 	}
-	r->tick = event_new(base, -1, EV_PERSIST, on_tick, r->sp);
+	r->tick = event_new(base, -1, EV_PERSIST, on_tick, r);
 	if (!r->tick || event_add(r->tick, &tv))
 		goto fail;
 	agent_log("sr: RSVP-CBFC speaker on %s%s%s, control %s",
@@ -97,10 +269,48 @@ void sr_rsvp_stop(struct sr_rsvp *r)
 		if (r->io[i])
 			event_free(r->io[i]);
 	rsvp_speaker_close(r->sp);
+	free(r->fw);
 	free(r);
 }
 
 struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 {
-	return rsvp_speaker_json(r->sp);
+	static const char *const names[] = {
+		[RSVP_NONE] = "none", [RSVP_UP] = "up", [RSVP_WAIT] = "wait",
+		[RSVP_FAILED] = "failed",
+	};
+	struct json_object *o = rsvp_speaker_json(r->sp);
+	struct json_object *a = json_object_new_array();
+	char buf[128];
+
+	for (size_t i = 0; i < r->nfw; i++) {
+		const struct flow_want *w = &r->fw[i];
+		struct json_object *x = json_object_new_object();
+		enum rsvp_status st = RSVP_NONE;
+		struct rsvp_flow f;
+
+		flow_of(&w->c, &f);
+		if (w->owned)
+			st = rsvp_speaker_status(r->sp, &f, NULL, 0);
+		json_object_object_add(x, "policy",
+				       json_object_new_string(w->policy));
+		json_object_object_add(x, "flow", json_object_new_string(
+			flow_text(&w->c, buf, sizeof(buf))));
+		json_object_object_add(x, "status", json_object_new_string(
+			w->owned ? names[st] : w->why[0] ? "refused" : "pending"));
+		if (w->why[0])
+			json_object_object_add(x, "why",
+					       json_object_new_string(w->why));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "policy_flows", a);
+	json_object_object_add(o, "policy_setups",
+			       json_object_new_uint64(r->setups));
+	json_object_object_add(o, "policy_teardowns",
+			       json_object_new_uint64(r->teardowns));
+	json_object_object_add(o, "policy_retries",
+			       json_object_new_uint64(r->retries));
+	json_object_object_add(o, "policy_refusals",
+			       json_object_new_uint64(r->refusals));
+	return o;
 }

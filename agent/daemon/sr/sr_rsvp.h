@@ -5,6 +5,13 @@
  * become readable and its timers ticked every RSVP_SPEAKER_TICK_MS.
  * Stopping drops every state, so the node's kernel credit sessions go
  * with the role (the sources' refreshes set them up again).
+ *
+ * The "credit" flows of the SMO's policies for this node are set up from
+ * here, their source: each as soon as it is wanted, again after a failure
+ * (every SR_RSVP_RETRY_MS), torn down (PathTear along its lists) when
+ * its policy no longer has it, and torn down and set up anew when its
+ * hops change. Flows an operator set up through the control socket are
+ * not this code's: a policy's flow that is already set up is refused.
  */
 #ifndef DMSC_SR_RSVP_H
 #define DMSC_SR_RSVP_H
@@ -13,6 +20,9 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "msg_policy.h"
+
+#define SR_RSVP_RETRY_MS	5000
 
 struct sr_rsvp;
 
@@ -20,6 +30,8 @@ struct sr_rsvp;
 struct sr_rsvp *sr_rsvp_start(struct event_base *base,
 			      const struct rsvp_config *cfg, bool kernel);
 void sr_rsvp_stop(struct sr_rsvp *r);
+/* The credit flows of @n policies are what this node must hold now. */
+void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n);
 struct json_object *sr_rsvp_show(const struct sr_rsvp *r);
 
 #endif /* DMSC_SR_RSVP_H */
