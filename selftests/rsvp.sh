@@ -85,7 +85,8 @@ speaker() {
 			shift 2
 		done
 		echo "{ \"node\": \"$n\", \"roles\": [\"sr\"], \"control\": \"$T/$n.agent\", \"sr\": { \"rsvp\": { $rsvp } } }" >"$T/$n.json"
-		ip netns exec "$(ns_of "$n")" "$AGENT" -c "$T/$n.json" 2>"$T/$n.log" &
+		ip netns exec "$(ns_of "$n")" "$AGENT" -c "$T/$n.json" \
+			>"$T/$n.log" 2>&1 &
 	else
 		# Not through the function $n: $! must be the speaker, for kill.
 		ip netns exec "$(ns_of "$n")" "$RSVP" run -C "$T/$n.sock" \
@@ -421,9 +422,9 @@ test_policy_credit() {
 	speaker p fc00:a::2 -r 600000 -f mb -c 2097152
 	speaker b fc00:a::3 -r 600000 -c 50000
 	speaker t fc00:a::4 -r 600000 -c 40000
-	ip netns exec "$NS_s" "$AGENT" -c "$T/c.json" 2>"$T/c.log" &
+	ip netns exec "$NS_s" "$AGENT" -c "$T/c.json" >"$T/c.log" 2>&1 &
 	PIDS+=($!)
-	ip netns exec "$NS_s" "$AGENT" -c "$T/s.json" 2>"$T/s.log" &
+	ip netns exec "$NS_s" "$AGENT" -c "$T/s.json" >"$T/s.log" 2>&1 &
 	PIDS+=($!)
 	local spid=$!
 
@@ -471,7 +472,7 @@ test_policy_credit() {
 	kill -TERM "$spid"
 	wait "$spid" 2>/dev/null || true
 	want s ""
-	ip netns exec "$NS_s" "$AGENT" -c "$T/s.json" 2>>"$T/s.log" &
+	ip netns exec "$NS_s" "$AGENT" -c "$T/s.json" >>"$T/s.log" 2>&1 &
 	PIDS+=($!)
 	wait_want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
 	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
