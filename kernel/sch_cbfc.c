@@ -486,8 +486,13 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		 * reservation and never be covered (review finding 8).
 		 */
 		if (skb_is_gso(skb)) {
-			/* Each segment finds its flow: none if all fail. */
-			cbfc_flow_drop_new(q, f);
+			/*
+			 * Each segment finds its flow. One made for this skb
+			 * (on no list) goes, or it would stay on no list if
+			 * every segment failed; an idle one is kept for them.
+			 */
+			if (list_empty(&f->drr))
+				cbfc_flow_drop_new(q, f);
 			return cbfc_enqueue_segs(skb, sch, to_free);
 		}
 		if (unlikely(q->credited_qlen >= q->limit - q->plain_limit)) {

@@ -764,6 +764,13 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 	    get_smo(root, cfg, err, errlen) ||
 	    get_control(root, cfg, err, errlen))
 		goto out;
+	/* two listeners on one path: the second would take the first's */
+	if (cfg->sr.rsvp.enabled && cfg->control[0] &&
+	    !strcmp(cfg->sr.rsvp.control, cfg->control)) {
+		snprintf(err, errlen, "sr.rsvp.control: \"%s\" is the agent's control socket too",
+			 cfg->control);
+		goto out;
+	}
 	/* the smo pushes over the connections the SRs open to the srd */
 	if ((cfg->roles & ROLE_SMO) && !(cfg->roles & ROLE_SRD)) {
 		snprintf(err, errlen, "roles: \"smo\" needs \"srd\" in the same agent (it pushes over the SRs' connections to the srd)");

@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(43);
+	ktap_plan(44);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -157,5 +157,9 @@ int main(void)
 		   "sr.rsvp: the mb form needs whole MB");
 	ktap_check(parse(SR_RSVP("\"address6\":\"::1\"")) &&
 		   !strcmp(err, "sr.rsvp.control: required"), "sr.rsvp.control required");
+	ktap_check(parse("{\"node\":\"p\",\"roles\":[\"sr\"],\"control\":\"/run/a.sock\","
+			 "\"sr\":{\"rsvp\":{\"address6\":\"::1\",\"control\":\"/run/a.sock\"}}}") &&
+		   !strcmp(err, "sr.rsvp.control: \"/run/a.sock\" is the agent's control socket too"),
+		   "sr.rsvp.control: not the agent's own socket");
 	return ktap_finish();
 }

@@ -2,7 +2,8 @@
 /*
  * The RSVP-CBFC speaker (rsvp_speaker.h): a raw RSVP socket per address
  * family, the control socket and a 50 ms tick for the timers, driven by
- * dmsc-rsvp's poll loop (rsvp_speaker_run) or the sr role's event loop. State is a small table: one entry per (flow, previous hop), or
+ * dmsc-rsvp's poll loop (rsvp_speaker_run) or the sr role's event loop
+ * (sr_rsvp.c). State is a small table: one entry per (flow, previous hop), or
  * per (flow, list) at the source. Every datagram goes through
  * rsvp_parse() first; what it refuses is counted by reason and dropped.
  */
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +45,7 @@ struct state {
 	bool used;
 	struct rsvp_flow flow;
 	bool source;
+	uint32_t owner;			/* source: who set it up (RSVP_OWNER_*) */
 	int list;			/* source: 0 primary, 1 backup */
 	struct rsvp_addr prev;		/* not at the source */
 	uint32_t prev_lih;
@@ -678,6 +681,7 @@ static int parse_cmd(char **w, int n, struct rsvp_flow *f,
 }
 
 int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		       uint32_t owner,
 		       const struct rsvp_addr *path, unsigned int npath,
 		       const struct rsvp_addr *backup, unsigned int nbackup,
 		       char *err, size_t errlen)
@@ -727,6 +731,7 @@ int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		e = new_state(s);
 		e->flow = *f;
 		e->source = true;
+		e->owner = owner;
 		e->list = l;
 		e->next = lists[l][0];
 		e->nrest = nh[l] - 1;
@@ -739,15 +744,23 @@ int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
 	return 0;
 }
 
+/* A source state of @f that @owner may see and change. */
+static bool mine(const struct state *e, const struct rsvp_flow *f,
+		 uint32_t owner)
+{
+	return e->used && e->source && flow_eq(&e->flow, f) &&
+	       (owner == RSVP_OWNER_ANY || e->owner == owner);
+}
+
 unsigned int rsvp_speaker_teardown(struct rsvp_speaker *s,
-				   const struct rsvp_flow *f)
+				   const struct rsvp_flow *f, uint32_t owner)
 {
 	unsigned int gone = 0;
 
 	for (int i = 0; i < STATES_MAX; i++) {
 		struct state *e = &s->st[i];
 
-		if (!e->used || !e->source || !flow_eq(&e->flow, f))
+		if (!mine(e, f, owner))
 			continue;
 		/* Down every list, even one still waiting: the hops have state. */
 		send_tear(s, e);
@@ -757,9 +770,31 @@ unsigned int rsvp_speaker_teardown(struct rsvp_speaker *s,
 	return gone;
 }
 
+unsigned int rsvp_speaker_retry(struct rsvp_speaker *s,
+				const struct rsvp_flow *f, uint32_t owner)
+{
+	uint64_t now = now_ms();
+	unsigned int n = 0;
+
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *e = &s->st[i];
+
+		if (!mine(e, f, owner) || e->st != ST_FAILED)
+			continue;
+		/* As set up anew, the list's hops kept; the others untouched. */
+		e->st = ST_WAIT;
+		e->why[0] = '\0';
+		e->tries = 0;
+		e->retry_at = now + s->cfg->retry_ms;
+		send_path(s, e);
+		n++;
+	}
+	return n;
+}
+
 enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
 				     const struct rsvp_flow *f,
-				     char *why, size_t len)
+				     uint32_t owner, char *why, size_t len)
 {
 	enum rsvp_status worst = RSVP_NONE;
 
@@ -767,7 +802,7 @@ enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
 		const struct state *e = &s->st[i];
 		enum rsvp_status st;
 
-		if (!e->used || !e->source || !flow_eq(&e->flow, f))
+		if (!mine(e, f, owner))
 			continue;
 		st = e->st == ST_UP ? RSVP_UP :
 		     e->st == ST_WAIT ? RSVP_WAIT : RSVP_FAILED;
@@ -790,8 +825,8 @@ static void ctl_setup(struct rsvp_speaker *s, char **w, int n, FILE *out)
 
 	if (parse_cmd(w, n, &f, lists, nh, out))
 		return;
-	if (rsvp_speaker_setup(s, &f, lists[0], nh[0], lists[1], nh[1], err,
-			       sizeof(err)))
+	if (rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, lists[0], nh[0],
+			       lists[1], nh[1], err, sizeof(err)))
 		fprintf(out, "error: %s\n", err);
 	else
 		fprintf(out, "ok\n");
@@ -830,7 +865,8 @@ static void ctl_teardown(struct rsvp_speaker *s, char **w, int n, FILE *out)
 
 	if (parse_cmd(w, n, &f, NULL, NULL, out))
 		return;
-	gone = rsvp_speaker_teardown(s, &f);
+	/* By hand: whoever set it up (a policy sets it up again). */
+	gone = rsvp_speaker_teardown(s, &f, RSVP_OWNER_ANY);
 	if (gone)
 		fprintf(out, "ok %u\n", gone);
 	else
@@ -877,10 +913,15 @@ static void ctl_accept(struct rsvp_speaker *s)
 	fd = accept(s->ctl, NULL, NULL);
 	if (fd < 0)
 		return;
-	/* A client writes its line at once; do not let one hang the loop. */
+	/*
+	 * A client writes its line at once and reads the answer: one that
+	 * does neither holds the loop (the agent's too) 1 s each way, no
+	 * more. Only root can connect (open_ctl).
+	 */
 	struct timeval tv = { .tv_sec = 1 };
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	len = recv(fd, line, sizeof(line) - 1, 0);
 	if (len <= 0) {
 		close(fd);
@@ -962,8 +1003,9 @@ static int open_ctl(const char *path)
 	if (fd < 0)
 		return -1;
 	unlink(path);
+	/* Commands change kernel state: root's only, as the agent's own. */
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    listen(fd, 8) < 0) {
+	    chmod(path, 0600) < 0 || listen(fd, 8) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -977,7 +1019,13 @@ struct rsvp_speaker *rsvp_speaker_open(const struct rsvp_speaker_cfg *cfg)
 
 	if (!s)
 		return NULL;
-	/* A copy: the agent's configuration is replaced on a reload. */
+	if (strlen(cfg->ctl_path) >= sizeof(s->ctl_path)) {
+		fprintf(stderr, "dmsc-rsvp: control socket %s: %s\n",
+			cfg->ctl_path, strerror(ENAMETOOLONG));
+		free(s);
+		return NULL;
+	}
+	/* A copy: the caller's may live on its stack (sr_rsvp_start). */
 	s->own = *cfg;
 	snprintf(s->ctl_path, sizeof(s->ctl_path), "%s", cfg->ctl_path);
 	s->own.ctl_path = s->ctl_path;

@@ -50,6 +50,15 @@ struct rsvp_flow {
 	uint32_t qpn;
 };
 
+/*
+ * Who set a flow up at its source: the control socket, or a caller's own
+ * tag (sr_rsvp.c's policies), so that each tears down and retries only
+ * its own. ANY: whoever (a teardown by hand).
+ */
+#define RSVP_OWNER_CTL		0u
+#define RSVP_OWNER_POLICY	1u
+#define RSVP_OWNER_ANY		UINT32_MAX
+
 /* A flow's lists at its source, the one furthest behind. */
 enum rsvp_status { RSVP_NONE, RSVP_UP, RSVP_WAIT, RSVP_FAILED };
 
@@ -68,22 +77,27 @@ void rsvp_speaker_tick(struct rsvp_speaker *s);
 /* Every state dropped and its kernel session deleted, then freed. */
 void rsvp_speaker_close(struct rsvp_speaker *s);
 /*
- * Set @f up from this node, its source, along @path and @backup (the
- * hops' own addresses; nbackup 0: none): PATH goes now, RESVs come back
- * later (rsvp_speaker_status). 0, or -1 with the reason in @err and
- * nothing changed. What dmsc-rsvp -C SOCK setup asks.
+ * Set @f up from this node, its source, for @owner along @path and
+ * @backup (the hops' own addresses; nbackup 0: none): PATH goes now,
+ * RESVs come back later (rsvp_speaker_status). 0, or -1 with the reason
+ * in @err and nothing changed; refused if anyone set @f up here already.
+ * What dmsc-rsvp -C SOCK setup asks, as RSVP_OWNER_CTL.
  */
 int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		       uint32_t owner,
 		       const struct rsvp_addr *path, unsigned int npath,
 		       const struct rsvp_addr *backup, unsigned int nbackup,
 		       char *err, size_t errlen);
-/* PathTear down each list of @f and its session gone: how many lists. */
+/* PathTear down each of @owner's lists of @f, its session gone: how many. */
 unsigned int rsvp_speaker_teardown(struct rsvp_speaker *s,
-				   const struct rsvp_flow *f);
-/* @f at this source; with RSVP_FAILED, @why (if given) says which list why. */
+				   const struct rsvp_flow *f, uint32_t owner);
+/* Each failed list of @f (@owner's) signalled again; the others kept. */
+unsigned int rsvp_speaker_retry(struct rsvp_speaker *s,
+				const struct rsvp_flow *f, uint32_t owner);
+/* @f at this source (@owner's); with RSVP_FAILED, @why says which list why. */
 enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
 				     const struct rsvp_flow *f,
-				     char *why, size_t len);
+				     uint32_t owner, char *why, size_t len);
 /* Counters, refusals by reason and the number of states. */
 struct json_object *rsvp_speaker_json(const struct rsvp_speaker *s);
 

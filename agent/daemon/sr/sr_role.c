@@ -75,6 +75,7 @@ struct sr_role {
 	struct event *rec_ev;
 	/* RSVP-CBFC (sr.rsvp) */
 	struct sr_rsvp *rsvp;
+	bool no_speaker_said;		/* credit flows without sr.rsvp */
 };
 
 /* --- the kernel ---------------------------------------------------------- */
@@ -449,7 +450,7 @@ static int on_up(struct conn *c, void *arg)
 /*
  * The credit flows of the policies to the speaker (sr_rsvp.c), which
  * sets up, tears down and retries; without one (no sr.rsvp), said once
- * per change of the policies.
+ * until the policies have no credit flows again.
  */
 static void credit_sync(struct sr_role *r)
 {
@@ -463,9 +464,10 @@ static void credit_sync(struct sr_role *r)
 	}
 	for (i = 0; i < n && !p[i].ncredit; i++)
 		;
-	if (i < n)
+	if (i < n && !r->no_speaker_said)
 		agent_log("sr: policy %s has credit flows, but this node runs no RSVP-CBFC speaker (sr.rsvp): not set up",
 			  p[i].name);
+	r->no_speaker_said = i < n;
 }
 
 static int on_frame(struct conn *c, const unsigned char *p, size_t len,
@@ -616,7 +618,7 @@ void sr_role_stop(struct sr_role *r)
 		event_free(r->hb_ev);
 	if (r->rec_ev)
 		event_free(r->rec_ev);
-	/* Before the kernel's socket: it deletes the sessions it made. */
+	/* Its own netlink socket deletes the sessions it made. */
 	sr_rsvp_stop(r->rsvp);
 	sr_policy_free(r->pol);
 	if (r->tm_ev)

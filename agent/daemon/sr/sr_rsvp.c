@@ -23,7 +23,8 @@ struct flow_want {
 	char policy[POLICY_NAME_MAX];
 	bool wanted;		/* in the policies still (during a sync) */
 	bool owned;		/* set up by this code, not yet torn down */
-	int64_t tried_ms;	/* the last set-up; 0 never */
+	int64_t tried_ms;	/* the last set-up or retry; 0 never */
+	unsigned int wait_ms;	/* before the next: doubles while it fails */
 	char why[200];		/* the last refusal or failure, "" none */
 };
 
@@ -64,37 +65,61 @@ static void teardown(struct sr_rsvp *r, struct flow_want *w)
 	if (!w->owned)
 		return;
 	flow_of(&w->c, &f);
-	rsvp_speaker_teardown(r->sp, &f);
+	rsvp_speaker_teardown(r->sp, &f, RSVP_OWNER_POLICY);
 	w->owned = false;
 	r->teardowns++;
 }
 
+/* Said once per reason, not at every retry; "" when it came up. */
+static void note(struct flow_want *w, const char *why)
+{
+	char buf[128];
+
+	if (!strcmp(why, w->why))
+		return;
+	if (why[0])
+		agent_log("sr: policy %s: credit flow %s: %s", w->policy,
+			  flow_text(&w->c, buf, sizeof(buf)), why);
+	else
+		agent_log("sr: policy %s: credit flow %s: up", w->policy,
+			  flow_text(&w->c, buf, sizeof(buf)));
+	snprintf(w->why, sizeof(w->why), "%s", why);
+}
+
+static void backoff(struct flow_want *w, int64_t now)
+{
+	w->tried_ms = now;
+	w->wait_ms = w->wait_ms ? w->wait_ms * 2 : SR_RSVP_RETRY_MS;
+	if (w->wait_ms > SR_RSVP_RETRY_MAX_MS)
+		w->wait_ms = SR_RSVP_RETRY_MAX_MS;
+}
+
 static void setup(struct sr_rsvp *r, struct flow_want *w, int64_t now)
 {
-	char why[sizeof(w->why)], buf[128];
+	char why[sizeof(w->why)];
 	struct rsvp_flow f;
 
 	flow_of(&w->c, &f);
-	w->tried_ms = now;
-	if (rsvp_speaker_setup(r->sp, &f, w->c.path, w->c.npath, w->c.backup,
-			       w->c.nbackup, why, sizeof(why))) {
+	if (rsvp_speaker_setup(r->sp, &f, RSVP_OWNER_POLICY, w->c.path,
+			       w->c.npath, w->c.backup, w->c.nbackup, why,
+			       sizeof(why))) {
 		r->refusals++;
-		/* Said once, not at every retry. */
-		if (strcmp(why, w->why))
-			agent_log("sr: policy %s: credit flow %s: %s", w->policy,
-				  flow_text(&w->c, buf, sizeof(buf)), why);
-		snprintf(w->why, sizeof(w->why), "%s", why);
+		note(w, why);
+		backoff(w, now);
 		return;
 	}
 	w->owned = true;
-	w->why[0] = '\0';
+	w->tried_ms = now;
 	r->setups++;
 }
 
 /*
- * Each wanted flow set up, or set up again once its last try is
- * SR_RSVP_RETRY_MS old and it failed or was refused; one that is gone
- * from the speaker (an operator's teardown) is set up again.
+ * Each wanted flow set up; one refused (set up by hand already, no room)
+ * is asked again after a backoff from SR_RSVP_RETRY_MS doubling to
+ * SR_RSVP_RETRY_MAX_MS, and so is each failed list of one set up (the
+ * hop did not answer, or refused): only that list, a primary that is up
+ * stays as it is. One gone from the speaker (torn down by hand) is set
+ * up again.
  */
 static void drive(struct sr_rsvp *r)
 {
@@ -102,9 +127,9 @@ static void drive(struct sr_rsvp *r)
 
 	for (size_t i = 0; i < r->nfw; i++) {
 		struct flow_want *w = &r->fw[i];
-		bool due = !w->tried_ms || now - w->tried_ms >= SR_RSVP_RETRY_MS;
-		struct rsvp_flow f;
+		bool due = !w->tried_ms || now - w->tried_ms >= w->wait_ms;
 		char why[sizeof(w->why)] = "";
+		struct rsvp_flow f;
 
 		if (!w->owned) {
 			if (due)
@@ -112,27 +137,25 @@ static void drive(struct sr_rsvp *r)
 			continue;
 		}
 		flow_of(&w->c, &f);
-		switch (rsvp_speaker_status(r->sp, &f, why, sizeof(why))) {
+		switch (rsvp_speaker_status(r->sp, &f, RSVP_OWNER_POLICY, why,
+					    sizeof(why))) {
 		case RSVP_NONE:
 			w->owned = false;
 			setup(r, w, now);
 			break;
+		case RSVP_UP:
+			note(w, "");
+			w->wait_ms = 0;
+			break;
 		case RSVP_FAILED:
-			if (strcmp(why, w->why)) {
-				char buf[128];
-
-				agent_log("sr: policy %s: credit flow %s: %s",
-					  w->policy,
-					  flow_text(&w->c, buf, sizeof(buf)), why);
-				snprintf(w->why, sizeof(w->why), "%s", why);
-			}
+			note(w, why);
 			if (due) {
 				r->retries++;
-				teardown(r, w);
-				setup(r, w, now);
+				rsvp_speaker_retry(r->sp, &f, RSVP_OWNER_POLICY);
+				backoff(w, now);
 			}
 			break;
-		default:
+		case RSVP_WAIT:
 			break;
 		}
 	}
@@ -169,6 +192,7 @@ void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n)
 				teardown(r, &r->fw[j]);
 				r->fw[j].c = *c;
 				r->fw[j].tried_ms = 0;
+				r->fw[j].wait_ms = 0;
 				r->fw[j].why[0] = '\0';
 			}
 			r->fw[j].wanted = true;
@@ -291,7 +315,8 @@ struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 
 		flow_of(&w->c, &f);
 		if (w->owned)
-			st = rsvp_speaker_status(r->sp, &f, NULL, 0);
+			st = rsvp_speaker_status(r->sp, &f, RSVP_OWNER_POLICY,
+						 NULL, 0);
 		json_object_object_add(x, "policy",
 				       json_object_new_string(w->policy));
 		json_object_object_add(x, "flow", json_object_new_string(

@@ -7,11 +7,13 @@
  * with the role (the sources' refreshes set them up again).
  *
  * The "credit" flows of the SMO's policies for this node are set up from
- * here, their source: each as soon as it is wanted, again after a failure
- * (every SR_RSVP_RETRY_MS), torn down (PathTear along its lists) when
- * its policy no longer has it, and torn down and set up anew when its
- * hops change. Flows an operator set up through the control socket are
- * not this code's: a policy's flow that is already set up is refused.
+ * here, their source: each as soon as it is wanted, a failed list of it
+ * again after a backoff (SR_RSVP_RETRY_MS doubling to _MAX_MS), torn
+ * down (PathTear along its lists) when its policy no longer has it, and
+ * torn down and set up anew when its hops change. Flows an operator set
+ * up through the control socket are not this code's (the speaker tags
+ * each flow with who set it up): a policy's flow that is already set up
+ * by hand is refused, and retried, until the operator tears it down.
  */
 #ifndef DMSC_SR_RSVP_H
 #define DMSC_SR_RSVP_H
@@ -23,6 +25,7 @@
 #include "msg_policy.h"
 
 #define SR_RSVP_RETRY_MS	5000
+#define SR_RSVP_RETRY_MAX_MS	60000
 
 struct sr_rsvp;
 
