@@ -230,21 +230,21 @@ static int credit_from_json(struct json_object *o, const char *path,
 	snprintf(sub, sizeof(sub), "%s.src", path);
 	if (!json_object_object_get_ex(o, "src", &v))
 		return fail(err, errlen, sub, "required", NULL);
-	if (addr_get(v, sub, &c->src, err, errlen))
+	if (addr_get(v, sub, &c->flow.src, err, errlen))
 		return -1;
 	snprintf(sub, sizeof(sub), "%s.dst", path);
 	if (!json_object_object_get_ex(o, "dst", &v))
 		return fail(err, errlen, sub, "required", NULL);
-	if (addr_get(v, sub, &c->dst, err, errlen))
+	if (addr_get(v, sub, &c->flow.dst, err, errlen))
 		return -1;
-	if (c->src.family != c->dst.family)
+	if (c->flow.src.family != c->flow.dst.family)
 		return fail(err, errlen, sub, "not of src's family", NULL);
 	if (msg_get_u64(o, path, "sport", UINT16_MAX, &u, err, errlen))
 		return -1;
-	c->sport = (uint16_t)u;
+	c->flow.sport = (uint16_t)u;
 	if (msg_get_u64(o, path, "qpn", DMSC_QPN_MAX, &u, err, errlen))
 		return -1;
-	c->qpn = (uint32_t)u;
+	c->flow.qpn = (uint32_t)u;
 	snprintf(sub, sizeof(sub), "%s.path", path);
 	if (!json_object_object_get_ex(o, "path", &v))
 		return fail(err, errlen, sub, "required", NULL);
@@ -280,11 +280,11 @@ static struct json_object *credit_json(const struct pol_credit *c)
 	char buf[INET6_ADDRSTRLEN];
 
 	json_object_object_add(o, "src", json_object_new_string(
-		addr_text(&c->src, buf, sizeof(buf))));
+		addr_text(&c->flow.src, buf, sizeof(buf))));
 	json_object_object_add(o, "dst", json_object_new_string(
-		addr_text(&c->dst, buf, sizeof(buf))));
-	json_object_object_add(o, "sport", json_object_new_uint64(c->sport));
-	json_object_object_add(o, "qpn", json_object_new_uint64(c->qpn));
+		addr_text(&c->flow.dst, buf, sizeof(buf))));
+	json_object_object_add(o, "sport", json_object_new_uint64(c->flow.sport));
+	json_object_object_add(o, "qpn", json_object_new_uint64(c->flow.qpn));
 	json_object_object_add(o, "path", hops_json(c->path, c->npath));
 	if (c->nbackup)
 		json_object_object_add(o, "backup",
@@ -383,7 +383,8 @@ int policy_from_json(struct json_object *o, const char *path,
 					     &p->credit[i], err, errlen))
 				return -1;
 			for (size_t j = 0; j < i; j++)
-				if (pol_credit_flow_eq(&p->credit[i], &p->credit[j]))
+				if (rsvp_flow_eq(&p->credit[i].flow,
+						 &p->credit[j].flow))
 					return fail(err, errlen, sub, "the same flow as an earlier one", NULL);
 		}
 		p->ncredit = (uint32_t)json_object_array_length(arr);
@@ -494,32 +495,20 @@ bool policy_tunnel_eq(const struct policy *a, const struct policy *b)
 	return true;
 }
 
-static bool addr_eq(const struct rsvp_addr *a, const struct rsvp_addr *b)
-{
-	return a->family == b->family &&
-	       !memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16);
-}
-
 static bool hops_eq(const struct rsvp_addr *a, uint32_t na,
 		    const struct rsvp_addr *b, uint32_t nb)
 {
 	if (na != nb)
 		return false;
 	for (uint32_t i = 0; i < na; i++)
-		if (!addr_eq(&a[i], &b[i]))
+		if (!rsvp_addr_eq(&a[i], &b[i]))
 			return false;
 	return true;
 }
 
-bool pol_credit_flow_eq(const struct pol_credit *a, const struct pol_credit *b)
-{
-	return addr_eq(&a->src, &b->src) && addr_eq(&a->dst, &b->dst) &&
-	       a->sport == b->sport && a->qpn == b->qpn;
-}
-
 bool pol_credit_eq(const struct pol_credit *a, const struct pol_credit *b)
 {
-	return pol_credit_flow_eq(a, b) &&
+	return rsvp_flow_eq(&a->flow, &b->flow) &&
 	       hops_eq(a->path, a->npath, b->path, b->npath) &&
 	       hops_eq(a->backup, a->nbackup, b->backup, b->nbackup);
 }

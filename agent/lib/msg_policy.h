@@ -69,9 +69,7 @@ struct pol_rule {
 
 /* A flow under credit control and the hops of its RSVP-CBFC set-up. */
 struct pol_credit {
-	struct rsvp_addr src, dst;	/* the flow's, of one family */
-	uint16_t sport;
-	uint32_t qpn;
+	struct rsvp_flow flow;		/* src and dst of one family */
 	uint32_t npath, nbackup;	/* nbackup 0: no backup */
 	struct rsvp_addr path[POLICY_HOPS_MAX];
 	struct rsvp_addr backup[POLICY_HOPS_MAX];
@@ -118,9 +116,7 @@ int policy_array_parse(struct json_object *arr, const char *path,
 
 /* Same tunnel in a kernel: source, paths in order with weights, backup. */
 bool policy_tunnel_eq(const struct policy *a, const struct policy *b);
-/* Same flow (src, dst, sport, qpn); the hops are not compared. */
-bool pol_credit_flow_eq(const struct pol_credit *a, const struct pol_credit *b);
-/* Same flow and the same hops, in order. */
+/* Same flow (rsvp_flow_eq) and the same hops, in order. */
 bool pol_credit_eq(const struct pol_credit *a, const struct pol_credit *b);
 /* Same key (family, dst, src, qpn range); the tunnel is not compared. */
 bool pol_rule_key_eq(const struct pol_rule *a, const struct pol_rule *b);

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>	/* AF_INET */
 
 #include <linux/dmsc_cbfc.h>
 
@@ -21,6 +23,29 @@ struct rsvp_addr {
 	uint8_t family;		/* AF_INET or AF_INET6 */
 	uint8_t a[16];		/* 4 bytes used for AF_INET */
 };
+
+/* A flow, as the kernel's credit session and a SESSION key it. */
+struct rsvp_flow {
+	struct rsvp_addr dst, src;
+	uint16_t sport;
+	uint32_t qpn;
+};
+
+/* Inline: the message decoder's fuzz target links no rsvp.c. */
+static inline bool rsvp_addr_eq(const struct rsvp_addr *a,
+				const struct rsvp_addr *b)
+{
+	return a->family == b->family &&
+	       !memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16);
+}
+
+static inline bool rsvp_flow_eq(const struct rsvp_flow *a,
+				const struct rsvp_flow *b)
+{
+	return rsvp_addr_eq(&a->dst, &b->dst) &&
+	       rsvp_addr_eq(&a->src, &b->src) &&
+	       a->sport == b->sport && a->qpn == b->qpn;
+}
 
 /*
  * Why a message was refused, each counted by the speaker. The order is

@@ -98,18 +98,6 @@ static const char *ntop(const struct rsvp_addr *a, char *buf, size_t len)
 	return buf;
 }
 
-static bool addr_eq(const struct rsvp_addr *a, const struct rsvp_addr *b)
-{
-	return a->family == b->family &&
-	       !memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16);
-}
-
-static bool flow_eq(const struct rsvp_flow *a, const struct rsvp_flow *b)
-{
-	return addr_eq(&a->dst, &b->dst) && addr_eq(&a->src, &b->src) &&
-	       a->sport == b->sport && a->qpn == b->qpn;
-}
-
 static void flow_of(const struct rsvp_msg *m, struct rsvp_flow *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -310,11 +298,11 @@ static struct state *find(struct rsvp_speaker *s, const struct rsvp_flow *f,
 	for (int i = 0; i < STATES_MAX; i++) {
 		struct state *e = &s->st[i];
 
-		if (!e->used || !flow_eq(&e->flow, f))
+		if (!e->used || !rsvp_flow_eq(&e->flow, f))
 			continue;
-		if (prev && (e->source || !addr_eq(&e->prev, prev)))
+		if (prev && (e->source || !rsvp_addr_eq(&e->prev, prev)))
 			continue;
-		if (next && (e->tail || !addr_eq(&e->next, next)))
+		if (next && (e->tail || !rsvp_addr_eq(&e->next, next)))
 			continue;
 		return e;
 	}
@@ -711,7 +699,7 @@ int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
 	}
 	for (int i = 0; i < STATES_MAX; i++) {
 		if (s->st[i].used && s->st[i].source &&
-		    flow_eq(&s->st[i].flow, f)) {
+		    rsvp_flow_eq(&s->st[i].flow, f)) {
 			snprintf(err, errlen, "flow already set up here");
 			return -1;
 		}
@@ -748,7 +736,7 @@ int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
 static bool mine(const struct state *e, const struct rsvp_flow *f,
 		 uint32_t owner)
 {
-	return e->used && e->source && flow_eq(&e->flow, f) &&
+	return e->used && e->source && rsvp_flow_eq(&e->flow, f) &&
 	       (owner == RSVP_OWNER_ANY || e->owner == owner);
 }
 
@@ -844,7 +832,7 @@ static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
 	for (int i = 0; i < STATES_MAX; i++) {
 		struct state *e = &s->st[i];
 
-		if (!e->used || !e->source || !flow_eq(&e->flow, &f))
+		if (!e->used || !e->source || !rsvp_flow_eq(&e->flow, &f))
 			continue;
 		any = true;
 		fprintf(out, "%s %s nexthop %s credit %llu%s%s\n",

@@ -43,13 +43,6 @@ struct rsvp_speaker_cfg {
 struct rsvp_speaker;
 struct json_object;
 
-/* A flow, as the kernel's credit session keys it. */
-struct rsvp_flow {
-	struct rsvp_addr dst, src;
-	uint16_t sport;
-	uint32_t qpn;
-};
-
 /*
  * Who set a flow up at its source: the control socket, or a caller's own
  * tag (sr_rsvp.c's policies), so that each tears down and retries only

@@ -38,34 +38,23 @@ struct sr_rsvp {
 	uint64_t setups, teardowns, retries, refusals;
 };
 
-static void flow_of(const struct pol_credit *c, struct rsvp_flow *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->src = c->src;
-	f->dst = c->dst;
-	f->sport = c->sport;
-	f->qpn = c->qpn;
-}
-
 static const char *flow_text(const struct pol_credit *c, char *buf,
 			     size_t len)
 {
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 
-	inet_ntop(c->src.family, c->src.a, s, sizeof(s));
-	inet_ntop(c->dst.family, c->dst.a, d, sizeof(d));
-	snprintf(buf, len, "%s:%u > %s QP %u", s, c->sport, d, c->qpn);
+	inet_ntop(c->flow.src.family, c->flow.src.a, s, sizeof(s));
+	inet_ntop(c->flow.dst.family, c->flow.dst.a, d, sizeof(d));
+	snprintf(buf, len, "%s:%u > %s QP %u", s, c->flow.sport, d,
+		 c->flow.qpn);
 	return buf;
 }
 
 static void teardown(struct sr_rsvp *r, struct flow_want *w)
 {
-	struct rsvp_flow f;
-
 	if (!w->owned)
 		return;
-	flow_of(&w->c, &f);
-	rsvp_speaker_teardown(r->sp, &f, RSVP_OWNER_POLICY);
+	rsvp_speaker_teardown(r->sp, &w->c.flow, RSVP_OWNER_POLICY);
 	w->owned = false;
 	r->teardowns++;
 }
@@ -97,10 +86,8 @@ static void backoff(struct flow_want *w, int64_t now)
 static void setup(struct sr_rsvp *r, struct flow_want *w, int64_t now)
 {
 	char why[sizeof(w->why)];
-	struct rsvp_flow f;
 
-	flow_of(&w->c, &f);
-	if (rsvp_speaker_setup(r->sp, &f, RSVP_OWNER_POLICY, w->c.path,
+	if (rsvp_speaker_setup(r->sp, &w->c.flow, RSVP_OWNER_POLICY, w->c.path,
 			       w->c.npath, w->c.backup, w->c.nbackup, why,
 			       sizeof(why))) {
 		r->refusals++;
@@ -129,15 +116,14 @@ static void drive(struct sr_rsvp *r)
 		struct flow_want *w = &r->fw[i];
 		bool due = !w->tried_ms || now - w->tried_ms >= w->wait_ms;
 		char why[sizeof(w->why)] = "";
-		struct rsvp_flow f;
 
 		if (!w->owned) {
 			if (due)
 				setup(r, w, now);
 			continue;
 		}
-		flow_of(&w->c, &f);
-		switch (rsvp_speaker_status(r->sp, &f, RSVP_OWNER_POLICY, why,
+		switch (rsvp_speaker_status(r->sp, &w->c.flow,
+					    RSVP_OWNER_POLICY, why,
 					    sizeof(why))) {
 		case RSVP_NONE:
 			w->owned = false;
@@ -151,7 +137,8 @@ static void drive(struct sr_rsvp *r)
 			note(w, why);
 			if (due) {
 				r->retries++;
-				rsvp_speaker_retry(r->sp, &f, RSVP_OWNER_POLICY);
+				rsvp_speaker_retry(r->sp, &w->c.flow,
+						   RSVP_OWNER_POLICY);
 				backoff(w, now);
 			}
 			break;
@@ -173,7 +160,7 @@ void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n)
 			const struct pol_credit *c = &p[i].credit[k];
 
 			for (j = 0; j < r->nfw; j++)
-				if (pol_credit_flow_eq(&r->fw[j].c, c))
+				if (rsvp_flow_eq(&r->fw[j].c.flow, &c->flow))
 					break;
 			if (j < r->nfw && r->fw[j].wanted)
 				continue;	/* two policies, one flow: the first */
@@ -311,11 +298,10 @@ struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 		const struct flow_want *w = &r->fw[i];
 		struct json_object *x = json_object_new_object();
 		enum rsvp_status st = RSVP_NONE;
-		struct rsvp_flow f;
 
-		flow_of(&w->c, &f);
 		if (w->owned)
-			st = rsvp_speaker_status(r->sp, &f, RSVP_OWNER_POLICY,
+			st = rsvp_speaker_status(r->sp, &w->c.flow,
+						 RSVP_OWNER_POLICY,
 						 NULL, 0);
 		json_object_object_add(x, "policy",
 				       json_object_new_string(w->policy));
