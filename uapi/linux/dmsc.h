@@ -60,6 +60,7 @@ enum dmsc_cmd {
 	DMSC_CMD_SESSION_DEL,
 	DMSC_CMD_SESSION_GET,	/* one by its flow, or dump */
 	DMSC_CMD_CREDIT,	/* a credit update for one session */
+	DMSC_CMD_SESSION_SET,	/* a live session's backup reservation */
 	__DMSC_CMD_MAX
 };
 #define DMSC_CMD_MAX (__DMSC_CMD_MAX - 1)
@@ -278,6 +279,9 @@ enum dmsc_session_attr {
 	DMSC_SESSION_A_PREVHOP,	/* in6_addr: the hop this one returns credit to */
 	DMSC_SESSION_A_RETURNED, /* u64: bytes forwarded, returned to prevhop, replies only */
 	DMSC_SESSION_A_RETURNS,	/* u64: credit-return RESVs sent, replies only */
+	DMSC_SESSION_A_BACKUP_NEXTHOP, /* in6_addr: first hop of the backup list */
+	DMSC_SESSION_A_BACKUP_CREDIT, /* u64 1..DMSC_CREDIT_MAX: its reservation */
+	DMSC_SESSION_A_ON_BACKUP, /* u8: moved to the backup's credit, replies, events */
 	__DMSC_SESSION_A_MAX
 };
 #define DMSC_SESSION_A_MAX (__DMSC_SESSION_A_MAX - 1)
