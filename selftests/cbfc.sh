@@ -631,21 +631,23 @@ test_heartbeat_failover() {
 # session moves onto the backup's credit rather than losing credit
 # control: of the 10 that waited, 3 leave through the backup and 7 wait
 # for credit there; the backup hop's cumulative totals, counted from the
-# move, let them go 3 and then 4 more; all 20 reach the sink, in order.
+# move, let them go 3, 3 and 1 more; all 20 reach the sink.
 # A session without a backup fails as before (test_heartbeat_failover).
 test_heartbeat_backup_credit() {
 	trap case_cleanup EXIT
 	dmesg_mark
 	hb_setup
 	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
-	# 1146 bytes of credit a packet (hb_start): 3.5 packets' worth.
+	# 1068 bytes of credit a packet: 3.75 packets' worth.
 	hb_start 1 backup-nexthop fc00:2::2 backup-credit 4011
 	wait_until "(( \$(qd heartbeat_failures) >= 1 ))" ||
 		fail "no heartbeat failure"
 	wait_until "(( \$(qd credited_packets va2) >= 3 ))" || true
 	sleep 0.5
-	local unit=1146 out
+	local unit out
 	out=$(dns "$a" -j cbfc session show "${HB_FLOW[@]}")
+	# Credit is counted in the RoCEv2 packet's IP length.
+	unit=$(($(hb_sess sent) / $(hb_sess packets)))
 	echo "session after the move: $out"
 	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
 		"on_backup $(hb_sess on_backup) failed $(hb_sess failed): the session did not move onto its backup"
@@ -660,8 +662,12 @@ test_heartbeat_backup_credit() {
 	wait_until "(( \$(qd credited_packets va2) >= 6 ))" || true
 	check "(( \$(qd credited_packets va2) == 6 && \$(qd qlen va2) == 4 ))" \
 		"after 3 returned: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), not 6 and 4"
-	dns "$a" cbfc credit "${HB_FLOW[@]}" freed $((10 * unit))
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed $((6 * unit))
+	wait_until "(( \$(qd credited_packets va2) >= 9 ))" || true
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed $((9 * unit))
 	wait_until "(( \$(qd qlen va2) == 0 ))" || true
+	check "(( \$(qd credited_packets va2) == 10 && \$(hb_sess absurd) == 0 ))" \
+		"backup: credited_packets $(qd credited_packets va2) absurd $(hb_sess absurd), not 10 and 0"
 	sleep 0.3
 	sink_stop
 	kill "$MON" 2>/dev/null || true
@@ -674,10 +680,11 @@ test_heartbeat_backup_credit() {
 		"heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed)"
 	check "(( \$(qd heartbeat_failures va2) == 0 && \$(qd drops va2) == 0 ))" \
 		"backup qdisc: heartbeat_failures $(qd heartbeat_failures va2) drops $(qd drops va2)"
-	local p g o
-	read -r p g o <<<"$SINK_TOTALS"
-	check "(( p == 20 && g == 0 && o == 0 ))" \
-		"the sink saw $p packets, $g gaps, $o out of order: not 20, 0, 0"
+	# Out of order is allowed: packets sent while the failure was being
+	# found go to the backup straight, before those re-sent by the work.
+	local p g
+	read -r p g _ <<<"$SINK_TOTALS"
+	check "(( p == 20 && g == 0 ))" "the sink saw $p packets, $g gaps: not 20 and 0"
 	# Moved, the backup is the next hop: no second move, no setting it.
 	out=$(dns "$a" cbfc session set "${HB_FLOW[@]}" backup none 2>&1) &&
 		fail "session set on a moved session was taken"
@@ -969,7 +976,7 @@ test_bad_input() {
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 $bnh '}')
 	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session backup-credit missing'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh $bnh $bcr '}')
-	check "[[ '$out' == *'errno=22'* && '$out' == *'needs the session'\''s tunnel'* ]]" "$out"
+	check "[[ \$out == *errno=22* && \$out == *'tunnel, which moves to its backup list'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 ${nh/7:/25:} $bcr '}')
 	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session backup-nexthop: the same hop as nexthop'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 $bnh 26:u64=0 '}')
@@ -979,7 +986,7 @@ test_bad_input() {
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh '}')
 	check "[[ '$out' == *'errno=0'* ]]" "a good session refused: $out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_SET $sess $bnh $bcr '}')
-	check "[[ '$out' == *'errno=22'* && '$out' == *'needs the session'\''s tunnel'* ]]" "$out"
+	check "[[ \$out == *errno=22* && \$out == *'tunnel, which moves to its backup list'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_SET $sess 9:u64=5 '}')
 	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session set: only the backup'* ]]" "$out"
 	check "(( \$(sess on_backup) == 0 && \$(sess credit) == 0 ))" \
