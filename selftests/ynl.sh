@@ -6,8 +6,10 @@
 # of linux-source-6.12 reads Documentation/netlink/specs/dmsc.yaml and
 # speaks to the family with nothing of ours in between. What it writes
 # and reads must be what `dmsc -j` reads, field by field (ids, SIDs,
-# weights, modes, counters), its errors must carry the module's extack,
-# and --subscribe must see the events of a backup switch.
+# weights, modes, counters, credit sessions and their backup
+# reservations), its errors must carry the module's extack, and
+# --subscribe must see the events of a backup switch. DMSC_YNL_CASES
+# names the cases to run (all by default).
 #
 #   +-----------------------------------------+
 #   |  ns a: dmsc.ko state, dummy0            |
@@ -162,6 +164,75 @@ test_tunnel_set_del() {
 	check "[ '$(dns "$a" -j tunnel show)' = '[]' ]" "tunnel 3 still there"
 }
 
+# A credit session's backup reservation, through cli.py and dmsc both:
+# session-new with one, dmsc's session add and set, cli.py's session-set
+# clearing and setting it, a dump equal to dmsc -j field by field, and
+# the move onto the backups when the tunnel switches to its backup list.
+S1=(src 10.9.0.1 dst 10.9.0.2 sport 50000 qpn 256)
+S2=(src 10.9.0.1 dst 10.9.0.2 sport 50001 qpn 257)
+# key1: the first session's key, as cli.py's JSON.
+key1='"family": 2, "src": "0a090001", "dst": "0a090002", "sport": 50000, "qpn": 256'
+
+test_session_backup() {
+	mkns a
+	load_module
+	dns "$a" tunnel add 7 src fc00::1 path fc00:2::1 backup fc00:4::1
+	ynl "$a" "$T/o" --no-schema --do session-new --json "{\"session\": {$key1,
+		\"nexthop\": \"$(hexsegs fc00:2::1)\", \"credit\": 9000, \"tunnel\": 7,
+		\"backup-nexthop\": \"$(hexsegs fc00:4::1)\", \"backup-credit\": 4096}}"
+	check "(( ynl_rc == 0 ))" "cli.py --do session-new with a backup: exit $ynl_rc"
+	dns "$a" cbfc session add "${S2[@]}" nexthop 10.9.0.3 credit 8000 tunnel 7
+	dns "$a" cbfc session set "${S2[@]}" backup-nexthop 10.9.0.4 backup-credit 2048
+
+	ynl "$a" "$T/c.json" --no-schema --dump session-get
+	check "(( ynl_rc == 0 ))" "cli.py --dump session-get: exit $ynl_rc"
+	dns "$a" -j cbfc session show >"$T/d.json"
+	# 19 fields a session: all but family (the addresses say it).
+	compare sessions "$T/c.json" "$T/d.json" 38
+	check "[ '$(dj '" ".join("%s/%s/%s/%s/%d" % (s["nexthop"], s["credit"], s["backup_nexthop"], s["backup_credit"], s["on_backup"]) for s in sorted(d, key=lambda s: s["sport"]))')' = \
+		'fc00:2::1/9000/fc00:4::1/4096/0 10.9.0.3/8000/10.9.0.4/2048/0' ]" \
+		"next hops, credits, backups: $(dj 'd')"
+
+	# cli.py session-set: the key alone clears the backup, with both sets it.
+	ynl "$a" "$T/o" --no-schema --do session-set --json "{\"session\": {$key1}}"
+	check "(( ynl_rc == 0 ))" "cli.py --do session-set (clear): exit $ynl_rc"
+	# One session: an object, not a list.
+	dns "$a" -j cbfc session show "${S1[@]}" >"$T/d.json"
+	check "[ '$(dj '"backup_nexthop" in d or "backup_credit" in d')' = False ]" \
+		"the backup is still there: $(dj 'd')"
+	ynl "$a" "$T/o" --no-schema --do session-set --json "{\"session\": {$key1,
+		\"backup-nexthop\": \"$(hexsegs fc00:4::1)\", \"backup-credit\": 5000}}"
+	check "(( ynl_rc == 0 ))" "cli.py --do session-set: exit $ynl_rc"
+
+	# What session-set refuses: the rest of the session, a session not there.
+	ynl "$a" "$T/o" --no-schema --do session-set --json "{\"session\": {$key1, \"credit\": 1}}"
+	check "(( ynl_rc == 1 ))" "session-set with credit: exit $ynl_rc, not 1"
+	check "grep -q '^Netlink error: Invalid argument' '$T/o'" "not EINVAL"
+	check "[[ '$(extack_of "$T/o" msg)' == 'session set: only the backup'* ]]" \
+		"extack message '$(extack_of "$T/o" msg)'"
+	ynl "$a" "$T/o" --no-schema --do session-set --json "{\"session\": {${key1/256/999},
+		\"backup-nexthop\": \"$(hexsegs fc00:4::1)\", \"backup-credit\": 5000}}"
+	check "(( ynl_rc == 1 ))" "session-set of no session: exit $ynl_rc, not 1"
+	check "grep -q '^Netlink error: No such file or directory' '$T/o'" "not ENOENT"
+
+	# The operator's switch to the backup list moves both onto their backups.
+	dns "$a" tunnel switch 7 backup
+	ynl "$a" "$T/c.json" --no-schema --dump session-get
+	check "(( ynl_rc == 0 ))" "cli.py --dump session-get: exit $ynl_rc"
+	dns "$a" -j cbfc session show >"$T/d.json"
+	compare sessions "$T/c.json" "$T/d.json" 38
+	check "[ '$(dj '" ".join("%s/%s/%d/%d" % (s["nexthop"], s["credit"], s["on_backup"], s["failed"]) for s in sorted(d, key=lambda s: s["sport"]))')' = \
+		'fc00:4::1/5000/1/0 10.9.0.4/2048/1/0' ]" \
+		"next hops, credits, on_backup, failed after the switch: $(dj 'd')"
+	# Moved: the backup is the next hop, it cannot be set any more.
+	local out
+	out=$(dns "$a" cbfc session set "${S2[@]}" backup none 2>&1) &&
+		fail "session set on a moved session was taken"
+	echo "dmsc: $out"
+	check "[[ '$out' == *'Device or resource busy'*'moved onto its backup'* ]]" \
+		"dmsc session set after the move: $out"
+}
+
 # extack_of FILE KEY: one key of the extack cli.py printed with its error.
 extack_of() {
 	python3 -c 'import ast, sys
@@ -231,8 +302,12 @@ test_subscribe() {
 		"events '$ev', not the switch to backup and back of tunnel 7"
 }
 
-ktap_run \
-	test_tunnel_new "ynl: cli.py set, tunnel-new, rule-new; tunnel-get, rule-get, info equal dmsc -j field by field, counters included" \
-	test_tunnel_set_del "ynl: cli.py tunnel-set (paths, weights, mode, backup) and tunnel-del, read back by dmsc -j" \
-	test_errors "ynl: cli.py gets the kernel's errno and extack (policy range, tunnel in use)" \
+cases=(
+	test_tunnel_new "ynl: cli.py set, tunnel-new, rule-new; tunnel-get, rule-get, info equal dmsc -j field by field, counters included"
+	test_tunnel_set_del "ynl: cli.py tunnel-set (paths, weights, mode, backup) and tunnel-del, read back by dmsc -j"
+	test_errors "ynl: cli.py gets the kernel's errno and extack (policy range, tunnel in use)"
+	test_session_backup "ynl: cli.py session-new and session-set with a backup reservation, session-get equal to dmsc -j field by field before and after the move onto the backups"
 	test_subscribe "ynl: cli.py --subscribe events sees the switch to backup and back"
+)
+cases_only cases "${DMSC_YNL_CASES:-}"
+ktap_run "${cases[@]}"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare what the kernel's YNL cli.py read with what `dmsc -j` read.
 
-    ynl_compare.py tunnels|rules|info CLI_JSON DMSC_JSON
+    ynl_compare.py tunnels|rules|sessions|info CLI_JSON DMSC_JSON
 
 CLI_JSON is cli.py --output-json output (a dump's list of messages or one
 message), DMSC_JSON the matching `dmsc -j -s ... show` (or `info`). The
@@ -70,6 +70,37 @@ def rule(r):
     return out
 
 
+def hop(hexstr):
+    """A next hop as dmsc prints it: an IPv4-mapped one as IPv4."""
+    addr = ipaddress.IPv6Address(bytes.fromhex(hexstr))
+    return str(addr.ipv4_mapped or addr)
+
+
+def session(s):
+    fam = {2: 4, 10: 6}[s["family"]]
+    out = {}
+    for k in ("src", "dst"):
+        addr = ipaddress.ip_address(bytes.fromhex(s[k]))
+        if addr.version != fam:
+            problems.append(f"family {s['family']} with a {addr.version} address {addr}")
+        out[k] = str(addr)
+    for k in ("nexthop", "backup-nexthop"):
+        if k in s:
+            out[k.replace("-", "_")] = hop(s[k])
+    if "prevhop" in s:
+        out["prevhop"] = str(ipaddress.IPv6Address(bytes.fromhex(s["prevhop"])))
+    # dmsc prints returned and returns of a session that returns credit.
+    counters = ["sport", "qpn", "mode", "credit", "freed", "sent", "available",
+                "packets", "updates", "stale", "absurd", "tunnel", "failed",
+                "backup-credit", "on-backup"]
+    if "prevhop" in s:
+        counters += ["returned", "returns"]
+    for k in counters:
+        if k in s:
+            out[k.replace("-", "_")] = s[k]
+    return out
+
+
 def info(m):
     out = {"version": m["version"], "netns_cookie": m["netns-cookie"],
            "features": sorted(m["features"]), "flow_limit": m["flow-limit"],
@@ -110,7 +141,8 @@ def main():
         dmsc["features"] = sorted(dmsc["features"])
         n = compare("info", info(cli), dmsc)
     else:
-        key, conv = {"tunnels": ("tunnel", tunnel), "rules": ("rule", rule)}[kind]
+        key, conv = {"tunnels": ("tunnel", tunnel), "rules": ("rule", rule),
+                     "sessions": ("session", session)}[kind]
         msgs = cli if isinstance(cli, list) else [cli]
         n = compare(kind, [conv(m[key]) for m in msgs], dmsc)
     for p in problems:
