@@ -21,6 +21,7 @@
 struct flow_want {
 	struct pol_credit c;
 	char policy[POLICY_NAME_MAX];
+	uint32_t tunnel;	/* the policy's: its kernel tunnel's id */
 	bool wanted;		/* in the policies still (during a sync) */
 	bool owned;		/* set up by this code, not yet torn down */
 	int64_t tried_ms;	/* the last set-up or retry; 0 never */
@@ -87,9 +88,9 @@ static void setup(struct sr_rsvp *r, struct flow_want *w, int64_t now)
 {
 	char why[sizeof(w->why)];
 
-	if (rsvp_speaker_setup(r->sp, &w->c.flow, RSVP_OWNER_POLICY, w->c.path,
-			       w->c.npath, w->c.backup, w->c.nbackup, why,
-			       sizeof(why))) {
+	if (rsvp_speaker_setup(r->sp, &w->c.flow, RSVP_OWNER_POLICY, w->tunnel,
+			       w->c.path, w->c.npath, w->c.backup, w->c.nbackup,
+			       why, sizeof(why))) {
 		r->refusals++;
 		note(w, why);
 		backoff(w, now);
@@ -173,11 +174,17 @@ void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n)
 				r->fw = fw;
 				memset(&r->fw[j], 0, sizeof(r->fw[j]));
 				r->fw[j].c = *c;
+				r->fw[j].tunnel = p[i].tunnel;
 				r->nfw++;
-			} else if (!pol_credit_eq(&r->fw[j].c, c)) {
-				/* Other hops: down the old ones first. */
+			} else if (!pol_credit_eq(&r->fw[j].c, c) ||
+				   r->fw[j].tunnel != p[i].tunnel) {
+				/*
+				 * Other hops or another tunnel (fixed in the
+				 * kernel session): down the old ones first.
+				 */
 				teardown(r, &r->fw[j]);
 				r->fw[j].c = *c;
+				r->fw[j].tunnel = p[i].tunnel;
 				r->fw[j].tried_ms = 0;
 				r->fw[j].wait_ms = 0;
 				r->fw[j].why[0] = '\0';
@@ -298,11 +305,15 @@ struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 		const struct flow_want *w = &r->fw[i];
 		struct json_object *x = json_object_new_object();
 		enum rsvp_status st = RSVP_NONE;
+		enum rsvp_backup bk = RSVP_BACKUP_NONE;
 
-		if (w->owned)
+		if (w->owned) {
 			st = rsvp_speaker_status(r->sp, &w->c.flow,
 						 RSVP_OWNER_POLICY,
 						 NULL, 0);
+			bk = rsvp_speaker_backup(r->sp, &w->c.flow,
+						 RSVP_OWNER_POLICY);
+		}
 		json_object_object_add(x, "policy",
 				       json_object_new_string(w->policy));
 		json_object_object_add(x, "flow", json_object_new_string(
@@ -312,6 +323,12 @@ struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 		if (w->why[0])
 			json_object_object_add(x, "why",
 					       json_object_new_string(w->why));
+		json_object_object_add(x, "tunnel",
+				       json_object_new_uint64(w->tunnel));
+		/* Whether the backup's credit is in the kernel session. */
+		if (w->c.nbackup)
+			json_object_object_add(x, "backup_kernel",
+				json_object_new_string(rsvp_backup_name(bk)));
 		json_object_array_add(a, x);
 	}
 	json_object_object_add(o, "policy_flows", a);
