@@ -36,7 +36,7 @@ struct sr_rsvp {
 	unsigned int ticks;
 	struct flow_want *fw;
 	size_t nfw;
-	uint64_t setups, teardowns, retries, refusals;
+	uint64_t setups, teardowns, retries, refusals, backup_changes;
 };
 
 static const char *flow_text(const struct pol_credit *c, char *buf,
@@ -149,6 +149,42 @@ static void drive(struct sr_rsvp *r)
 	}
 }
 
+/* @a and @b the same flow along the same primary, backups aside. */
+static bool same_primary(const struct pol_credit *a, const struct pol_credit *b)
+{
+	struct pol_credit x = *b;
+
+	x.nbackup = a->nbackup;
+	memcpy(x.backup, a->backup, sizeof(x.backup));
+	return pol_credit_eq(a, &x);
+}
+
+/*
+ * @w's hops are now @c, its tunnel @tunnel. Only the backup list
+ * changed: that list alone is signalled anew, the primary and its
+ * kernel session kept. Anything else: down the old hops first, then set
+ * up anew (the kernel session's tunnel is fixed when it is made).
+ */
+static void change(struct sr_rsvp *r, struct flow_want *w,
+		   const struct pol_credit *c, uint32_t tunnel)
+{
+	char why[sizeof(w->why)];
+
+	if (w->owned && tunnel == w->tunnel && same_primary(&w->c, c) &&
+	    !rsvp_speaker_set_backup(r->sp, &c->flow, RSVP_OWNER_POLICY,
+				     c->backup, c->nbackup, why, sizeof(why))) {
+		w->c = *c;
+		r->backup_changes++;
+		return;
+	}
+	teardown(r, w);
+	w->c = *c;
+	w->tunnel = tunnel;
+	w->tried_ms = 0;
+	w->wait_ms = 0;
+	w->why[0] = '\0';
+}
+
 void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n)
 {
 	struct flow_want *fw;
@@ -178,16 +214,7 @@ void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n)
 				r->nfw++;
 			} else if (!pol_credit_eq(&r->fw[j].c, c) ||
 				   r->fw[j].tunnel != p[i].tunnel) {
-				/*
-				 * Other hops or another tunnel (fixed in the
-				 * kernel session): down the old ones first.
-				 */
-				teardown(r, &r->fw[j]);
-				r->fw[j].c = *c;
-				r->fw[j].tunnel = p[i].tunnel;
-				r->fw[j].tried_ms = 0;
-				r->fw[j].wait_ms = 0;
-				r->fw[j].why[0] = '\0';
+				change(r, &r->fw[j], c, p[i].tunnel);
 			}
 			r->fw[j].wanted = true;
 			snprintf(r->fw[j].policy, sizeof(r->fw[j].policy), "%s",
@@ -340,5 +367,7 @@ struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 			       json_object_new_uint64(r->retries));
 	json_object_object_add(o, "policy_refusals",
 			       json_object_new_uint64(r->refusals));
+	json_object_object_add(o, "policy_backup_changes",
+			       json_object_new_uint64(r->backup_changes));
 	return o;
 }
