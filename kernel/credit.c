@@ -157,13 +157,56 @@ static int dmsc_session_prevhop_ok(const struct nlattr *attr,
 	return 0;
 }
 
+/*
+ * The backup reservation of @tb, both attributes or neither: a backup
+ * moves with the tunnel, so it needs one, and a next hop it stands in
+ * for. Returns 1 when there is one, 0 when not, or an error.
+ */
+static int dmsc_session_backup_attrs(struct nlattr **tb, bool has_nexthop,
+				     const struct in6_addr *nexthop, u32 tunnel,
+				     struct netlink_ext_ack *extack)
+{
+	struct nlattr *nh = tb[DMSC_SESSION_A_BACKUP_NEXTHOP];
+	struct nlattr *cr = tb[DMSC_SESSION_A_BACKUP_CREDIT];
+	struct in6_addr a;
+
+	if (!nh && !cr)
+		return 0;
+	if (!cr) {
+		NL_SET_ERR_MSG_ATTR(extack, nh, "session backup-credit missing");
+		return -EINVAL;
+	}
+	if (!nh) {
+		NL_SET_ERR_MSG_ATTR(extack, cr, "session backup-nexthop missing");
+		return -EINVAL;
+	}
+	if (!has_nexthop) {
+		NL_SET_ERR_MSG_ATTR(extack, nh,
+				    "session backup: the session has no nexthop to stand in for");
+		return -EINVAL;
+	}
+	if (!tunnel) {
+		NL_SET_ERR_MSG_ATTR(extack, nh,
+				    "session backup: needs the session's tunnel, which moves to its backup list with it");
+		return -EINVAL;
+	}
+	nla_memcpy(&a, nh, sizeof(a));
+	if (ipv6_addr_equal(&a, nexthop)) {
+		NL_SET_ERR_MSG_ATTR(extack, nh,
+				    "session backup-nexthop: the same hop as nexthop");
+		return -EINVAL;
+	}
+	return 1;
+}
+
 int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
 	struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
+	struct in6_addr nh = {};
 	struct dmsc_cbfc_key key;
 	struct dmsc_session *s;
-	int err;
+	int err, backup;
 
 	err = dmsc_session_parse(info, tb, &key);
 	if (err)
@@ -183,14 +226,29 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = dmsc_session_prevhop_ok(tb[DMSC_SESSION_A_PREVHOP], info->extack);
 	if (err)
 		return err;
+	if (tb[DMSC_SESSION_A_NEXTHOP])
+		nla_memcpy(&nh, tb[DMSC_SESSION_A_NEXTHOP], sizeof(nh));
+	backup = dmsc_session_backup_attrs(tb, tb[DMSC_SESSION_A_NEXTHOP], &nh,
+					   tb[DMSC_SESSION_A_TUNNEL] ?
+					   nla_get_u32(tb[DMSC_SESSION_A_TUNNEL]) :
+					   0, info->extack);
+	if (backup < 0)
+		return backup;
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	s->key = key;
 	if (tb[DMSC_SESSION_A_NEXTHOP]) {
-		nla_memcpy(&s->nexthop, tb[DMSC_SESSION_A_NEXTHOP],
-			   sizeof(s->nexthop));
+		s->nexthop = nh;
 		s->has_nexthop = true;
+	}
+	if (backup) {
+		nla_memcpy(&s->backup_nexthop,
+			   tb[DMSC_SESSION_A_BACKUP_NEXTHOP],
+			   sizeof(s->backup_nexthop));
+		s->backup_credit =
+			nla_get_u64(tb[DMSC_SESSION_A_BACKUP_CREDIT]);
+		s->has_backup = true;
 	}
 	if (tb[DMSC_SESSION_A_PREVHOP]) {
 		nla_memcpy(&s->prevhop, tb[DMSC_SESSION_A_PREVHOP],
@@ -282,6 +340,78 @@ int dmsc_session_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/*
+ * A live session's backup reservation: set or replaced (both attributes),
+ * or cleared (neither). The source's speaker learns the backup list's
+ * credit when its RESV comes, which may be after the primary's; what it
+ * stands for (next hop, credit, tunnel) is fixed at add. Once the
+ * session moved onto its backup, the backup is its next hop: refused.
+ */
+int dmsc_session_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
+	struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	struct dmsc_cbfc_key key;
+	struct dmsc_session *s;
+	int err, backup;
+
+	err = dmsc_session_parse(info, tb, &key);
+	if (err)
+		return err;
+	err = dmsc_session_no_update(tb, extack);
+	if (err)
+		return err;
+	if (tb[DMSC_SESSION_A_NEXTHOP] || tb[DMSC_SESSION_A_MODE] ||
+	    tb[DMSC_SESSION_A_CREDIT] || tb[DMSC_SESSION_A_TUNNEL] ||
+	    tb[DMSC_SESSION_A_PREVHOP]) {
+		NL_SET_ERR_MSG(extack,
+			       "session set: only the backup; nexthop, prevhop, mode, credit and tunnel are fixed at session add");
+		return -EINVAL;
+	}
+	mutex_lock(&dn->lock);
+	s = rhashtable_lookup_fast(&dn->sessions, &key, dmsc_session_params);
+	if (!s) {
+		NL_SET_ERR_MSG(extack, "no such session");
+		err = -ENOENT;
+		goto out;
+	}
+	backup = dmsc_session_backup_attrs(tb, s->has_nexthop, &s->nexthop,
+					   s->tunnel, extack);
+	if (backup < 0) {
+		err = backup;
+		goto out;
+	}
+	spin_lock_bh(&s->lock);
+	if (s->on_backup) {
+		spin_unlock_bh(&s->lock);
+		NL_SET_ERR_MSG(extack,
+			       "session set: the session moved onto its backup already");
+		err = -EBUSY;
+		goto out;
+	}
+	if (READ_ONCE(s->failed)) {
+		spin_unlock_bh(&s->lock);
+		NL_SET_ERR_MSG(extack,
+			       "session set: the session's next hop failed already");
+		err = -EBUSY;
+		goto out;
+	}
+	if (backup) {
+		nla_memcpy(&s->backup_nexthop,
+			   tb[DMSC_SESSION_A_BACKUP_NEXTHOP],
+			   sizeof(s->backup_nexthop));
+		s->backup_credit =
+			nla_get_u64(tb[DMSC_SESSION_A_BACKUP_CREDIT]);
+	}
+	s->has_backup = backup;
+	spin_unlock_bh(&s->lock);
+	dmsc_changed(dn);
+out:
+	mutex_unlock(&dn->lock);
+	return err;
+}
+
 /* The session's identity: its flow, next hop and tunnel. */
 static int dmsc_session_fill_id(struct sk_buff *msg, struct dmsc_session *s)
 {
@@ -293,7 +423,8 @@ static int dmsc_session_fill_id(struct sk_buff *msg, struct dmsc_session *s)
 	    nla_put_u16(msg, DMSC_SESSION_A_SPORT, ntohs(s->key.sport)) ||
 	    nla_put_u32(msg, DMSC_SESSION_A_QPN, s->key.qpn) ||
 	    (s->has_nexthop &&
-	     nla_put_in6_addr(msg, DMSC_SESSION_A_NEXTHOP, &s->nexthop)) ||
+	     nla_put_in6_addr(msg, DMSC_SESSION_A_NEXTHOP,
+			      dmsc_session_nexthop(s))) ||
 	    (s->has_prevhop &&
 	     nla_put_in6_addr(msg, DMSC_SESSION_A_PREVHOP, &s->prevhop)) ||
 	    (s->tunnel && nla_put_u32(msg, DMSC_SESSION_A_TUNNEL, s->tunnel)))
@@ -311,7 +442,13 @@ static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
 	if (dmsc_session_fill_id(msg, s) ||
 	    nla_put_u8(msg, DMSC_SESSION_A_FAILED, READ_ONCE(s->failed)) ||
 	    nla_put_u8(msg, DMSC_SESSION_A_MODE, s->mode) ||
-	    nla_put_u64_64bit(msg, DMSC_SESSION_A_CREDIT, s->credit,
+	    nla_put_u8(msg, DMSC_SESSION_A_ON_BACKUP, READ_ONCE(s->on_backup)) ||
+	    (s->has_backup &&
+	     (nla_put_in6_addr(msg, DMSC_SESSION_A_BACKUP_NEXTHOP,
+			       &s->backup_nexthop) ||
+	      nla_put_u64_64bit(msg, DMSC_SESSION_A_BACKUP_CREDIT,
+				s->backup_credit, DMSC_SESSION_A_PAD))) ||
+	    nla_put_u64_64bit(msg, DMSC_SESSION_A_CREDIT, READ_ONCE(s->credit),
 			      DMSC_SESSION_A_PAD) ||
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_FREED,
 			      atomic64_read(&s->freed), DMSC_SESSION_A_PAD) ||
@@ -346,8 +483,9 @@ static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
  * a backup and is on its primary (or moved early by that reset), fail
  * over too, with no packets to carry: their next packets would be
  * steered onto the dead link and dropped by the deactivated device,
- * which no heartbeat sees (they never reach a cbfc queue). Each is marked
- * failed with its nexthop-down event, then each tunnel switches once.
+ * which no heartbeat sees (they never reach a cbfc queue). Each fails
+ * (dmsc_session_fail: onto its backup reservation, or marked failed) with
+ * its nexthop-down event, then each tunnel switches once.
  * Process context (the failover work), before that reset's own failovers
  * switch their tunnels. Up to two walks of the namespace's sessions under
  * its lock: a link going down is rare. Returns how many failed.
@@ -367,7 +505,7 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 		/* Early marks the tunnels this walk moves: switched below. */
 		if (!dmsc_tunnel_steer_backup(dn, s->tunnel))
 			continue;
-		WRITE_ONCE(s->failed, true);
+		dmsc_session_fail(s);
 		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
 					   ifindex, 0);
 		n++;
@@ -384,16 +522,25 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 /*
  * Tunnel @tunnel moved to its backup or back: where its sessions' packets
  * went before says nothing of where their next hop is now, so a link
- * going down there must not fail them (dmsc_session_fail_link). Under
- * dn->lock.
+ * going down there must not fail them (dmsc_session_fail_link). Moved to
+ * its backup (@backup: a failover, or the operator's switch), its
+ * packets go the backup list's way: its sessions with a backup
+ * reservation move onto it, as the one whose failure moved the tunnel
+ * did (dmsc_session_fail). Back on the primary, they stay there: the
+ * primary's hops forgot what was in flight, its speaker sets the
+ * sessions up anew (Documentation/cbfc.md). Under dn->lock.
  */
-void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel)
+void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup)
 {
 	struct dmsc_session *s;
 
-	list_for_each_entry(s, &dn->session_list, list)
-		if (s->tunnel == tunnel)
-			WRITE_ONCE(s->last_qdisc, 0);
+	list_for_each_entry(s, &dn->session_list, list) {
+		if (s->tunnel != tunnel)
+			continue;
+		WRITE_ONCE(s->last_qdisc, 0);
+		if (backup && s->has_backup && !READ_ONCE(s->on_backup))
+			dmsc_session_fail(s);
+	}
 }
 
 /*
@@ -423,6 +570,8 @@ void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
 	nest = nla_nest_start(msg, DMSC_A_SESSION);
 	if (!nest || dmsc_session_fill_id(msg, s) ||
 	    nla_put_u32(msg, DMSC_SESSION_A_IFINDEX, ifindex) ||
+	    nla_put_u8(msg, DMSC_SESSION_A_ON_BACKUP,
+		       READ_ONCE(s->on_backup) && !READ_ONCE(s->failed)) ||
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_WAITED_US, waited_us,
 			      DMSC_SESSION_A_PAD))
 		goto fail;
@@ -525,15 +674,32 @@ int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
  * reservation. sent only grows, so freed <= sent read here holds after.
  * Returns true when credit grew. Also the kernel's credit returns
  * (creditret.c) come here, from softirq.
+ *
+ * @on_backup: which next hop the caller took the update to be from. A
+ * session that moved onto its backup meanwhile (dmsc_session_fail) set
+ * freed to sent, which fails the cmpxchg of an update from the old hop
+ * in flight; the retry sees the move and counts the update stale. The
+ * backup hop's totals count from the move: base is added to them.
  */
-bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg)
+bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg,
+			 bool on_backup)
 {
 	s64 old;
 	u64 val;
 
 	old = atomic64_read(&s->freed);
 	do {
-		val = delta ? (u64)old + arg : arg;
+		/*
+		 * freed, then on_backup, then base: pairs with the two
+		 * smp_wmb() in dmsc_session_fail().
+		 */
+		smp_rmb();
+		/* and on_backup before base: the acquire */
+		if (smp_load_acquire(&s->on_backup) != on_backup) {
+			atomic64_inc(&s->stale);
+			return false;
+		}
+		val = delta ? (u64)old + arg : READ_ONCE(s->base) + arg;
 		if ((s64)(val - (u64)old) <= 0) {
 			atomic64_inc(&s->stale);
 			return false;
@@ -545,6 +711,60 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg)
 	} while (!atomic64_try_cmpxchg(&s->freed, &old, (s64)val));
 	atomic64_inc(&s->updates);
 	return true;
+}
+
+/*
+ * The next hop of @s failed: the heartbeat, or its link went down. A
+ * session with a backup reservation and a tunnel (which moves to its
+ * backup list with it) moves onto the backup list's first hop and its
+ * credit and stays under credit control; any other is marked failed
+ * and its packets pass uncontrolled. Returns true when it moved.
+ *
+ * The move rebases the counters: what was in flight to the failed hop
+ * is forgotten (freed = sent: those bytes will never be returned), and
+ * the backup hop's cumulative totals, which count from 0 what it
+ * forwarded of this flow, are read from sent at the move (base). Only
+ * the backup hop grants credit from then on (dmsc_session_nexthop). A
+ * packet charged on another CPU between the read of sent and the store
+ * of freed stays in flight on the new hop: if it went the old way
+ * instead, up to one packet of the backup's credit is lost to it.
+ *
+ * Any context: the qdisc's dequeue and reset (BH off), the failover work.
+ */
+bool dmsc_session_fail(struct dmsc_session *s)
+{
+	bool moved = false;
+	u64 sent;
+
+	spin_lock_bh(&s->lock);
+	if (READ_ONCE(s->dead) || READ_ONCE(s->failed)) {
+		spin_unlock_bh(&s->lock);
+		return false;
+	}
+	if (s->has_backup && !s->on_backup && s->tunnel) {
+		sent = atomic64_read(&s->sent);
+		WRITE_ONCE(s->base, sent);
+		WRITE_ONCE(s->credit, s->backup_credit);
+		/* The backup hop's heartbeat counts from the move. */
+		atomic64_set(&s->last_update, ktime_get_ns());
+		/* base, credit: before on_backup (dmsc_session_nexthop). */
+		smp_wmb();
+		WRITE_ONCE(s->on_backup, true);
+		/* on_backup: before freed (dmsc_session_credit's retry). */
+		smp_wmb();
+		atomic64_set(&s->freed, sent);
+		moved = true;
+	} else {
+		WRITE_ONCE(s->failed, true);
+	}
+	spin_unlock_bh(&s->lock);
+	/* Its flows waiting elsewhere may go on the backup's credit. */
+	if (moved) {
+		rcu_read_lock();
+		dmsc_cbfc_wake(s);
+		rcu_read_unlock();
+	}
+	return moved;
 }
 
 /*
@@ -565,9 +785,10 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	if (tb[DMSC_SESSION_A_NEXTHOP] || tb[DMSC_SESSION_A_MODE] ||
 	    tb[DMSC_SESSION_A_CREDIT] || tb[DMSC_SESSION_A_TUNNEL] ||
-	    tb[DMSC_SESSION_A_PREVHOP]) {
+	    tb[DMSC_SESSION_A_PREVHOP] || tb[DMSC_SESSION_A_BACKUP_NEXTHOP] ||
+	    tb[DMSC_SESSION_A_BACKUP_CREDIT]) {
 		NL_SET_ERR_MSG(extack,
-			       "credit update: nexthop, prevhop, mode, credit and tunnel are fixed at session add");
+			       "credit update: nexthop, prevhop, mode, credit, tunnel and backup are set by session add and set");
 		return -EINVAL;
 	}
 	rcu_read_lock();
@@ -596,7 +817,9 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 	if (dmsc_session_credit(s, s->mode == DMSC_CREDIT_MODE_DELTA,
 				s->mode == DMSC_CREDIT_MODE_DELTA ?
 				nla_get_u64(tb[DMSC_SESSION_A_DELTA]) :
-				nla_get_u64(tb[DMSC_SESSION_A_FREED])))
+				nla_get_u64(tb[DMSC_SESSION_A_FREED]),
+				/* pairs with dmsc_session_fail()'s smp_wmb() */
+				smp_load_acquire(&s->on_backup)))
 		dmsc_cbfc_wake(s);
 	rcu_read_unlock();
 	return 0;

@@ -564,6 +564,7 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 	u8 buf[CRET_MSG_MAX];
 	struct cret_msg m;
 	u8 _type, *type;
+	bool on_backup = false;
 	int why = -1;
 
 	if (ip6h->nexthdr != IPPROTO_RSVP)
@@ -597,10 +598,15 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 
 	rcu_read_lock();
 	s = dmsc_session_lookup(dn, &m.key);
+	if (s && !READ_ONCE(s->dead))
+		/* pairs with dmsc_session_fail()'s first smp_wmb() */
+		on_backup = smp_load_acquire(&s->on_backup);
 	if (!s || READ_ONCE(s->dead))
 		why = DMSC_CRET_NO_SESSION;
-	/* Only the next hop grants credit. */
-	else if (!s->has_nexthop || !ipv6_addr_equal(&ip6h->saddr, &s->nexthop))
+	/* Only the next hop grants credit: the backup's once moved. */
+	else if (!s->has_nexthop ||
+		 !ipv6_addr_equal(&ip6h->saddr, on_backup ?
+				  &s->backup_nexthop : &s->nexthop))
 		why = DMSC_CRET_SOURCE;
 	/* Each form to its own mode, as DMSC_CMD_CREDIT has it. */
 	else if (s->mode != (m.delta ? DMSC_CREDIT_MODE_DELTA :
@@ -609,7 +615,8 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 	if (why < 0) {
 		/* As DMSC_CMD_CREDIT: any update says the next hop lives. */
 		atomic64_set(&s->last_update, ktime_get_ns());
-		if (dmsc_session_credit(s, m.delta != 0, m.delta ?: m.freed))
+		if (dmsc_session_credit(s, m.delta != 0, m.delta ?: m.freed,
+					on_backup))
 			dmsc_cbfc_wake(s);
 		why = DMSC_CRET_RX;
 	}

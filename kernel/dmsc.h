@@ -407,7 +407,20 @@ struct dmsc_session {
 					 * present path, 0: none; READ_ONCE
 					 */
 	refcount_t refcnt;
-	u64 credit;			/* the next hop's reservation, fixed */
+	u64 credit;			/* the next hop's reservation; the
+					 * backup's once on it: READ_ONCE
+					 */
+	/*
+	 * The backup list's first hop and its reservation (DMSC_CMD_SESSION_
+	 * SET, under dn->lock and lock): when the next hop fails, a session
+	 * with a tunnel moves onto them (dmsc_session_fail) rather than
+	 * losing credit control. Fixed once on_backup is set.
+	 */
+	struct in6_addr backup_nexthop;
+	u64 backup_credit;
+	bool has_backup;
+	bool on_backup;			/* moved: READ_ONCE, see dmsc_session_fail */
+	u64 base;			/* cumulative totals count from here */
 	atomic64_t freed;
 	atomic64_t sent;
 	atomic64_t packets;
@@ -450,6 +463,18 @@ static inline bool dmsc_session_returns(const struct dmsc_session *s)
 	return s->has_prevhop;
 }
 
+/*
+ * The hop that grants the session credit now: its next hop, or its
+ * backup's once it moved there (whose address is fixed from then on).
+ */
+static inline const struct in6_addr *
+dmsc_session_nexthop(const struct dmsc_session *s)
+{
+	/* Pairs with dmsc_session_fail()'s first smp_wmb(). */
+	return smp_load_acquire(&s->on_backup) ? &s->backup_nexthop :
+						 &s->nexthop;
+}
+
 /* Bytes in flight: sent, not yet reported freed. */
 static inline s64 dmsc_session_inflight(const struct dmsc_session *s,
 					u64 sent)
@@ -461,10 +486,11 @@ static inline s64 dmsc_session_inflight(const struct dmsc_session *s,
 static inline u64 dmsc_session_available(const struct dmsc_session *s)
 {
 	s64 inflight = dmsc_session_inflight(s, atomic64_read(&s->sent));
+	u64 credit = READ_ONCE(s->credit);
 
 	if (inflight < 0)
 		inflight = 0;	/* cannot happen: freed <= sent */
-	return (u64)inflight >= s->credit ? 0 : s->credit - inflight;
+	return (u64)inflight >= credit ? 0 : credit - inflight;
 }
 
 /*
@@ -485,7 +511,7 @@ static inline bool dmsc_session_charge(struct dmsc_session *s,
 		inflight = dmsc_session_inflight(s, sent);
 		if (inflight < 0)
 			inflight = 0;
-		if ((u64)inflight + len > s->credit)
+		if ((u64)inflight + len > READ_ONCE(s->credit))
 			return false;
 	} while (!atomic64_try_cmpxchg(&s->sent, &sent, sent + len));
 	return true;
@@ -501,7 +527,10 @@ int dmsc_session_del_doit(struct sk_buff *skb, struct genl_info *info);
 int dmsc_session_get_doit(struct sk_buff *skb, struct genl_info *info);
 int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info);
-bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 val);
+bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 val,
+			 bool on_backup);
+bool dmsc_session_fail(struct dmsc_session *s);
+int dmsc_session_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 /* creditret.c */
 void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
@@ -515,7 +544,7 @@ void dmsc_cret_net_exit(struct dmsc_net *dn);
 void dmsc_cbfc_wake(struct dmsc_session *s);
 unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 				    int ifindex);
-void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel);
+void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup);
 void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
 				u32 event, int ifindex, u64 waited_us);
 int dmsc_cbfc_init(void);

@@ -109,6 +109,11 @@ static struct netlink_range_validation dmsc_credit_range = {
 	.min = 0, .max = DMSC_CREDIT_MAX,
 };
 
+/* A backup is a reservation made: not 0, which is "none yet". */
+static struct netlink_range_validation dmsc_backup_credit_range = {
+	.min = 1, .max = DMSC_CREDIT_MAX,
+};
+
 static struct netlink_range_validation dmsc_delta_range = {
 	.min = 1, .max = DMSC_DELTA_MAX,
 };
@@ -143,6 +148,11 @@ const struct nla_policy dmsc_session_policy[DMSC_SESSION_A_MAX + 1] = {
 	[DMSC_SESSION_A_PREVHOP] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
 	[DMSC_SESSION_A_RETURNED] = { .type = NLA_REJECT },
 	[DMSC_SESSION_A_RETURNS] = { .type = NLA_REJECT },
+	[DMSC_SESSION_A_BACKUP_NEXTHOP] =
+		NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[DMSC_SESSION_A_BACKUP_CREDIT] = NLA_POLICY_FULL_RANGE(NLA_U64,
+						&dmsc_backup_credit_range),
+	[DMSC_SESSION_A_ON_BACKUP] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy dmsc_policy[DMSC_A_MAX + 1] = {
@@ -338,6 +348,11 @@ static const struct genl_ops dmsc_genl_ops[] = {
 	{
 		.cmd = DMSC_CMD_CREDIT,
 		.doit = dmsc_credit_doit,
+		.flags = DMSC_ADMIN_PERM,
+	},
+	{
+		.cmd = DMSC_CMD_SESSION_SET,
+		.doit = dmsc_session_set_doit,
 		.flags = DMSC_ADMIN_PERM,
 	},
 };

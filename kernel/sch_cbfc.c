@@ -689,10 +689,11 @@ static void cbfc_flow_done(struct cbfc_sched *q, struct cbfc_flow *f)
 static bool cbfc_drop_oversize(struct Qdisc *sch, struct cbfc_flow *f,
 			       unsigned int len)
 {
+	u64 credit = f->sess ? READ_ONCE(f->sess->credit) : 0;
 	struct cbfc_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
 
-	if (!f->sess || !f->sess->credit || len <= f->sess->credit)
+	if (!credit || len <= credit)
 		return false;
 	skb = cbfc_flow_pop(sch, f);
 	q->st.drop_oversize++;
@@ -734,10 +735,13 @@ static void cbfc_fail_queue(struct cbfc_sched *q, struct cbfc_fail *fail)
 
 /*
  * The heartbeat found @f waiting for @waited ns with no credit update
- * from its next hop: the next hop has failed. The session is marked
- * failed (no credit control from now on), the flow's packets leave the
- * queue for the failover work, or are dropped when the session names no
- * tunnel, and the flow goes. Under the qdisc lock.
+ * from its next hop: the next hop has failed. The session moves onto its
+ * backup reservation, or is marked failed (no credit control from now
+ * on: dmsc_session_fail); the flow's packets leave the queue for the
+ * failover work, which sends them on the backup list (where they are
+ * charged to the backup's credit, if the session moved), or are dropped
+ * when the session names no tunnel, and the flow goes. Under the qdisc
+ * lock.
  */
 static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 {
@@ -753,7 +757,11 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	spin_unlock(&s->lock);
 	if (!waiting)
 		return;		/* credit came just now: it is on q->wake */
-	WRITE_ONCE(s->failed, true);
+	/*
+	 * Failed, or moved onto the backup list's reservation: either way
+	 * its tunnel goes to the backup list, and its packets with it.
+	 */
+	dmsc_session_fail(s);
 	q->st.heartbeat_failures++;
 
 	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_FAILED, waited);
@@ -854,7 +862,7 @@ static void cbfc_fail_link(struct Qdisc *sch)
 				q->st.drop_nomem += f->qlen;
 				continue;
 			}
-			WRITE_ONCE(f->sess->failed, true);
+			dmsc_session_fail(f->sess);
 			q->st.link_failures++;
 			/* The reset that follows zeroes the counts. */
 			while (f->qlen)

@@ -504,7 +504,7 @@ static void dmsc_tunnel_set_active(struct dmsc_net *dn,
 
 	if (old == active)
 		return;
-	dmsc_session_forget_path(dn, tun->id);
+	dmsc_session_forget_path(dn, tun->id, active == DMSC_ACTIVE_BACKUP);
 	if (old == DMSC_ACTIVE_EARLY && active == DMSC_ACTIVE_PRIMARY)
 		return;
 	atomic64_inc(&tun->switches);

@@ -28,6 +28,7 @@ T=
 # uapi/linux/dmsc.h, for nl_raw
 DMSC_CMD_SESSION_NEW=13
 DMSC_CMD_CREDIT=16
+DMSC_CMD_SESSION_SET=17
 DMSC_A_SESSION=12
 
 an() { ip netns exec "$a" "$@"; }
@@ -66,9 +67,10 @@ case_cleanup() {
 
 rx() { bn cat /sys/class/net/vb/statistics/rx_packets; }
 
-# qd KEY: a counter, xstat or option of va's qdisc, from tc -s -j.
+# qd KEY [DEV]: a counter, xstat or option of va's (DEV's) qdisc, from
+# tc -s -j.
 qd() {
-	tc -n "$a" -s -j qdisc show dev va | num "$1"
+	tc -n "$a" -s -j qdisc show dev "${2:-va}" | num "$1"
 }
 
 # sess FIELD: a field of the flow's session, from dmsc -j.
@@ -552,9 +554,12 @@ hb_sess() {
 	dns "$a" -j cbfc session show "${HB_FLOW[@]}" | num "$1"
 }
 
-# hb_begin TUNNEL CREDIT: the events monitor and the sink, a session of
-# tunnel TUNNEL with CREDIT bytes of reservation, and 5 packets sent.
+# hb_begin TUNNEL CREDIT [ARG...]: the events monitor and the sink, a
+# session of tunnel TUNNEL with CREDIT bytes of reservation (and ARGs to
+# session add), and 5 packets sent.
 hb_begin() {
+	local tun=$1 credit=$2
+	shift 2
 	dns "$a" -j monitor >"$T/events" 2>&1 &
 	MON=$!
 	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
@@ -562,16 +567,18 @@ hb_begin() {
 	SINK=$!
 	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
 	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
-		credit "$2" tunnel "$1"
+		credit "$credit" tunnel "$tun" "$@"
 	hb_send 5 0
 }
 
-# hb_start TUNNEL: the events monitor and the sink; a session of tunnel
-# TUNNEL with 5 packets' worth (5 x 1146 at the qdisc) of reservation; 5
-# packets that leave and are freed (credit is flowing), then 15 more: 5
-# leave, 10 wait for credit that does not come.
+# hb_start TUNNEL [ARG...]: the events monitor and the sink; a session of
+# tunnel TUNNEL with 5 packets' worth (5 x 1146 at the qdisc) of
+# reservation; 5 packets that leave and are freed (credit is flowing),
+# then 15 more: 5 leave, 10 wait for credit that does not come.
 hb_start() {
-	hb_begin "$1" 6000
+	local tun=$1
+	shift
+	hb_begin "$tun" 6000 "$@"
 	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
 	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$(hb_sess sent)"
 	hb_send 15 5
@@ -615,6 +622,67 @@ test_heartbeat_failover() {
 	local p g
 	read -r p g _ <<<"$SINK_TOTALS"
 	check "(( p == 20 && g == 0 ))" "the sink saw $p packets, $g gaps: not 20 and 0"
+	dmesg_clean || fail "kernel log"
+}
+
+# The same silence with a backup reservation: the session names the
+# backup list's first hop (b on va2) and the 4 packets' worth of credit
+# it reserved, less a little, and va2 has cbfc too. At the failure the
+# session moves onto the backup's credit rather than losing credit
+# control: of the 10 that waited, 3 leave through the backup and 7 wait
+# for credit there; the backup hop's cumulative totals, counted from the
+# move, let them go 3 and then 4 more; all 20 reach the sink, in order.
+# A session without a backup fails as before (test_heartbeat_failover).
+test_heartbeat_backup_credit() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	hb_setup
+	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
+	# 1146 bytes of credit a packet (hb_start): 3.5 packets' worth.
+	hb_start 1 backup-nexthop fc00:2::2 backup-credit 4011
+	wait_until "(( \$(qd heartbeat_failures) >= 1 ))" ||
+		fail "no heartbeat failure"
+	wait_until "(( \$(qd credited_packets va2) >= 3 ))" || true
+	sleep 0.5
+	local unit=1146 out
+	out=$(dns "$a" -j cbfc session show "${HB_FLOW[@]}")
+	echo "session after the move: $out"
+	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
+		"on_backup $(hb_sess on_backup) failed $(hb_sess failed): the session did not move onto its backup"
+	check "grep -qE '\"nexthop\": ?\"fc00:2::2\"' <<<'$out' && (( \$(hb_sess credit) == 4011 ))" \
+		"the session's next hop and credit are not the backup's"
+	check "(( \$(qd credited_packets va2) == 3 && \$(qd qlen va2) == 7 ))" \
+		"backup qdisc: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), not 3 and 7"
+	check "(( \$(hb_sess sent) - \$(hb_sess freed) == 3 * unit ))" \
+		"in flight on the backup: $(($(hb_sess sent) - $(hb_sess freed))), not $((3 * unit))"
+	# The primary's totals no longer count: the backup's, from 0, do.
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed $((3 * unit))
+	wait_until "(( \$(qd credited_packets va2) >= 6 ))" || true
+	check "(( \$(qd credited_packets va2) == 6 && \$(qd qlen va2) == 4 ))" \
+		"after 3 returned: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), not 6 and 4"
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed $((10 * unit))
+	wait_until "(( \$(qd qlen va2) == 0 ))" || true
+	sleep 0.3
+	sink_stop
+	kill "$MON" 2>/dev/null || true
+	wait "$MON" 2>/dev/null || true
+	cat "$T/events"
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	check "grep nexthop-failed '$T/events' | grep -qE '\"on_backup\": ?1'" \
+		"the nexthop-failed event does not say on_backup 1"
+	check "(( \$(qd heartbeat_failures) == 1 && \$(qd failovers) == 1 && \$(qd drop_failed) == 0 ))" \
+		"heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed)"
+	check "(( \$(qd heartbeat_failures va2) == 0 && \$(qd drops va2) == 0 ))" \
+		"backup qdisc: heartbeat_failures $(qd heartbeat_failures va2) drops $(qd drops va2)"
+	local p g o
+	read -r p g o <<<"$SINK_TOTALS"
+	check "(( p == 20 && g == 0 && o == 0 ))" \
+		"the sink saw $p packets, $g gaps, $o out of order: not 20, 0, 0"
+	# Moved, the backup is the next hop: no second move, no setting it.
+	out=$(dns "$a" cbfc session set "${HB_FLOW[@]}" backup none 2>&1) &&
+		fail "session set on a moved session was taken"
+	echo "session set after the move: $out"
+	check "grep -q 'moved onto its backup' <<<'$out'" "error: $out"
 	dmesg_clean || fail "kernel log"
 }
 
@@ -896,8 +964,26 @@ test_bad_input() {
 	check "[[ '$out' == *'extack=session freed: only in a credit update'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 10:u64=5 '}')
 	check "[[ '$out' == *'errno=2'* && '$out' == *'extack=no such session'* ]]" "$out"
+	# A backup reservation: both attributes, a tunnel, another hop.
+	local bnh="25:bin=fc000000000000000000000000000002" bcr="26:u64=4000"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 $bnh '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session backup-credit missing'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh $bnh $bcr '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'needs the session'\''s tunnel'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 ${nh/7:/25:} $bcr '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session backup-nexthop: the same hop as nexthop'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 $bnh 26:u64=0 '}')
+	check "[[ '$out' == *'errno=34'* ]]" "backup credit 0: $out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_SET $sess $bnh $bcr '}')
+	check "[[ '$out' == *'errno=2'* && '$out' == *'extack=no such session'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh '}')
 	check "[[ '$out' == *'errno=0'* ]]" "a good session refused: $out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_SET $sess $bnh $bcr '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'needs the session'\''s tunnel'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_SET $sess 9:u64=5 '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session set: only the backup'* ]]" "$out"
+	check "(( \$(sess on_backup) == 0 && \$(sess credit) == 0 ))" \
+		"a refused set changed the session"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh '}')
 	check "[[ '$out' == *'errno=17'* && '$out' == *'extack=session exists for this flow'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 11:u64=5 '}')
@@ -1008,6 +1094,7 @@ CASES=(
 	test_gso "cbfc: a credited GSO skb is segmented and each segment charged"
 	test_rate "cbfc: rate 4mbit with a backlog sends 4 Mbit/s +- 5 %"
 	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
+	test_heartbeat_backup_credit "cbfc: next hop silent, a backup reservation: the session moves onto the backup hop's credit, the waiting packets leave through the backup as it grants"
 	test_link_down_idle "cbfc: the link goes down with nothing queued: the session its packets last took fails over, the next packets reach the sink through the backup"
 	test_link_down "cbfc: the link to the next hop goes down (carrier lost, set down, deleted): at once the tunnel is on its backup, the waiting packets reach the sink through it; without a backup they go with the link"
 	test_heartbeat_no_tunnel "cbfc: next hop silent, no tunnel: the waiting packets are dropped as failed, heartbeat 0 is off"

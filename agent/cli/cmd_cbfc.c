@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dmsc cbfc session add|del|show and dmsc cbfc credit: the credit sessions
- * of the cbfc qdisc (Documentation/cbfc.md). A session names one RoCEv2
- * flow as the qdisc classifies it; a credit update gives it credit.
+ * dmsc cbfc session add|set|del|show and dmsc cbfc credit: the credit
+ * sessions of the cbfc qdisc (Documentation/cbfc.md). A session names one
+ * RoCEv2 flow as the qdisc classifies it; a credit update gives it credit.
+ * A session with a next hop and a tunnel may hold a backup reservation,
+ * the credit the first hop of the tunnel's backup list reserved: the
+ * session moves onto it when its next hop fails.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,17 +25,21 @@ static void cbfc_usage(FILE *f)
 	fprintf(f,
 		"Usage: dmsc cbfc session add FLOW [nexthop ADDR] [prevhop ADDR6]\n"
 		"                              [mode cumulative|delta] [credit BYTES] [tunnel ID]\n"
-		"       (nexthop, prevhop or both)\n"
+		"                              [backup-nexthop ADDR backup-credit BYTES]\n"
+		"       (nexthop, prevhop or both; a backup needs nexthop and tunnel)\n"
+		"       dmsc cbfc session set FLOW backup-nexthop ADDR backup-credit BYTES\n"
+		"       dmsc cbfc session set FLOW backup none\n"
 		"       dmsc cbfc session del FLOW\n"
 		"       dmsc [-j] cbfc session show [FLOW]\n"
 		"       dmsc cbfc credit FLOW freed BYTES     (cumulative session)\n"
 		"       dmsc cbfc credit FLOW delta BYTES     (delta session)\n"
 		"FLOW := src ADDR dst ADDR sport PORT qpn QPN   (the inner RoCEv2 flow)\n"
-		"credit 0..%llu, freed 0..%llu (a running total, may wrap),\n"
-		"delta 1..%llu bytes\n",
+		"credit 0..%llu, backup-credit 1..%llu, delta 1..%llu bytes,\n"
+		"freed 0..%llu (a running total, may wrap)\n",
 		(unsigned long long)DMSC_CREDIT_MAX,
-		(unsigned long long)UINT64_MAX,
-		(unsigned long long)DMSC_DELTA_MAX);
+		(unsigned long long)DMSC_CREDIT_MAX,
+		(unsigned long long)DMSC_DELTA_MAX,
+		(unsigned long long)UINT64_MAX);
 }
 
 static int parse_u64(const char *field, const char *s, uint64_t min,
@@ -79,6 +86,25 @@ static int parse_addr(const char *field, const char *s, int *family,
 	return -1;
 }
 
+/* A next hop, IPv4 or IPv6: an IPv4 one travels IPv4-mapped. */
+static int parse_hop(const char *field, const char *s, struct in6_addr *hop)
+{
+	int fam = 0;
+	uint8_t buf[16];
+
+	if (parse_addr(field, s, &fam, buf))
+		return -1;
+	memset(hop, 0, sizeof(*hop));
+	if (fam == AF_INET) {
+		hop->s6_addr[10] = 0xff;
+		hop->s6_addr[11] = 0xff;
+		memcpy(&hop->s6_addr[12], buf, 4);
+	} else {
+		memcpy(hop, buf, 16);
+	}
+	return 0;
+}
+
 struct cbfc_args {
 	bool flow;		/* src, dst, sport, qpn all given */
 	int family;
@@ -87,10 +113,11 @@ struct cbfc_args {
 	bool have_src, have_dst, have_sport, have_qpn;
 	bool have_nexthop, have_mode, have_credit, have_freed, have_delta;
 	bool have_tunnel, have_prevhop;
-	struct in6_addr nexthop, prevhop;
+	bool have_backup_nexthop, have_backup_credit, backup_none;
+	struct in6_addr nexthop, prevhop, backup_nexthop;
 	uint8_t mode;
 	uint32_t tunnel;
-	uint64_t credit, freed, delta;
+	uint64_t credit, freed, delta, backup_credit;
 };
 
 /*
@@ -98,7 +125,8 @@ struct cbfc_args {
  * beyond the flow this verb takes (a bit per option, below).
  */
 enum { OPT_NEXTHOP = 1, OPT_MODE = 2, OPT_CREDIT = 4, OPT_FREED = 8,
-       OPT_DELTA = 16, OPT_TUNNEL = 32, OPT_PREVHOP = 64 };
+       OPT_DELTA = 16, OPT_TUNNEL = 32, OPT_PREVHOP = 64,
+       OPT_BACKUP_NEXTHOP = 128, OPT_BACKUP_CREDIT = 256, OPT_BACKUP = 512 };
 
 static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 			   struct cbfc_args *a)
@@ -122,6 +150,12 @@ static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 			bit = OPT_TUNNEL;
 		else if (!strcmp(opt, "prevhop"))
 			bit = OPT_PREVHOP;
+		else if (!strcmp(opt, "backup-nexthop"))
+			bit = OPT_BACKUP_NEXTHOP;
+		else if (!strcmp(opt, "backup-credit"))
+			bit = OPT_BACKUP_CREDIT;
+		else if (!strcmp(opt, "backup"))
+			bit = OPT_BACKUP;
 		else if (strcmp(opt, "src") && strcmp(opt, "dst") &&
 			 strcmp(opt, "sport") && strcmp(opt, "qpn"))
 			return usage_error("unknown option \"%s\"", opt);
@@ -150,21 +184,22 @@ static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 				return EXIT_USAGE;
 			a->have_qpn = true;
 		} else if (bit == OPT_NEXTHOP) {
-			int fam = 0;
-			uint8_t buf[16];
-
-			/* An IPv4 next hop travels IPv4-mapped. */
-			if (parse_addr("nexthop", val, &fam, buf))
+			if (parse_hop("nexthop", val, &a->nexthop))
 				return EXIT_USAGE;
-			memset(&a->nexthop, 0, sizeof(a->nexthop));
-			if (fam == AF_INET) {
-				a->nexthop.s6_addr[10] = 0xff;
-				a->nexthop.s6_addr[11] = 0xff;
-				memcpy(&a->nexthop.s6_addr[12], buf, 4);
-			} else {
-				memcpy(&a->nexthop, buf, 16);
-			}
 			a->have_nexthop = true;
+		} else if (bit == OPT_BACKUP_NEXTHOP) {
+			if (parse_hop("backup-nexthop", val, &a->backup_nexthop))
+				return EXIT_USAGE;
+			a->have_backup_nexthop = true;
+		} else if (bit == OPT_BACKUP_CREDIT) {
+			if (parse_u64("backup-credit", val, 1, DMSC_CREDIT_MAX,
+				      &a->backup_credit))
+				return EXIT_USAGE;
+			a->have_backup_credit = true;
+		} else if (bit == OPT_BACKUP) {
+			if (strcmp(val, "none"))
+				return usage_error("backup \"%s\": not none", val);
+			a->backup_none = true;
 		} else if (bit == OPT_PREVHOP) {
 			int fam = AF_INET6;
 
@@ -224,6 +259,16 @@ static int need_flow(const struct cbfc_args *a)
 	return 0;
 }
 
+/* A backup reservation is its first hop and its credit: both or neither. */
+static int need_backup_pair(const struct cbfc_args *a)
+{
+	if (a->have_backup_nexthop && !a->have_backup_credit)
+		return usage_error("backup-credit: required with backup-nexthop");
+	if (a->have_backup_credit && !a->have_backup_nexthop)
+		return usage_error("backup-nexthop: required with backup-credit");
+	return 0;
+}
+
 static struct nl_msg *cbfc_msg(int cmd, int flags, const struct cbfc_args *a)
 {
 	unsigned int alen = a->family == AF_INET ? 4 : 16;
@@ -254,6 +299,12 @@ static struct nl_msg *cbfc_msg(int cmd, int flags, const struct cbfc_args *a)
 		nla_put_u64(msg, DMSC_SESSION_A_DELTA, a->delta);
 	if (a->have_tunnel)
 		nla_put_u32(msg, DMSC_SESSION_A_TUNNEL, a->tunnel);
+	/* SESSION_SET with neither clears the backup. */
+	if (a->have_backup_nexthop)
+		nla_put(msg, DMSC_SESSION_A_BACKUP_NEXTHOP,
+			sizeof(a->backup_nexthop), &a->backup_nexthop);
+	if (a->have_backup_credit)
+		nla_put_u64(msg, DMSC_SESSION_A_BACKUP_CREDIT, a->backup_credit);
 	nla_nest_end(msg, s);
 	return msg;
 }
@@ -263,6 +314,23 @@ static void put_u64(struct nlattr **tb, int type, const char *key,
 {
 	if (tb[type])
 		out_uint(key, fmt, nla_get_u64(tb[type]));
+}
+
+/* A next hop; an IPv4-mapped one as the IPv4 address it stands for. */
+static void put_hop(struct nlattr **tb, int type, const char *key,
+		    const char *fmt)
+{
+	const struct in6_addr *nh;
+	char a[INET6_ADDRSTRLEN];
+
+	if (!tb[type] || nla_len(tb[type]) < (int)sizeof(*nh))
+		return;
+	nh = nla_data(tb[type]);
+	if (IN6_IS_ADDR_V4MAPPED(nh))
+		out_string(key, fmt, format_addr(AF_INET, &nh->s6_addr[12], a,
+						 sizeof(a)));
+	else
+		out_string(key, fmt, format_addr(AF_INET6, nh, a, sizeof(a)));
 }
 
 static int session_parse(struct nlattr **top, void *arg)
@@ -290,18 +358,8 @@ static int session_parse(struct nlattr **top, void *arg)
 			 nla_get_u16(tb[DMSC_SESSION_A_SPORT]));
 	if (tb[DMSC_SESSION_A_QPN])
 		out_uint("qpn", " qpn %llu", nla_get_u32(tb[DMSC_SESSION_A_QPN]));
-	if (tb[DMSC_SESSION_A_NEXTHOP]) {
-		const struct in6_addr *nh = nla_data(tb[DMSC_SESSION_A_NEXTHOP]);
-
-		/* IPv4-mapped: show the IPv4 address it stands for. */
-		if (IN6_IS_ADDR_V4MAPPED(nh))
-			out_string("nexthop", " nexthop %s",
-				   format_addr(AF_INET, &nh->s6_addr[12], a,
-					       sizeof(a)));
-		else
-			out_string("nexthop", " nexthop %s",
-				   format_addr(AF_INET6, nh, a, sizeof(a)));
-	}
+	/* The current next hop: the backup's once the session moved. */
+	put_hop(tb, DMSC_SESSION_A_NEXTHOP, "nexthop", " nexthop %s");
 	if (tb[DMSC_SESSION_A_PREVHOP])
 		out_string("prevhop", " prevhop %s",
 			   format_addr(AF_INET6,
@@ -327,9 +385,16 @@ static int session_parse(struct nlattr **top, void *arg)
 	if (tb[DMSC_SESSION_A_TUNNEL])
 		out_uint("tunnel", " tunnel %llu",
 			 nla_get_u32(tb[DMSC_SESSION_A_TUNNEL]));
+	put_hop(tb, DMSC_SESSION_A_BACKUP_NEXTHOP, "backup_nexthop",
+		" backup-nexthop %s");
+	put_u64(tb, DMSC_SESSION_A_BACKUP_CREDIT, "backup_credit",
+		" backup-credit %llu");
 	if (tb[DMSC_SESSION_A_FAILED])
 		out_uint("failed", " failed %llu",
 			 nla_get_u8(tb[DMSC_SESSION_A_FAILED]));
+	if (tb[DMSC_SESSION_A_ON_BACKUP])
+		out_uint("on_backup", " on-backup %llu",
+			 nla_get_u8(tb[DMSC_SESSION_A_ON_BACKUP]));
 	out_text("\n");
 	out_close_object();
 	return 0;
@@ -349,11 +414,20 @@ static int session_cmd(const char *verb, int argc, char **argv,
 		err_set_command("cbfc", "session add");
 		ret = parse_cbfc_args(argc, argv,
 				      OPT_NEXTHOP | OPT_MODE | OPT_CREDIT |
-				      OPT_TUNNEL | OPT_PREVHOP, &a);
-		if (ret || (ret = need_flow(&a)))
+				      OPT_TUNNEL | OPT_PREVHOP |
+				      OPT_BACKUP_NEXTHOP | OPT_BACKUP_CREDIT, &a);
+		if (ret || (ret = need_flow(&a)) || (ret = need_backup_pair(&a)))
 			return ret;
 		if (!a.have_nexthop && !a.have_prevhop)
 			return usage_error("nexthop or prevhop: required");
+		/* The kernel would refuse these too; say so by name here. */
+		if (a.have_backup_nexthop && !a.have_nexthop)
+			return usage_error("backup-nexthop: needs nexthop");
+		if (a.have_backup_nexthop && !a.have_tunnel)
+			return usage_error("backup-nexthop: needs tunnel");
+		if (a.have_backup_nexthop &&
+		    !memcmp(&a.backup_nexthop, &a.nexthop, sizeof(a.nexthop)))
+			return usage_error("backup-nexthop: the same as nexthop");
 		req->msg = cbfc_msg(DMSC_CMD_SESSION_NEW, 0, &a);
 	} else if (matches(verb, "delete")) {
 		err_set_command("cbfc", "session del");
@@ -373,6 +447,24 @@ static int session_cmd(const char *verb, int argc, char **argv,
 				    argc ? 0 : NLM_F_DUMP, &a);
 		req->parse = session_parse;
 		req->array = !argc;
+	} else if (matches(verb, "set")) {
+		/* After show: "s" stays show, as before set existed. */
+		err_set_command("cbfc", "session set");
+		ret = parse_cbfc_args(argc, argv,
+				      OPT_BACKUP_NEXTHOP | OPT_BACKUP_CREDIT |
+				      OPT_BACKUP, &a);
+		if (ret || (ret = need_flow(&a)))
+			return ret;
+		if (a.backup_none && a.have_backup_nexthop)
+			return usage_error("backup none: not with backup-nexthop");
+		if (a.backup_none && a.have_backup_credit)
+			return usage_error("backup none: not with backup-credit");
+		if (!a.backup_none && !a.have_backup_nexthop &&
+		    !a.have_backup_credit)
+			return usage_error("backup-nexthop and backup-credit, or backup none: required");
+		if ((ret = need_backup_pair(&a)))
+			return ret;
+		req->msg = cbfc_msg(DMSC_CMD_SESSION_SET, 0, &a);
 	} else {
 		return usage_error("unknown command \"%s\"", verb);
 	}

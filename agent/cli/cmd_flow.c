@@ -156,7 +156,10 @@ static int event_parse(struct nlattr **top, void *arg)
 			out_uint("tunnel", " tunnel %llu",
 				 nla_get_u32(tb[DMSC_TUNNEL_A_ID]));
 	}
-	/* A cbfc heartbeat failure: the session's QP, device, wait. */
+	/*
+	 * A cbfc next hop failure: the session's QP, device, wait, and
+	 * whether it moved onto its backup reservation.
+	 */
 	if (top[DMSC_A_SESSION]) {
 		struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
 
@@ -174,6 +177,10 @@ static int event_parse(struct nlattr **top, void *arg)
 			if (tb[DMSC_SESSION_A_WAITED_US])
 				out_uint("waited_us", " waited_us %llu",
 					 nla_get_u64(tb[DMSC_SESSION_A_WAITED_US]));
+			/* 1: moved onto its backup credit; 0: uncontrolled. */
+			if (tb[DMSC_SESSION_A_ON_BACKUP])
+				out_uint("on_backup", " on-backup %llu",
+					 nla_get_u8(tb[DMSC_SESSION_A_ON_BACKUP]));
 		}
 	}
 	out_text("\n");
@@ -190,7 +197,9 @@ int cmd_monitor(struct cli *cli, int argc, char **argv, struct request *req)
 		printf("Usage: dmsc [-j] monitor [count N]\n"
 		       "Print the module's events (tunnel-backup, tunnel-primary,\n"
 		       "nexthop-failed, nexthop-down) as they come,\n"
-		       "until interrupted or until N have come.\n");
+		       "until interrupted or until N have come. A next hop's\n"
+		       "failure says on-backup 1 when its session moved onto\n"
+		       "its backup credit, on-backup 0 when it lost control.\n");
 		return 0;
 	}
 	if (argc >= 1 && !strcmp(argv[0], "count")) {

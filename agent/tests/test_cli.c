@@ -17,6 +17,7 @@
 #include <linux/dmsc.h>
 
 #include "cmd.h"
+#include "output.h"
 #include "telemetry.h"
 #include "tests/ktap.h"
 
@@ -115,6 +116,9 @@ static void good(const char *args)
 		printf("# exit %d, stderr: %s", rc, err);
 }
 
+/* The flow of the cbfc cases. */
+#define CB_FLOW "src 10.9.0.1 dst 10.9.0.2 sport 50000 qpn 256"
+
 static const char *const bad_cases[][2] = {
 	{ "tunnel add 1 src fc00::1 path fc00::2 weight x",
 	  "tunnel add: weight \"x\": not a number" },
@@ -173,6 +177,58 @@ static const char *const bad_cases[][2] = {
 	{ "set flow_timeout 1", "set: flow_timeout \"1\": out of range 100..3600000" },
 	{ "set colour 1", "set: unknown setting \"colour\" (try \"dmsc set help\")" },
 	{ "info now", "info: unexpected \"now\" (try \"dmsc info help\")" },
+	{ "cbfc session add " CB_FLOW,
+	  "cbfc session add: nexthop or prevhop: required (try \"dmsc cbfc help\")" },
+	{ "cbfc session add src 10.9.0.1 dst fc00::2 sport 1 qpn 2 nexthop fc00::3",
+	  "cbfc session add: dst \"fc00::2\": not an IPv4 address like src" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 1 backup-nexthop fc00::4",
+	  "cbfc session add: backup-credit: required with backup-nexthop (try \"dmsc cbfc help\")" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 1 backup-credit 9000",
+	  "cbfc session add: backup-nexthop: required with backup-credit (try \"dmsc cbfc help\")" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 1 backup-nexthop fc00::4 backup-credit 0",
+	  "cbfc session add: backup-credit \"0\": out of range 1..4294967296" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 1 backup-nexthop fc00::4 backup-credit 4294967297",
+	  "cbfc session add: backup-credit \"4294967297\": out of range 1..4294967296" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 1 backup-nexthop fc00::4 backup-credit lots",
+	  "cbfc session add: backup-credit \"lots\": not a number" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 1 backup-nexthop nowhere backup-credit 9000",
+	  "cbfc session add: backup-nexthop \"nowhere\": not an IP address" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 1 backup-credit 9000 backup-nexthop",
+	  "cbfc session add: backup-nexthop: needs a value (try \"dmsc cbfc help\")" },
+	{ "cbfc session add " CB_FLOW " prevhop fc00::1 tunnel 1 backup-nexthop fc00::4 backup-credit 9000",
+	  "cbfc session add: backup-nexthop: needs nexthop (try \"dmsc cbfc help\")" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 backup-nexthop fc00::4 backup-credit 9000",
+	  "cbfc session add: backup-nexthop: needs tunnel (try \"dmsc cbfc help\")" },
+	{ "cbfc session add " CB_FLOW " nexthop 10.9.0.3 tunnel 1 backup-nexthop ::ffff:10.9.0.3 backup-credit 9000",
+	  "cbfc session add: backup-nexthop: the same as nexthop (try \"dmsc cbfc help\")" },
+	{ "cbfc session add " CB_FLOW " nexthop fc00::3 backup none",
+	  "cbfc session add: backup: not for this command (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW,
+	  "cbfc session set: backup-nexthop and backup-credit, or backup none: required (try \"dmsc cbfc help\")" },
+	{ "cbfc session set src 10.9.0.1 dst 10.9.0.2 sport 50000 backup none",
+	  "cbfc session set: qpn: required (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW " backup-nexthop fc00::4",
+	  "cbfc session set: backup-credit: required with backup-nexthop (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW " backup-credit 9000",
+	  "cbfc session set: backup-nexthop: required with backup-credit (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW " backup fc00::4",
+	  "cbfc session set: backup \"fc00::4\": not none (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW " backup none backup-credit 9000",
+	  "cbfc session set: backup none: not with backup-credit (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW " backup none backup-nexthop fc00::4",
+	  "cbfc session set: backup none: not with backup-nexthop (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW " nexthop fc00::3 backup none",
+	  "cbfc session set: nexthop: not for this command (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW " credit 10 backup none",
+	  "cbfc session set: credit: not for this command (try \"dmsc cbfc help\")" },
+	{ "cbfc session set " CB_FLOW " tunnel 1 backup none",
+	  "cbfc session set: tunnel: not for this command (try \"dmsc cbfc help\")" },
+	{ "cbfc session show " CB_FLOW " backup-credit 1",
+	  "cbfc session show: backup-credit: not for this command (try \"dmsc cbfc help\")" },
+	{ "cbfc credit " CB_FLOW " backup-credit 1",
+	  "cbfc credit: backup-credit: not for this command (try \"dmsc cbfc help\")" },
+	{ "cbfc session frob",
+	  "cbfc: unknown command \"frob\" (try \"dmsc cbfc help\")" },
 	{ "monitor count x", "monitor: count \"x\": not a number" },
 	{ "monitor forever", "monitor: unexpected \"forever\" (try \"dmsc monitor help\")" },
 	{ "telemetry attach",
@@ -222,6 +278,14 @@ static const char *const good_cases[] = {
 	"rule del dst 10.0.0.0/8",
 	"flow show tunnel 3",
 	"flow flush",
+	"cbfc session add " CB_FLOW " nexthop fc00::3 credit 9000 tunnel 1",
+	"cbfc session add " CB_FLOW " nexthop 10.9.0.3 credit 9000 tunnel 1 backup-nexthop 10.9.0.4 backup-credit 4294967296",
+	"cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 1 backup-credit 1 backup-nexthop fc00::4",
+	"cbfc session set " CB_FLOW " backup-nexthop fc00::4 backup-credit 9000",
+	"cbfc session set " CB_FLOW " backup none",
+	"cbfc session se " CB_FLOW " backup none",
+	"cbfc session show",
+	"cbfc session s " CB_FLOW,
 	"monitor count 2",
 	"telemetry show",
 	"te show dev lo",
@@ -269,6 +333,197 @@ static void check_tunnel_msg(void)
 		   segs[0] == 2 && segs[1] == 1,
 		   "tunnel add: two paths, weight 3 then none, 2 and 1 SIDs");
 	nlmsg_free(req.msg);
+}
+
+/* The SESSION nest of the request @line builds; 0, or -1 if none. */
+static int session_msg(const char *line, struct request *req, int *cmd,
+		       struct nlattr **st)
+{
+	char copy[512], *argv[32];
+	struct nlattr *tb[DMSC_A_MAX + 1];
+	struct cli cli = { 0 };
+	int argc;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	argc = batch_split(copy, argv, 32);
+	req->msg = NULL;
+	if (cli_parse(&cli, argc, argv, req) || !req->msg)
+		return -1;
+	*cmd = ((struct genlmsghdr *)nlmsg_data(nlmsg_hdr(req->msg)))->cmd;
+	if (genlmsg_parse(nlmsg_hdr(req->msg), 0, tb, DMSC_A_MAX, NULL) ||
+	    !tb[DMSC_A_SESSION] ||
+	    nla_parse_nested(st, DMSC_SESSION_A_MAX, tb[DMSC_A_SESSION], NULL))
+		return -1;
+	return 0;
+}
+
+/* Attributes of the nest @st has, as a bit per type. */
+static uint64_t session_attrs(struct nlattr **st)
+{
+	uint64_t bits = 0;
+	int i;
+
+	for (i = 0; i <= DMSC_SESSION_A_MAX; i++)
+		if (st[i])
+			bits |= 1ull << i;
+	return bits;
+}
+
+#define SA(x) (1ull << DMSC_SESSION_A_##x)
+#define SA_KEY (SA(FAMILY) | SA(SRC) | SA(DST) | SA(SPORT) | SA(QPN))
+
+static bool is_addr(struct nlattr *a, const char *want)
+{
+	struct in6_addr w;
+
+	return a && nla_len(a) == sizeof(w) && inet_pton(AF_INET6, want, &w) == 1 &&
+	       !memcmp(nla_data(a), &w, sizeof(w));
+}
+
+/* Backup reservations in SESSION_NEW and SESSION_SET. */
+static void check_session_msg(void)
+{
+	struct nlattr *st[DMSC_SESSION_A_MAX + 1];
+	struct request req;
+	int cmd = 0, rc;
+
+	rc = session_msg("cbfc session add " CB_FLOW " nexthop fc00::3 credit 9000 tunnel 5 backup-nexthop 10.9.0.4 backup-credit 4096",
+			 &req, &cmd, st);
+	ktap_check(!rc && cmd == DMSC_CMD_SESSION_NEW &&
+		   session_attrs(st) == (SA_KEY | SA(NEXTHOP) | SA(CREDIT) |
+					 SA(TUNNEL) | SA(BACKUP_NEXTHOP) |
+					 SA(BACKUP_CREDIT)) &&
+		   is_addr(st[DMSC_SESSION_A_NEXTHOP], "fc00::3") &&
+		   is_addr(st[DMSC_SESSION_A_BACKUP_NEXTHOP], "::ffff:10.9.0.4") &&
+		   nla_get_u64(st[DMSC_SESSION_A_BACKUP_CREDIT]) == 4096 &&
+		   nla_get_u64(st[DMSC_SESSION_A_CREDIT]) == 9000 &&
+		   nla_get_u32(st[DMSC_SESSION_A_TUNNEL]) == 5,
+		   "session add: backup nexthop (IPv4-mapped) and credit in SESSION_NEW");
+	nlmsg_free(req.msg);
+
+	rc = session_msg("cbfc session add " CB_FLOW " nexthop fc00::3 tunnel 5",
+			 &req, &cmd, st);
+	ktap_check(!rc && cmd == DMSC_CMD_SESSION_NEW &&
+		   session_attrs(st) == (SA_KEY | SA(NEXTHOP) | SA(TUNNEL)),
+		   "session add: no backup, no backup attributes");
+	nlmsg_free(req.msg);
+
+	rc = session_msg("cbfc session set " CB_FLOW " backup-nexthop fc00::4 backup-credit 4294967296",
+			 &req, &cmd, st);
+	ktap_check(!rc && cmd == DMSC_CMD_SESSION_SET && !req.parse &&
+		   session_attrs(st) == (SA_KEY | SA(BACKUP_NEXTHOP) |
+					 SA(BACKUP_CREDIT)) &&
+		   is_addr(st[DMSC_SESSION_A_BACKUP_NEXTHOP], "fc00::4") &&
+		   nla_get_u64(st[DMSC_SESSION_A_BACKUP_CREDIT]) == DMSC_CREDIT_MAX,
+		   "session set: the key, backup nexthop and credit in SESSION_SET");
+	nlmsg_free(req.msg);
+
+	rc = session_msg("cbfc session set " CB_FLOW " backup none",
+			 &req, &cmd, st);
+	ktap_check(!rc && cmd == DMSC_CMD_SESSION_SET &&
+		   session_attrs(st) == SA_KEY,
+		   "session set backup none: the key alone in SESSION_SET");
+	nlmsg_free(req.msg);
+}
+
+/* Run @req's parse on the reply @top, text or JSON, into out[]. */
+static void print_reply(struct request *req, struct nlattr **top, bool json)
+{
+	FILE *f = tmpfile();
+	struct cli cli = { .json = json };
+	int so;
+
+	fflush(stdout);
+	so = dup(1);
+	dup2(fileno(f), 1);
+	out_init(json, false);
+	req->parse(top, req->arg ? req->arg : &cli);
+	out_flush();
+	fflush(stdout);
+	dup2(so, 1);
+	close(so);
+	slurp(f, out, sizeof(out));
+}
+
+/* A reply or an event with a SESSION nest, parsed as dmsc would. */
+static struct nl_msg *session_reply(int cmd, uint32_t event, bool full,
+				    struct nlattr **top)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct in6_addr nh, bnh;
+	uint8_t src[4] = { 10, 9, 0, 1 }, dst[4] = { 10, 9, 0, 2 };
+	struct nlattr *s;
+
+	inet_pton(AF_INET6, "fc00::3", &nh);
+	inet_pton(AF_INET6, "::ffff:10.9.0.4", &bnh);
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, 0, 0, 0, cmd, 1);
+	if (event)
+		nla_put_u32(msg, DMSC_A_EVENT, event);
+	s = nla_nest_start(msg, DMSC_A_SESSION);
+	if (full) {
+		nla_put_u8(msg, DMSC_SESSION_A_FAMILY, AF_INET);
+		nla_put(msg, DMSC_SESSION_A_SRC, 4, src);
+		nla_put(msg, DMSC_SESSION_A_DST, 4, dst);
+		nla_put_u16(msg, DMSC_SESSION_A_SPORT, 50000);
+	}
+	nla_put_u32(msg, DMSC_SESSION_A_QPN, 256);
+	if (full) {
+		nla_put(msg, DMSC_SESSION_A_NEXTHOP, 16, &nh);
+		nla_put_u64(msg, DMSC_SESSION_A_CREDIT, 9000);
+	}
+	nla_put_u32(msg, DMSC_SESSION_A_TUNNEL, 5);
+	if (full) {
+		nla_put(msg, DMSC_SESSION_A_BACKUP_NEXTHOP, 16, &bnh);
+		nla_put_u64(msg, DMSC_SESSION_A_BACKUP_CREDIT, 4096);
+		nla_put_u8(msg, DMSC_SESSION_A_FAILED, 0);
+	} else {
+		nla_put_u32(msg, DMSC_SESSION_A_IFINDEX, 2);
+		nla_put_u64(msg, DMSC_SESSION_A_WAITED_US, 1500);
+	}
+	nla_put_u8(msg, DMSC_SESSION_A_ON_BACKUP, !full);
+	nla_nest_end(msg, s);
+	genlmsg_parse(nlmsg_hdr(msg), 0, top, DMSC_A_MAX, NULL);
+	return msg;
+}
+
+/* session show and monitor print the backup reservation, text and JSON. */
+static void check_session_print(void)
+{
+	struct nlattr *top[DMSC_A_MAX + 1], *st[DMSC_SESSION_A_MAX + 1];
+	struct nl_msg *msg;
+	struct request req;
+	const char *want;
+	int cmd;
+
+	session_msg("cbfc session show " CB_FLOW, &req, &cmd, st);
+	nlmsg_free(req.msg);
+	msg = session_reply(DMSC_CMD_SESSION_GET, 0, true, top);
+	print_reply(&req, top, false);
+	want = "src 10.9.0.1 dst 10.9.0.2 sport 50000 qpn 256 nexthop fc00::3 credit 9000 tunnel 5 backup-nexthop 10.9.0.4 backup-credit 4096 failed 0 on-backup 0\n";
+	ktap_check(!strcmp(out, want), "session show: backup-nexthop, backup-credit, on-backup in text");
+	if (strcmp(out, want))
+		printf("# got: %s", out);
+	print_reply(&req, top, true);
+	want = "{\"src\":\"10.9.0.1\",\"dst\":\"10.9.0.2\",\"sport\":50000,\"qpn\":256,\"nexthop\":\"fc00::3\",\"credit\":9000,\"tunnel\":5,\"backup_nexthop\":\"10.9.0.4\",\"backup_credit\":4096,\"failed\":0,\"on_backup\":0}\n";
+	ktap_check(!strcmp(out, want), "session show: backup_nexthop, backup_credit, on_backup in JSON");
+	if (strcmp(out, want))
+		printf("# got: %s", out);
+	nlmsg_free(msg);
+
+	/* monitor builds no message, only its parse. */
+	session_msg("monitor", &req, &cmd, st);
+	msg = session_reply(DMSC_CMD_EVENT, DMSC_EVENT_NEXTHOP_FAILED, false, top);
+	print_reply(&req, top, false);
+	want = "nexthop-failed qpn 256 tunnel 5 ifindex 2 waited_us 1500 on-backup 1\n";
+	ktap_check(!strcmp(out, want), "monitor: nexthop-failed says on-backup in text");
+	if (strcmp(out, want))
+		printf("# got: %s", out);
+	print_reply(&req, top, true);
+	want = "{\"event\":\"nexthop-failed\",\"qpn\":256,\"tunnel\":5,\"ifindex\":2,\"waited_us\":1500,\"on_backup\":1}\n";
+	ktap_check(!strcmp(out, want), "monitor: nexthop-failed says on_backup in JSON");
+	if (strcmp(out, want))
+		printf("# got: %s", out);
+	nlmsg_free(msg);
 }
 
 static void check_split(void)
@@ -380,7 +635,7 @@ int main(void)
 	int rc;
 
 	ktap_plan(sizeof(bad_cases) / sizeof(*bad_cases) +
-		  sizeof(good_cases) / sizeof(*good_cases) + 22);
+		  sizeof(good_cases) / sizeof(*good_cases) + 30);
 	for (i = 0; i < sizeof(bad_cases) / sizeof(*bad_cases); i++)
 		bad(bad_cases[i][0], bad_cases[i][1]);
 	for (i = 0; i < sizeof(good_cases) / sizeof(*good_cases); i++)
@@ -407,6 +662,8 @@ int main(void)
 	ktap_check(rc == 0 && !strncmp(out, "dmsc ", 5), "-V needs no namespace");
 
 	check_tunnel_msg();
+	check_session_msg();
+	check_session_print();
 	check_split();
 	check_batch();
 	check_rate();
