@@ -4,17 +4,14 @@
  * family and print what the kernel answered, so selftests can provoke
  * malformed input the dmsc CLI would never send.
  *
- *   nl_raw [-d] [-p] CMD ATTR...
+ *   nl_raw [-d] CMD ATTR...
  *   ATTR := TYPE:u8=V | TYPE:u16=V | TYPE:u32=V | TYPE:u64=V
  *         | TYPE:str=TEXT | TYPE:bin=HEX | TYPE:zeros=LEN
  *         | TYPE:nest{  ATTR...  }
  *
  * Prints "errno=N" (0 = success, N positive), then "extack=MSG" if the
  * kernel gave one, and "replies=N" (messages before the final ACK/DONE).
- * -d sends the request as a dump. -p prints each reply first, a line
- * "reply ATTR..." with ATTR := TYPE=HEX (the payload's bytes as they
- * are, host order) | TYPE{ ATTR... } (a nest, NLA_F_NESTED), so that a
- * test can read an attribute the dmsc CLI does not print.
+ * -d sends the request as a dump.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +30,6 @@ static char req[BUFSZ];
 static size_t len;
 static size_t stack[16];	/* offsets of open nests */
 static int depth;
-static int print_replies;
 
 static void *put(int type, const void *data, size_t dlen)
 {
@@ -125,31 +121,6 @@ static void add_attr(const char *spec)
 	}
 }
 
-/* The attributes in @len bytes at @p, nests opened, on one line. */
-static void print_attrs(const char *p, int len, int level)
-{
-	const struct nlattr *a = (const struct nlattr *)p;
-
-	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
-	       a->nla_len <= len) {
-		const unsigned char *d = (const unsigned char *)a + NLA_HDRLEN;
-		int n = a->nla_len - NLA_HDRLEN, i;
-
-		if ((a->nla_type & NLA_F_NESTED) && level < 8) {
-			printf(" %d{", a->nla_type & NLA_TYPE_MASK);
-			print_attrs((const char *)d, n, level + 1);
-			printf(" }");
-		} else {
-			printf(" %d=", a->nla_type & NLA_TYPE_MASK);
-			for (i = 0; i < n; i++)
-				printf("%02x", d[i]);
-		}
-		len -= NLA_ALIGN(a->nla_len);
-		a = (const struct nlattr *)((const char *)a +
-					    NLA_ALIGN(a->nla_len));
-	}
-}
-
 static int talk(int fd, void *msg, size_t mlen, char *rbuf, int *replies,
 		char *extack, size_t elen)
 {
@@ -173,14 +144,6 @@ static int talk(int fd, void *msg, size_t mlen, char *rbuf, int *replies,
 				return 0;
 			if (nlh->nlmsg_type != NLMSG_ERROR) {
 				(*replies)++;
-				if (print_replies) {
-					printf("reply");
-					print_attrs((char *)NLMSG_DATA(nlh) +
-						    GENL_HDRLEN,
-						    nlh->nlmsg_len -
-						    NLMSG_LENGTH(GENL_HDRLEN), 0);
-					printf("\n");
-				}
 				continue;
 			}
 			e = NLMSG_DATA(nlh);
@@ -249,18 +212,12 @@ int main(int argc, char **argv)
 	struct genlmsghdr *g;
 	int fd, family, err, replies = 0, i = 1, dump = 0;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "-d")) {
-			dump = 1;
-		} else if (!strcmp(argv[i], "-p")) {
-			print_replies = 1;
-		} else {
-			fprintf(stderr, "usage: nl_raw [-d] [-p] CMD ATTR...\n");
-			return 2;
-		}
+	if (argc > 1 && !strcmp(argv[1], "-d")) {
+		dump = 1;
+		i++;
 	}
 	if (argc <= i) {
-		fprintf(stderr, "usage: nl_raw [-d] [-p] CMD ATTR...\n");
+		fprintf(stderr, "usage: nl_raw [-d] CMD ATTR...\n");
 		return 2;
 	}
 	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
