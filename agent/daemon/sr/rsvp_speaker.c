@@ -292,8 +292,9 @@ static int kernel_session(struct rsvp_speaker *s, struct state *e, bool add)
  * The primary's kernel session of @f made to hold what the backup list
  * is now: its credit once it is up (SESSION_SET with it), nothing once
  * it failed or went (SESSION_SET without). A session the kernel moved
- * onto its backup already (EBUSY), or does not have (ENOENT), has
- * nothing to change: said once, and left so until it is made again.
+ * onto its backup, or failed, already (EBUSY), or does not have
+ * (ENOENT), has nothing to change: said once, and left so until it is
+ * made again.
  */
 static void sync_backup(struct rsvp_speaker *s, const struct rsvp_flow *f)
 {
@@ -328,7 +329,7 @@ static void sync_backup(struct rsvp_speaker *s, const struct rsvp_flow *f)
 	if (err == -EBUSY) {
 		p->bk = RSVP_BACKUP_MOVED;
 		s->c[RC_BACKUP_MOVED]++;
-		fprintf(stderr, "dmsc-rsvp: %s: the kernel session is on its backup already: its backup left as it is\n",
+		fprintf(stderr, "dmsc-rsvp: %s: the kernel session moved onto its backup (or failed) already: left as it is\n",
 			fl);
 	} else if (err == -ENOENT) {
 		p->bk = RSVP_BACKUP_NO_SESSION;

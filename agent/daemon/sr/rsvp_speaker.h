@@ -28,7 +28,7 @@ enum rsvp_counter {
 	RC_TABLE_FULL,
 	RC_BACKUPS_SET,		/* a backup's credit handed to the kernel */
 	RC_BACKUPS_CLEARED,	/* taken back: the backup failed or went */
-	RC_BACKUP_MOVED,	/* SESSION_SET: already on its backup (EBUSY) */
+	RC_BACKUP_MOVED,	/* SESSION_SET: on its backup or failed (EBUSY) */
 	RC_BACKUP_NO_SESSION,	/* SESSION_SET: no kernel session (ENOENT) */
 	RC_COUNT
 };
@@ -68,7 +68,7 @@ enum rsvp_backup {
 	RSVP_BACKUP_NONE,	/* no backup list, or no tunnel */
 	RSVP_BACKUP_NO,		/* not in the kernel: a list is not up */
 	RSVP_BACKUP_KERNEL,	/* in the primary's kernel session */
-	RSVP_BACKUP_MOVED,	/* the kernel session moved onto it */
+	RSVP_BACKUP_MOVED,	/* the kernel session moved onto it (or failed) */
 	RSVP_BACKUP_NO_SESSION,	/* the kernel had no session to take it */
 	RSVP_BACKUP_REFUSED,	/* the kernel refused it (logged) */
 };
