@@ -130,6 +130,22 @@ for s in json.load(sys.stdin):
     print(s["src"], s["dst"], s["sport"], s["qpn"], s["nexthop"], s["mode"], s["credit"])'
 }
 
+# kbackup NODE: the node's kernel sessions' tunnel and backup, one line
+# each: "nexthop tunnel backup_nexthop backup_credit on_backup", "-" for
+# an absent one.
+kbackup() {
+	dns "$(ns_of "$1")" -j cbfc session show | jq -r '.[] |
+		"\(.nexthop) \(.tunnel // "-") \(.backup_nexthop // "-") \(.backup_credit // "-") \(.on_backup // "-")"'
+}
+
+# want_backup NODE LINES: kbackup NODE is exactly LINES.
+want_backup() {
+	local got
+	got=$(kbackup "$1")
+	[ "$got" = "$2" ] || fail "$1's sessions' backups: \"$got\", want \"$2\""
+	echo "$1: backup: ${got:-no session}"
+}
+
 ns_of() {
 	local v=NS_$1
 	echo "${!v}"
@@ -231,6 +247,55 @@ test_setup_teardown() {
 	check "(( \$(stat s sessions_deleted) == 1 && \$(stat p sessions_deleted) == 1 && \$(stat b sessions_deleted) == 1 ))" \
 		"sessions deleted: s $(stat s sessions_deleted) p $(stat p sessions_deleted) b $(stat b sessions_deleted)"
 	echo "after teardown: no session, no state on s p b t"
+	for n in s p b t; do
+		check "(( \$(stat $n kernel_errors) == 0 ))" "$n: kernel errors"
+	done
+}
+
+# The backup's credit in the source's kernel session (dmsc -j cbfc
+# session show): set up with tunnel 5, s's session carries the tunnel and,
+# once b's RESV is in, b's address and the 50000 bytes b reserved; a
+# backup torn down alone (set ... backup none, PathTear down b,t) is taken
+# out of the session, set again it is put back; the primary's session is
+# made once and kept throughout.
+test_backup_credit() {
+	trap case_cleanup EXIT
+	local out n
+	topo
+	speakers
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4 \
+		backup fc00:a::3,fc00:a::4 tunnel 5) ||
+		fail "setup: $out $(cat "$T"/*.log)"
+	echo "$out"
+	check "[ \"\$out\" = \$'primary up nexthop fc00:a::2 credit 2097152 tunnel 5\nbackup up nexthop fc00:a::3 credit 50000 kernel yes' ]" \
+		"setup status: $out"
+	want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
+	want_backup s "fc00:a::2 5 fc00:a::3 50000 0"
+	want b "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+
+	out=$(rs s set "${FLOW[@]}" backup none) || fail "set backup none: $out"
+	check "[ \"\$out\" = 'primary up nexthop fc00:a::2 credit 2097152 tunnel 5' ]" \
+		"status after set backup none: $out"
+	want_backup s "fc00:a::2 5 - - 0"
+	wait_empty b
+	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
+
+	out=$(rs s set "${FLOW[@]}" backup fc00:a::3,fc00:a::4) ||
+		fail "set backup: $out $(cat "$T"/s.log)"
+	check "[ \"\$out\" = \$'primary up nexthop fc00:a::2 credit 2097152 tunnel 5\nbackup up nexthop fc00:a::3 credit 50000 kernel yes' ]" \
+		"status after set backup: $out"
+	want_backup s "fc00:a::2 5 fc00:a::3 50000 0"
+	for n in sessions_added backups_set backups_cleared kernel_errors backup_moved backup_no_session; do
+		echo "s: $n $(stat s $n)"
+	done
+	check "(( \$(stat s sessions_added) == 1 && \$(stat s backups_set) == 2 && \$(stat s backups_cleared) == 1 ))" \
+		"s: sessions_added $(stat s sessions_added) backups_set $(stat s backups_set) backups_cleared $(stat s backups_cleared), not 1 2 1"
+
+	out=$(rs s teardown "${FLOW[@]}")
+	check "[ \"\$out\" = 'ok 2' ]" "teardown: $out"
+	for n in s p b t; do
+		wait_empty $n
+	done
 	for n in s p b t; do
 		check "(( \$(stat $n kernel_errors) == 0 ))" "$n: kernel errors"
 	done
@@ -441,9 +506,13 @@ test_policy_credit() {
 	want t ""
 	check "[ \"\$(dns \"\$NS_s\" -j tunnel show | jq -c '[.[] | .id]')\" = '[1]' ]" \
 		"s's tunnels: $(dns "$NS_s" -j tunnel show)"
-	# Both lists up: s takes b's RESV after b made its session.
+	# Both lists up: s takes b's RESV after b made its session; s's
+	# session carries the policy's tunnel 1 and b's credit.
 	wait_pflow up
 	echo "s: $(rs s status "${FLOW[@]}" | tr '\n' ' ')"
+	want_backup s "fc00:a::2 1 fc00:a::3 50000 0"
+	check "[ \"\$(pflow 'policy_flows[0] | \"\\(.tunnel) \\(.backup_kernel)\"')\" = '1 yes' ]" \
+		"s's policy flow: $(pflow policy_flows)"
 	check "[ \"\$(pflow policy_setups) \$(pflow policy_teardowns)\" = '1 0' ]" \
 		"s's policy flow: $(pflow policy_flows) setups $(pflow policy_setups) teardowns $(pflow policy_teardowns)"
 	# Set up by hand already: a teardown by hand is the operator's; the
@@ -493,19 +562,23 @@ test_policy_credit() {
 
 	# A backup through a hop without a speaker (t's fc00:a::5): it fails
 	# and is signalled again after 5 s, alone; the primary stays up, its
-	# sessions untouched (the hops changed: p's was made anew once, then
-	# never again).
+	# sessions untouched (only the backup changed: it alone is signalled).
+	n=$(stat p sessions_added)
 	credit_policy roce fc00:a::2,fc00:a::4 fc00:a::3,fc00:a::5 >"$T/pol4.json"
 	"$DMSC" agent socket "$T/c.sock" policy apply "$T/pol4.json" >/dev/null ||
 		fail "policy apply"
 	wait_pflow failed
 	echo "backup through a silent hop: $(pflow 'policy_flows[0].why')"
-	n=$(stat p sessions_added)
+	check "[ \"\$(pflow policy_backup_changes) \$(pflow 'policy_flows[0].backup_kernel')\" = '1 no' ]" \
+		"backup changes $(pflow policy_backup_changes): $(pflow policy_flows)"
+	want_backup s "fc00:a::2 1 - - 0"
 	wait_until "(( \$(pflow policy_retries) >= 1 ))" 200 ||
 		fail "no retry of the failed backup: $(pflow policy_flows)"
 	check "(( \$(stat p sessions_added) == n && \$(stat p sessions_deleted) == n - 1 ))" \
 		"p's session was made again: added $(stat p sessions_added) deleted $(stat p sessions_deleted), not $n $((n - 1))"
 	want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
+	check "(( \$(stat s sessions_added) == 1 ))" \
+		"s's session was made again: added $(stat s sessions_added) since the restart"
 	check "grep -q 'policy roce: credit flow 10.1.0.1:49152 > 10.2.0.1 QP 256: backup: ' \"\$T/s.log\" && (( \$(grep -c 'credit flow .*: backup: ' \"\$T/s.log\") == 1 ))" \
 		"s's log of the failure: $(grep 'credit flow' "$T/s.log")"
 	for n in s p b t; do
@@ -522,6 +595,7 @@ CASES=(
 	test_setup_teardown "rsvp: PATH/RESV along a primary and a backup list make exactly the expected session on every hop, tshark decodes them; PathTear leaves nothing"
 	test_bad_input "rsvp: truncated, wrong-length, bad-checksum, absurd-credit, unknown-class and unknown-session messages are counted and ignored"
 	test_silent_hop "rsvp: a hop without a speaker: retries, PathErr, no state or session left"
+	test_backup_credit "rsvp: the source's kernel session carries the tunnel and the backup list's first hop and credit; a backup torn down alone is taken out, set again put back"
 	test_refresh_expiry "rsvp: refreshes keep the hops up past the expiry time; without the source every hop's state and session expire"
 	test_agent_speakers "rsvp: the same set-up and teardown with every speaker in dmsc-agent's sr role (sr.rsvp); dmsc agent show rsvp agrees; a stopped agent takes its session with it"
 	test_policy_credit "rsvp: an SMO policy's credit flow is set up by the source's sr role on every hop, torn down on withdraw, moved when its hops change, signalled again after a restart"

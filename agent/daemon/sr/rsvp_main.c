@@ -5,6 +5,8 @@
  *   dmsc-rsvp run -C SOCK [-6 ADDR] [-4 ADDR] [-c BYTES] [-f mb|cumulative]
  *                 [-r REFRESH_MS] [-t RETRY_MS] [-n RETRIES]
  *   dmsc-rsvp -C SOCK setup FLOW path HOP[,HOP...] [backup HOP[,HOP...]]
+ *                   [tunnel ID]
+ *   dmsc-rsvp -C SOCK set FLOW backup HOP[,HOP...]|none
  *   dmsc-rsvp -C SOCK teardown|status FLOW
  *   dmsc-rsvp -C SOCK stats|state
  *   dmsc-rsvp inject FROM TO truncated|badlen|badsum|unknown|absurd|class
@@ -31,6 +33,8 @@ static int usage(void)
 		"Usage: dmsc-rsvp run -C SOCK [-6 ADDR] [-4 ADDR] [-c BYTES] [-f mb|cumulative]\n"
 		"                     [-r REFRESH_MS] [-t RETRY_MS] [-n RETRIES]\n"
 		"       dmsc-rsvp -C SOCK setup FLOW path HOP[,HOP...] [backup HOP[,HOP...]]\n"
+		"                       [tunnel ID]\n"
+		"       dmsc-rsvp -C SOCK set FLOW backup HOP[,HOP...]|none\n"
 		"       dmsc-rsvp -C SOCK teardown|status FLOW\n"
 		"       dmsc-rsvp -C SOCK stats|state\n"
 		"       dmsc-rsvp inject FROM TO truncated|badlen|badsum|unknown|absurd|class\n"
@@ -160,6 +164,8 @@ static int ask(const char *ctl, const char *line, char *ans, size_t len)
 static int client(const char *ctl, int argc, char **argv)
 {
 	char line[1024] = "", ans[65536], status[1024] = "status";
+	/* set-up and set come back once their lists are up or failed */
+	bool waits = !strcmp(argv[0], "setup") || !strcmp(argv[0], "set");
 	size_t l = 0;
 	int i, waited;
 
@@ -172,20 +178,19 @@ static int client(const char *ctl, int argc, char **argv)
 			return 2;
 		}
 		l += n;
-		/* status takes the flow: the words before path. */
-		if (i && !strcmp(argv[0], "setup") && i < 9) {
+		/* status takes the flow: the words before path or backup. */
+		if (i && waits && i < 9) {
 			strcat(status, " ");
 			strcat(status, argv[i]);
 		}
 	}
 	if (ask(ctl, line, ans, sizeof(ans)))
 		return 1;
-	if (!strncmp(ans, "error", 5) ||
-	    (!strcmp(argv[0], "setup") && strncmp(ans, "ok", 2))) {
+	if (!strncmp(ans, "error", 5) || (waits && strncmp(ans, "ok", 2))) {
 		fputs(ans, stderr);
 		return 1;
 	}
-	if (strcmp(argv[0], "setup")) {
+	if (!waits) {
 		fputs(ans, stdout);
 		return 0;
 	}
@@ -308,7 +313,8 @@ int main(int argc, char **argv)
 		return inject(argc - 2, argv + 2);
 	if (!ctl)
 		return usage();
-	if (!strcmp(argv[1], "setup") || !strcmp(argv[1], "teardown") ||
+	if (!strcmp(argv[1], "setup") || !strcmp(argv[1], "set") ||
+	    !strcmp(argv[1], "teardown") ||
 	    !strcmp(argv[1], "status") || !strcmp(argv[1], "stats") ||
 	    !strcmp(argv[1], "state"))
 		return client(ctl, argc - 1, argv + 1);

@@ -36,7 +36,8 @@ static const char *const counter_names[RC_COUNT] = {
 	"tx_path", "tx_resv", "tx_pathtear", "tx_patherr",
 	"retransmits", "gave_up", "expired", "unknown_session",
 	"kernel_errors", "sessions_added", "sessions_deleted",
-	"ignored_objects", "table_full",
+	"ignored_objects", "table_full", "backups_set", "backups_cleared",
+	"backup_moved", "backup_no_session",
 };
 
 enum st { ST_WAIT, ST_UP, ST_FAILED };
@@ -47,6 +48,7 @@ struct state {
 	bool source;
 	uint32_t owner;			/* source: who set it up (RSVP_OWNER_*) */
 	int list;			/* source: 0 primary, 1 backup */
+	uint32_t tunnel;		/* source: the flow's tunnel, 0 none */
 	struct rsvp_addr prev;		/* not at the source */
 	uint32_t prev_lih;
 	bool tail;			/* no next hop */
@@ -58,6 +60,10 @@ struct state {
 	uint64_t credit;		/* granted by next, bytes */
 	uint8_t form;
 	bool kernel;			/* our kernel session exists */
+	/* source, primary: the backup's credit in that session */
+	enum rsvp_backup bk;		/* _NO, _KERNEL, _MOVED, ... */
+	struct rsvp_addr bk_next;	/* _KERNEL: what it holds */
+	uint64_t bk_credit;
 	unsigned int tries;
 	uint64_t retry_at, refresh_at, expire_at;
 	uint32_t refresh_ms;		/* the R PATH came with */
@@ -113,14 +119,57 @@ static const struct rsvp_addr *me_for(const struct rsvp_speaker *s,
 	return peer->family == AF_INET ? &s->cfg->addr4 : &s->cfg->addr6;
 }
 
+/* "10.1.0.1:49152 > 10.2.0.1 QP 256", for the log. */
+static const char *flow_name(const struct rsvp_flow *f, char *buf, size_t len)
+{
+	char a[2][INET6_ADDRSTRLEN];
+
+	snprintf(buf, len, "%s:%u > %s QP %u", ntop(&f->src, a[0], sizeof(a[0])),
+		 f->sport, ntop(&f->dst, a[1], sizeof(a[1])), f->qpn);
+	return buf;
+}
+
+/* The source's state of @f's list @list: its index, or -1. */
+static int source_list(const struct rsvp_speaker *s, const struct rsvp_flow *f,
+		       int list)
+{
+	for (int i = 0; i < STATES_MAX; i++) {
+		const struct state *e = &s->st[i];
+
+		if (e->used && e->source && e->list == list &&
+		    rsvp_flow_eq(&e->flow, f))
+			return i;
+	}
+	return -1;
+}
+
 /* ---- the kernel's credit sessions, through the CLI's netlink code ---- */
 
-static struct nl_msg *session_msg(int cmd, const struct state *e)
+/* A hop's address as the kernel takes it: IPv4 goes IPv4-mapped. */
+static void put_hop(struct nl_msg *msg, int attr, const struct rsvp_addr *a)
+{
+	struct in6_addr nh;
+
+	memset(&nh, 0, sizeof(nh));
+	if (a->family == AF_INET) {
+		nh.s6_addr[10] = nh.s6_addr[11] = 0xff;
+		memcpy(&nh.s6_addr[12], a->a, 4);
+	} else {
+		memcpy(&nh, a->a, 16);
+	}
+	nla_put(msg, attr, sizeof(nh), &nh);
+}
+
+/*
+ * @cmd for @e's session; @bk the backup list whose credit goes with it
+ * (SESSION_NEW, SESSION_SET), or NULL (SESSION_SET: clear it).
+ */
+static struct nl_msg *session_msg(int cmd, const struct state *e,
+				  const struct state *bk)
 {
 	const struct rsvp_flow *f = &e->flow;
 	unsigned int alen = f->dst.family == AF_INET ? 4 : 16;
 	struct nl_msg *msg = dmsc_nl_msg(cmd, 0);
-	struct in6_addr nh;
 	struct nlattr *n;
 
 	if (!msg)
@@ -132,15 +181,7 @@ static struct nl_msg *session_msg(int cmd, const struct state *e)
 	nla_put_u16(msg, DMSC_SESSION_A_SPORT, f->sport);
 	nla_put_u32(msg, DMSC_SESSION_A_QPN, f->qpn);
 	if (cmd == DMSC_CMD_SESSION_NEW) {
-		/* An IPv4 next hop goes IPv4-mapped, as the CLI does. */
-		memset(&nh, 0, sizeof(nh));
-		if (e->next.family == AF_INET) {
-			nh.s6_addr[10] = nh.s6_addr[11] = 0xff;
-			memcpy(&nh.s6_addr[12], e->next.a, 4);
-		} else {
-			memcpy(&nh, e->next.a, 16);
-		}
-		nla_put(msg, DMSC_SESSION_A_NEXTHOP, sizeof(nh), &nh);
+		put_hop(msg, DMSC_SESSION_A_NEXTHOP, &e->next);
 		/*
 		 * A transit hop returns the credit it frees to its previous
 		 * hop; the kernel sends those returns over IPv6 only.
@@ -151,36 +192,157 @@ static struct nl_msg *session_msg(int cmd, const struct state *e)
 			   e->form == RSVP_CTYPE_CREDIT_MB ?
 			   DMSC_CREDIT_MODE_DELTA : DMSC_CREDIT_MODE_CUMULATIVE);
 		nla_put_u64(msg, DMSC_SESSION_A_CREDIT, e->credit);
+		/* The source's: the heartbeat's failover moves the tunnel. */
+		if (e->source && e->tunnel)
+			nla_put_u32(msg, DMSC_SESSION_A_TUNNEL, e->tunnel);
+	}
+	if (bk) {
+		put_hop(msg, DMSC_SESSION_A_BACKUP_NEXTHOP, &bk->next);
+		nla_put_u64(msg, DMSC_SESSION_A_BACKUP_CREDIT, bk->credit);
 	}
 	nla_nest_end(msg, n);
 	return msg;
 }
 
-static int kernel_session(struct rsvp_speaker *s, struct state *e, bool add)
+/* @msg (consumed) to the kernel; 0 without one (no_kernel). */
+static int talk(struct rsvp_speaker *s, struct nl_msg *msg)
 {
-	struct nl_msg *msg;
-	int err;
-
-	if (s->cfg->no_kernel) {
-		e->kernel = add;
-		return 0;
-	}
-	msg = session_msg(add ? DMSC_CMD_SESSION_NEW : DMSC_CMD_SESSION_DEL, e);
 	if (!msg)
 		return -ENOMEM;
-	err = dmsc_nl_talk(&s->nl, msg, NULL, NULL);
+	if (s->cfg->no_kernel) {
+		nlmsg_free(msg);
+		return 0;
+	}
+	return dmsc_nl_talk(&s->nl, msg, NULL, NULL);
+}
+
+static void kernel_why(const struct rsvp_speaker *s, int err, char *why,
+		       size_t len)
+{
+	snprintf(why, len, "kernel: %s%s%s", strerror(-err),
+		 s->nl.errmsg[0] ? ": " : "", s->nl.errmsg);
+}
+
+/*
+ * The backup list of @p's flow, when its credit can go into @p's kernel
+ * session: @p the source's primary with a tunnel (the kernel takes a
+ * backup only with one), the backup up with a credit the kernel takes,
+ * through another first hop.
+ */
+static struct state *backup_for(struct rsvp_speaker *s, const struct state *p)
+{
+	struct state *b;
+	int i;
+
+	if (!p->source || p->list || !p->tunnel)
+		return NULL;
+	i = source_list(s, &p->flow, 1);
+	if (i < 0)
+		return NULL;
+	b = &s->st[i];
+	if (b->st != ST_UP || !b->credit || b->credit > DMSC_CREDIT_MAX ||
+	    rsvp_addr_eq(&b->next, &p->next))
+		return NULL;
+	return b;
+}
+
+static void kept_backup(struct state *p, const struct state *bk)
+{
+	p->bk = RSVP_BACKUP_KERNEL;
+	p->bk_next = bk->next;
+	p->bk_credit = bk->credit;
+}
+
+static int kernel_session(struct rsvp_speaker *s, struct state *e, bool add)
+{
+	struct state *bk = add ? backup_for(s, e) : NULL;
+	char first[sizeof(e->why)] = "", fl[128];
+	int err;
+
+	err = talk(s, session_msg(add ? DMSC_CMD_SESSION_NEW :
+				  DMSC_CMD_SESSION_DEL, e, bk));
+	if (err && bk && err != -EEXIST) {
+		/* A module without backups, say: the session without it. */
+		kernel_why(s, err, first, sizeof(first));
+		s->c[RC_KERNEL_ERRORS]++;
+		err = talk(s, session_msg(DMSC_CMD_SESSION_NEW, e, NULL));
+		if (!err)
+			fprintf(stderr, "dmsc-rsvp: %s: session add with the backup's credit: %s; added without\n",
+				flow_name(&e->flow, fl, sizeof(fl)), first);
+	}
 	if (err) {
 		s->c[RC_KERNEL_ERRORS]++;
-		snprintf(e->why, sizeof(e->why), "kernel: %s%s%s",
-			 strerror(-err), s->nl.errmsg[0] ? ": " : "",
-			 s->nl.errmsg);
+		kernel_why(s, err, e->why, sizeof(e->why));
 		fprintf(stderr, "dmsc-rsvp: session %s: %s\n",
 			add ? "add" : "del", e->why);
 		return err;
 	}
 	e->kernel = add;
-	s->c[add ? RC_SESSIONS_ADDED : RC_SESSIONS_DELETED]++;
+	e->bk = first[0] ? RSVP_BACKUP_REFUSED : RSVP_BACKUP_NO;
+	if (add && bk && !first[0]) {
+		kept_backup(e, bk);
+		s->c[RC_BACKUPS_SET]++;
+	}
+	if (!s->cfg->no_kernel)
+		s->c[add ? RC_SESSIONS_ADDED : RC_SESSIONS_DELETED]++;
 	return 0;
+}
+
+/*
+ * The primary's kernel session of @f made to hold what the backup list
+ * is now: its credit once it is up (SESSION_SET with it), nothing once
+ * it failed or went (SESSION_SET without). A session the kernel moved
+ * onto its backup, or failed, already (EBUSY), or does not have
+ * (ENOENT), has nothing to change: said once, and left so until it is
+ * made again.
+ */
+static void sync_backup(struct rsvp_speaker *s, const struct rsvp_flow *f)
+{
+	char why[sizeof(s->st[0].why)], fl[128];
+	struct state *p, *bk;
+	int i = source_list(s, f, 0), err;
+
+	if (i < 0)
+		return;
+	p = &s->st[i];
+	if (!p->kernel ||
+	    (p->bk != RSVP_BACKUP_NO && p->bk != RSVP_BACKUP_KERNEL))
+		return;
+	bk = backup_for(s, p);
+	if (bk ? p->bk == RSVP_BACKUP_KERNEL &&
+		 rsvp_addr_eq(&bk->next, &p->bk_next) &&
+		 bk->credit == p->bk_credit :
+		 p->bk == RSVP_BACKUP_NO)
+		return;
+	err = talk(s, session_msg(DMSC_CMD_SESSION_SET, p, bk));
+	if (!err) {
+		if (bk) {
+			kept_backup(p, bk);
+			s->c[RC_BACKUPS_SET]++;
+		} else {
+			p->bk = RSVP_BACKUP_NO;
+			s->c[RC_BACKUPS_CLEARED]++;
+		}
+		return;
+	}
+	flow_name(f, fl, sizeof(fl));
+	if (err == -EBUSY) {
+		p->bk = RSVP_BACKUP_MOVED;
+		s->c[RC_BACKUP_MOVED]++;
+		fprintf(stderr, "dmsc-rsvp: %s: the kernel session moved onto its backup (or failed) already: left as it is\n",
+			fl);
+	} else if (err == -ENOENT) {
+		p->bk = RSVP_BACKUP_NO_SESSION;
+		s->c[RC_BACKUP_NO_SESSION]++;
+		fprintf(stderr, "dmsc-rsvp: %s: no kernel session to give the backup to\n",
+			fl);
+	} else {
+		p->bk = RSVP_BACKUP_REFUSED;
+		s->c[RC_KERNEL_ERRORS]++;
+		kernel_why(s, err, why, sizeof(why));
+		fprintf(stderr, "dmsc-rsvp: %s: backup %s: %s\n", fl,
+			bk ? "set" : "clear", why);
+	}
 }
 
 /* ---- sending ---- */
@@ -342,6 +504,9 @@ static void fail(struct rsvp_speaker *s, struct state *e, const char *fmt,
 	}
 	e->st = ST_FAILED;
 	snprintf(e->why, sizeof(e->why), fmt, arg);
+	/* The kernel holds a backup that failed no more. */
+	if (e->list == 1)
+		sync_backup(s, &e->flow);
 }
 
 /* ---- receiving ---- */
@@ -406,7 +571,10 @@ static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 		return;		/* a refresh: the credit stays as set up */
 	e->credit = rsvp_credit_bytes(m);
 	e->form = m->credit_ctype;
-	/* The source has one kernel session per flow: the primary's. */
+	/*
+	 * The source has one kernel session per flow, the primary's; the
+	 * backup's credit goes into it, now or when the primary is up.
+	 */
 	if (!e->source || e->list == 0) {
 		if (kernel_session(s, e, true)) {
 			/* e->why says what the kernel said. */
@@ -424,6 +592,8 @@ static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 	e->refresh_at = now_ms() + e->refresh_ms;
 	if (!e->source)
 		send_resv(s, e);
+	else if (e->list == 1)
+		sync_backup(s, &e->flow);
 }
 
 static void on_tear(struct rsvp_speaker *s, const struct rsvp_msg *m)
@@ -607,10 +777,17 @@ static int parse_list(char *str, struct rsvp_addr *hops, unsigned int *n,
 	return *n ? 0 : -1;
 }
 
-/* "src A dst B sport N qpn N" and, for setup, "path L [backup L]". */
-static int parse_cmd(char **w, int n, struct rsvp_flow *f,
+/* What a command takes after the flow. */
+enum cmd_words {
+	W_FLOW,		/* nothing */
+	W_SETUP,	/* "path L [backup L] [tunnel N]" */
+	W_SET,		/* "backup L|none" */
+};
+
+/* A command's words: "src A dst B sport N qpn N" and those of @kind. */
+static int parse_cmd(char **w, int n, enum cmd_words kind, struct rsvp_flow *f,
 		     struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1],
-		     unsigned int *nh, FILE *out)
+		     unsigned int *nh, uint32_t *tunnel, FILE *out)
 {
 	unsigned int have = 0;
 	unsigned long v;
@@ -642,17 +819,31 @@ static int parse_cmd(char **w, int n, struct rsvp_flow *f,
 			else
 				f->qpn = v;
 			have |= k[0] == 's' ? 4 : 8;
-		} else if (nh && (!strcmp(k, "path") || !strcmp(k, "backup"))) {
+		} else if ((kind == W_SETUP && !strcmp(k, "path")) ||
+			   (kind != W_FLOW && !strcmp(k, "backup"))) {
 			int l = k[0] == 'b';
 
-			if (parse_list(w[i + 1], lists[l], &nh[l], out))
+			have |= 16;
+			if (kind == W_SET && !strcmp(w[i + 1], "none"))
+				nh[l] = 0;
+			else if (parse_list(w[i + 1], lists[l], &nh[l], out))
 				return -1;
+		} else if (kind == W_SETUP && !strcmp(k, "tunnel")) {
+			errno = 0;
+			v = strtoul(w[i + 1], &end, 0);
+			if (errno || *end || w[i + 1][0] == '-' || !v ||
+			    v > UINT32_MAX) {
+				fprintf(out, "error: tunnel \"%s\": not in 1..%u\n",
+					w[i + 1], UINT32_MAX);
+				return -1;
+			}
+			*tunnel = v;
 		} else {
 			fprintf(out, "error: unknown word \"%s\"\n", k);
 			return -1;
 		}
 	}
-	if (n % 2 || have != 15) {
+	if (n % 2 || (have & 15) != 15) {
 		fprintf(out, "error: need src, dst, sport and qpn%s\n",
 			n % 2 ? " (a word without a value)" : "");
 		return -1;
@@ -661,34 +852,68 @@ static int parse_cmd(char **w, int n, struct rsvp_flow *f,
 		fprintf(out, "error: src and dst of different families\n");
 		return -1;
 	}
-	if (nh && !nh[0]) {
+	if (kind == W_SETUP && !nh[0]) {
 		fprintf(out, "error: path: required\n");
+		return -1;
+	}
+	if (kind == W_SET && !(have & 16)) {
+		fprintf(out, "error: backup: required (hops, or none)\n");
 		return -1;
 	}
 	return 0;
 }
 
+/* Check a list of @n hops for a set-up from here: 0, or -1 with @err. */
+static int check_list(const struct rsvp_speaker *s, const char *name,
+		      const struct rsvp_addr *hops, unsigned int n,
+		      char *err, size_t errlen)
+{
+	if (n > RSVP_ERO_HOPS_MAX + 1) {
+		snprintf(err, errlen, "%s: over %u hops", name,
+			 RSVP_ERO_HOPS_MAX + 1);
+		return -1;
+	}
+	if (n && !me_for(s, &hops[0])->family) {
+		snprintf(err, errlen, "%s: no own address of hop 1's family",
+			 name);
+		return -1;
+	}
+	return 0;
+}
+
+/* A source state for list @l of @f along @hops, its PATH sent now. */
+static void start_list(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		       uint32_t owner, uint32_t tunnel, int l,
+		       const struct rsvp_addr *hops, unsigned int n)
+{
+	struct state *e = new_state(s);	/* the callers made sure of room */
+
+	e->flow = *f;
+	e->source = true;
+	e->owner = owner;
+	e->list = l;
+	e->tunnel = tunnel;
+	e->bk = RSVP_BACKUP_NO;
+	e->next = hops[0];
+	e->nrest = n - 1;
+	memcpy(e->rest, &hops[1], e->nrest * sizeof(e->rest[0]));
+	e->refresh_ms = s->cfg->refresh_ms;
+	e->st = ST_WAIT;
+	e->retry_at = now_ms() + s->cfg->retry_ms;
+	send_path(s, e);
+}
+
 int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
-		       uint32_t owner,
+		       uint32_t owner, uint32_t tunnel,
 		       const struct rsvp_addr *path, unsigned int npath,
 		       const struct rsvp_addr *backup, unsigned int nbackup,
 		       char *err, size_t errlen)
 {
-	const struct rsvp_addr *lists[LISTS_MAX] = { path, backup };
-	unsigned int nh[LISTS_MAX] = { npath, nbackup };
-	uint64_t now = now_ms();
 	int free_slots = 0;
 
-	for (int l = 0; l < LISTS_MAX; l++) {
-		if (nh[l] > RSVP_ERO_HOPS_MAX + 1) {
-			snprintf(err, errlen, "over %u hops", RSVP_ERO_HOPS_MAX + 1);
-			return -1;
-		}
-		if (nh[l] && !me_for(s, &lists[l][0])->family) {
-			snprintf(err, errlen, "no own address of hop 1's family");
-			return -1;
-		}
-	}
+	if (check_list(s, "path", path, npath, err, errlen) ||
+	    check_list(s, "backup", backup, nbackup, err, errlen))
+		return -1;
 	if (!npath) {
 		snprintf(err, errlen, "path: required");
 		return -1;
@@ -711,24 +936,41 @@ int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		snprintf(err, errlen, "state table full");
 		return -1;
 	}
-	for (int l = 0; l < LISTS_MAX; l++) {
-		struct state *e;
+	start_list(s, f, owner, tunnel, 0, path, npath);
+	if (nbackup)
+		start_list(s, f, owner, tunnel, 1, backup, nbackup);
+	return 0;
+}
 
-		if (!nh[l])
-			continue;
-		e = new_state(s);
-		e->flow = *f;
-		e->source = true;
-		e->owner = owner;
-		e->list = l;
-		e->next = lists[l][0];
-		e->nrest = nh[l] - 1;
-		memcpy(e->rest, &lists[l][1], e->nrest * sizeof(e->rest[0]));
-		e->refresh_ms = s->cfg->refresh_ms;
-		e->st = ST_WAIT;
-		e->retry_at = now + s->cfg->retry_ms;
-		send_path(s, e);
+int rsvp_speaker_set_backup(struct rsvp_speaker *s, const struct rsvp_flow *f,
+			    uint32_t owner,
+			    const struct rsvp_addr *backup, unsigned int nbackup,
+			    char *err, size_t errlen)
+{
+	int p = source_list(s, f, 0), b = source_list(s, f, 1), free_slots = 0;
+
+	if (p < 0 || (owner != RSVP_OWNER_ANY && s->st[p].owner != owner)) {
+		snprintf(err, errlen, "no such flow set up here");
+		return -1;
 	}
+	if (check_list(s, "backup", backup, nbackup, err, errlen))
+		return -1;
+	for (int i = 0; i < STATES_MAX; i++)
+		free_slots += !s->st[i].used;
+	if (nbackup && b < 0 && !free_slots) {
+		s->c[RC_TABLE_FULL]++;
+		snprintf(err, errlen, "state table full");
+		return -1;
+	}
+	if (b >= 0) {
+		send_tear(s, &s->st[b]);
+		drop(s, &s->st[b]);
+	}
+	if (nbackup)
+		start_list(s, f, s->st[p].owner, s->st[p].tunnel, 1, backup,
+			   nbackup);
+	/* The old one's credit out of the kernel; the new one's once up. */
+	sync_backup(s, f);
 	return 0;
 }
 
@@ -804,17 +1046,58 @@ enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
 	return worst;
 }
 
+enum rsvp_backup rsvp_speaker_backup(const struct rsvp_speaker *s,
+				     const struct rsvp_flow *f, uint32_t owner)
+{
+	int p = source_list(s, f, 0);
+
+	if (p < 0 || (owner != RSVP_OWNER_ANY && s->st[p].owner != owner) ||
+	    !s->st[p].tunnel || source_list(s, f, 1) < 0)
+		return RSVP_BACKUP_NONE;
+	return s->st[p].bk;
+}
+
+const char *rsvp_backup_name(enum rsvp_backup b)
+{
+	static const char *const names[] = {
+		[RSVP_BACKUP_NONE] = "none", [RSVP_BACKUP_NO] = "no",
+		[RSVP_BACKUP_KERNEL] = "yes", [RSVP_BACKUP_MOVED] = "moved",
+		[RSVP_BACKUP_NO_SESSION] = "no-session",
+		[RSVP_BACKUP_REFUSED] = "refused",
+	};
+
+	return b < sizeof(names) / sizeof(names[0]) ? names[b] : "?";
+}
+
 static void ctl_setup(struct rsvp_speaker *s, char **w, int n, FILE *out)
+{
+	struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1];
+	unsigned int nh[LISTS_MAX] = { 0, 0 };
+	struct rsvp_flow f;
+	uint32_t tunnel = 0;
+	char err[128];
+
+	if (parse_cmd(w, n, W_SETUP, &f, lists, nh, &tunnel, out))
+		return;
+	if (rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, tunnel, lists[0], nh[0],
+			       lists[1], nh[1], err, sizeof(err)))
+		fprintf(out, "error: %s\n", err);
+	else
+		fprintf(out, "ok\n");
+}
+
+/* "set FLOW backup L|none": whoever set it up, as teardown by hand. */
+static void ctl_set(struct rsvp_speaker *s, char **w, int n, FILE *out)
 {
 	struct rsvp_addr lists[LISTS_MAX][RSVP_ERO_HOPS_MAX + 1];
 	unsigned int nh[LISTS_MAX] = { 0, 0 };
 	struct rsvp_flow f;
 	char err[128];
 
-	if (parse_cmd(w, n, &f, lists, nh, out))
+	if (parse_cmd(w, n, W_SET, &f, lists, nh, NULL, out))
 		return;
-	if (rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, lists[0], nh[0],
-			       lists[1], nh[1], err, sizeof(err)))
+	if (rsvp_speaker_set_backup(s, &f, RSVP_OWNER_ANY, lists[1], nh[1],
+				    err, sizeof(err)))
 		fprintf(out, "error: %s\n", err);
 	else
 		fprintf(out, "ok\n");
@@ -827,18 +1110,28 @@ static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
 	bool any = false;
 	struct rsvp_flow f;
 
-	if (parse_cmd(w, n, &f, NULL, NULL, out))
+	if (parse_cmd(w, n, W_FLOW, &f, NULL, NULL, NULL, out))
 		return;
-	for (int i = 0; i < STATES_MAX; i++) {
-		struct state *e = &s->st[i];
+	/* The primary first; with a tunnel, where the backup's credit is. */
+	for (int l = 0; l < LISTS_MAX; l++) {
+		int i = source_list(s, &f, l);
+		struct state *e;
+		char more[40] = "";
 
-		if (!e->used || !e->source || !rsvp_flow_eq(&e->flow, &f))
+		if (i < 0)
 			continue;
+		e = &s->st[i];
 		any = true;
-		fprintf(out, "%s %s nexthop %s credit %llu%s%s\n",
-			e->list ? "backup" : "primary", names[e->st],
+		if (e->tunnel && !l)
+			snprintf(more, sizeof(more), " tunnel %u", e->tunnel);
+		else if (e->tunnel)
+			snprintf(more, sizeof(more), " kernel %s",
+				 rsvp_backup_name(rsvp_speaker_backup(s, &f,
+							RSVP_OWNER_ANY)));
+		fprintf(out, "%s %s nexthop %s credit %llu%s%s%s\n",
+			l ? "backup" : "primary", names[e->st],
 			ntop(&e->next, a, sizeof(a)),
-			(unsigned long long)e->credit,
+			(unsigned long long)e->credit, more,
 			e->st == ST_FAILED ? " # " : "",
 			e->st == ST_FAILED ? e->why : "");
 	}
@@ -851,7 +1144,7 @@ static void ctl_teardown(struct rsvp_speaker *s, char **w, int n, FILE *out)
 	unsigned int gone;
 	struct rsvp_flow f;
 
-	if (parse_cmd(w, n, &f, NULL, NULL, out))
+	if (parse_cmd(w, n, W_FLOW, &f, NULL, NULL, NULL, out))
 		return;
 	/* By hand: whoever set it up (a policy sets it up again). */
 	gone = rsvp_speaker_teardown(s, &f, RSVP_OWNER_ANY);
@@ -928,6 +1221,8 @@ static void ctl_accept(struct rsvp_speaker *s)
 		fprintf(out, "error: empty command\n");
 	else if (!strcmp(w[0], "setup"))
 		ctl_setup(s, w + 1, n - 1, out);
+	else if (!strcmp(w[0], "set"))
+		ctl_set(s, w + 1, n - 1, out);
 	else if (!strcmp(w[0], "status"))
 		ctl_status(s, w + 1, n - 1, out);
 	else if (!strcmp(w[0], "teardown"))
@@ -1091,16 +1386,20 @@ struct json_object *rsvp_speaker_json(const struct rsvp_speaker *s)
 	struct json_object *o = json_object_new_object();
 	struct json_object *c = json_object_new_object();
 	struct json_object *r = json_object_new_object();
-	int i, n = 0, up = 0;
+	int i, n = 0, up = 0, bk = 0;
 
 	for (i = 0; i < STATES_MAX; i++) {
 		n += s->st[i].used;
 		up += s->st[i].used && s->st[i].st == ST_UP;
+		bk += s->st[i].used && s->st[i].kernel &&
+		      s->st[i].bk == RSVP_BACKUP_KERNEL;
 	}
 	json_object_object_add(o, "control",
 			       json_object_new_string(s->ctl_path));
 	json_object_object_add(o, "states", json_object_new_int(n));
 	json_object_object_add(o, "states_up", json_object_new_int(up));
+	/* Sources whose kernel session holds its backup's credit. */
+	json_object_object_add(o, "backups_in_kernel", json_object_new_int(bk));
 	for (i = 0; i < RC_COUNT; i++)
 		json_object_object_add(c, counter_names[i],
 				       json_object_new_uint64(s->c[i]));

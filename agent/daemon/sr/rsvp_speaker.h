@@ -26,6 +26,10 @@ enum rsvp_counter {
 	RC_SESSIONS_ADDED, RC_SESSIONS_DELETED,
 	RC_IGNORED_OBJECTS,	/* 10bbbbbb/11bbbbbb objects skipped */
 	RC_TABLE_FULL,
+	RC_BACKUPS_SET,		/* a backup's credit handed to the kernel */
+	RC_BACKUPS_CLEARED,	/* taken back: the backup failed or went */
+	RC_BACKUP_MOVED,	/* SESSION_SET: on its backup or failed (EBUSY) */
+	RC_BACKUP_NO_SESSION,	/* SESSION_SET: no kernel session (ENOENT) */
 	RC_COUNT
 };
 
@@ -55,6 +59,20 @@ struct json_object;
 /* A flow's lists at its source, the one furthest behind. */
 enum rsvp_status { RSVP_NONE, RSVP_UP, RSVP_WAIT, RSVP_FAILED };
 
+/*
+ * The backup list's credit at the source: handed to the primary's
+ * kernel session (DMSC_SESSION_A_BACKUP_*) once both lists are up, if
+ * the flow has a tunnel, for the heartbeat's failover to move onto.
+ */
+enum rsvp_backup {
+	RSVP_BACKUP_NONE,	/* no backup list, or no tunnel */
+	RSVP_BACKUP_NO,		/* not in the kernel: a list is not up */
+	RSVP_BACKUP_KERNEL,	/* in the primary's kernel session */
+	RSVP_BACKUP_MOVED,	/* the kernel session moved onto it (or failed) */
+	RSVP_BACKUP_NO_SESSION,	/* the kernel had no session to take it */
+	RSVP_BACKUP_REFUSED,	/* the kernel refused it (logged) */
+};
+
 /* The sockets to watch for input: IPv6, IPv4, control; -1 for none. */
 #define RSVP_SPEAKER_FDS	3
 /* How often rsvp_speaker_tick() must run: retries, refreshes, expiry. */
@@ -72,15 +90,27 @@ void rsvp_speaker_close(struct rsvp_speaker *s);
 /*
  * Set @f up from this node, its source, for @owner along @path and
  * @backup (the hops' own addresses; nbackup 0: none): PATH goes now,
- * RESVs come back later (rsvp_speaker_status). 0, or -1 with the reason
- * in @err and nothing changed; refused if anyone set @f up here already.
- * What dmsc-rsvp -C SOCK setup asks, as RSVP_OWNER_CTL.
+ * RESVs come back later (rsvp_speaker_status). @tunnel (0: none) is the
+ * dmsc tunnel steering @f, given to its kernel session, which then also
+ * takes the backup's credit (rsvp_speaker_backup). 0, or -1 with the
+ * reason in @err and nothing changed; refused if anyone set @f up here
+ * already. What dmsc-rsvp -C SOCK setup asks, as RSVP_OWNER_CTL.
  */
 int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
-		       uint32_t owner,
+		       uint32_t owner, uint32_t tunnel,
 		       const struct rsvp_addr *path, unsigned int npath,
 		       const struct rsvp_addr *backup, unsigned int nbackup,
 		       char *err, size_t errlen);
+/*
+ * @owner's @f set up here gets @backup as its backup list (nbackup 0:
+ * none), its primary untouched: PathTear down the old one, PATH down the
+ * new one, the kernel's copy of the old one's credit taken back. 0, or
+ * -1 with the reason in @err and nothing changed.
+ */
+int rsvp_speaker_set_backup(struct rsvp_speaker *s, const struct rsvp_flow *f,
+			    uint32_t owner,
+			    const struct rsvp_addr *backup, unsigned int nbackup,
+			    char *err, size_t errlen);
 /* PathTear down each of @owner's lists of @f, its session gone: how many. */
 unsigned int rsvp_speaker_teardown(struct rsvp_speaker *s,
 				   const struct rsvp_flow *f, uint32_t owner);
@@ -91,6 +121,11 @@ unsigned int rsvp_speaker_retry(struct rsvp_speaker *s,
 enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
 				     const struct rsvp_flow *f,
 				     uint32_t owner, char *why, size_t len);
+/* Where @f's backup credit is (@owner's flow). */
+enum rsvp_backup rsvp_speaker_backup(const struct rsvp_speaker *s,
+				     const struct rsvp_flow *f, uint32_t owner);
+/* "none", "no", "yes", "moved", "no-session", "refused". */
+const char *rsvp_backup_name(enum rsvp_backup b);
 /* Counters, refusals by reason and the number of states. */
 struct json_object *rsvp_speaker_json(const struct rsvp_speaker *s);
 

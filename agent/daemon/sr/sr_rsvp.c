@@ -21,6 +21,7 @@
 struct flow_want {
 	struct pol_credit c;
 	char policy[POLICY_NAME_MAX];
+	uint32_t tunnel;	/* the policy's: its kernel tunnel's id */
 	bool wanted;		/* in the policies still (during a sync) */
 	bool owned;		/* set up by this code, not yet torn down */
 	int64_t tried_ms;	/* the last set-up or retry; 0 never */
@@ -35,7 +36,7 @@ struct sr_rsvp {
 	unsigned int ticks;
 	struct flow_want *fw;
 	size_t nfw;
-	uint64_t setups, teardowns, retries, refusals;
+	uint64_t setups, teardowns, retries, refusals, backup_changes;
 };
 
 static const char *flow_text(const struct pol_credit *c, char *buf,
@@ -87,9 +88,9 @@ static void setup(struct sr_rsvp *r, struct flow_want *w, int64_t now)
 {
 	char why[sizeof(w->why)];
 
-	if (rsvp_speaker_setup(r->sp, &w->c.flow, RSVP_OWNER_POLICY, w->c.path,
-			       w->c.npath, w->c.backup, w->c.nbackup, why,
-			       sizeof(why))) {
+	if (rsvp_speaker_setup(r->sp, &w->c.flow, RSVP_OWNER_POLICY, w->tunnel,
+			       w->c.path, w->c.npath, w->c.backup, w->c.nbackup,
+			       why, sizeof(why))) {
 		r->refusals++;
 		note(w, why);
 		backoff(w, now);
@@ -148,6 +149,42 @@ static void drive(struct sr_rsvp *r)
 	}
 }
 
+/* @a and @b the same flow along the same primary, backups aside. */
+static bool same_primary(const struct pol_credit *a, const struct pol_credit *b)
+{
+	struct pol_credit x = *b;
+
+	x.nbackup = a->nbackup;
+	memcpy(x.backup, a->backup, sizeof(x.backup));
+	return pol_credit_eq(a, &x);
+}
+
+/*
+ * @w's hops are now @c, its tunnel @tunnel. Only the backup list
+ * changed: that list alone is signalled anew, the primary and its
+ * kernel session kept. Anything else: down the old hops first, then set
+ * up anew (the kernel session's tunnel is fixed when it is made).
+ */
+static void change(struct sr_rsvp *r, struct flow_want *w,
+		   const struct pol_credit *c, uint32_t tunnel)
+{
+	char why[sizeof(w->why)];
+
+	if (w->owned && tunnel == w->tunnel && same_primary(&w->c, c) &&
+	    !rsvp_speaker_set_backup(r->sp, &c->flow, RSVP_OWNER_POLICY,
+				     c->backup, c->nbackup, why, sizeof(why))) {
+		w->c = *c;
+		r->backup_changes++;
+		return;
+	}
+	teardown(r, w);
+	w->c = *c;
+	w->tunnel = tunnel;
+	w->tried_ms = 0;
+	w->wait_ms = 0;
+	w->why[0] = '\0';
+}
+
 void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n)
 {
 	struct flow_want *fw;
@@ -173,14 +210,11 @@ void sr_rsvp_want(struct sr_rsvp *r, const struct policy *p, size_t n)
 				r->fw = fw;
 				memset(&r->fw[j], 0, sizeof(r->fw[j]));
 				r->fw[j].c = *c;
+				r->fw[j].tunnel = p[i].tunnel;
 				r->nfw++;
-			} else if (!pol_credit_eq(&r->fw[j].c, c)) {
-				/* Other hops: down the old ones first. */
-				teardown(r, &r->fw[j]);
-				r->fw[j].c = *c;
-				r->fw[j].tried_ms = 0;
-				r->fw[j].wait_ms = 0;
-				r->fw[j].why[0] = '\0';
+			} else if (!pol_credit_eq(&r->fw[j].c, c) ||
+				   r->fw[j].tunnel != p[i].tunnel) {
+				change(r, &r->fw[j], c, p[i].tunnel);
 			}
 			r->fw[j].wanted = true;
 			snprintf(r->fw[j].policy, sizeof(r->fw[j].policy), "%s",
@@ -298,11 +332,15 @@ struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 		const struct flow_want *w = &r->fw[i];
 		struct json_object *x = json_object_new_object();
 		enum rsvp_status st = RSVP_NONE;
+		enum rsvp_backup bk = RSVP_BACKUP_NONE;
 
-		if (w->owned)
+		if (w->owned) {
 			st = rsvp_speaker_status(r->sp, &w->c.flow,
 						 RSVP_OWNER_POLICY,
 						 NULL, 0);
+			bk = rsvp_speaker_backup(r->sp, &w->c.flow,
+						 RSVP_OWNER_POLICY);
+		}
 		json_object_object_add(x, "policy",
 				       json_object_new_string(w->policy));
 		json_object_object_add(x, "flow", json_object_new_string(
@@ -312,6 +350,12 @@ struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 		if (w->why[0])
 			json_object_object_add(x, "why",
 					       json_object_new_string(w->why));
+		json_object_object_add(x, "tunnel",
+				       json_object_new_uint64(w->tunnel));
+		/* Whether the backup's credit is in the kernel session. */
+		if (w->c.nbackup)
+			json_object_object_add(x, "backup_kernel",
+				json_object_new_string(rsvp_backup_name(bk)));
 		json_object_array_add(a, x);
 	}
 	json_object_object_add(o, "policy_flows", a);
@@ -323,5 +367,7 @@ struct json_object *sr_rsvp_show(const struct sr_rsvp *r)
 			       json_object_new_uint64(r->retries));
 	json_object_object_add(o, "policy_refusals",
 			       json_object_new_uint64(r->refusals));
+	json_object_object_add(o, "policy_backup_changes",
+			       json_object_new_uint64(r->backup_changes));
 	return o;
 }

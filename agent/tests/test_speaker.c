@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the RSVP-CBFC speaker at a flow's source
+ * (daemon/sr/rsvp_speaker.c), with neither a kernel nor a network: the
+ * speaker's source is compiled into this file, what it sends is caught
+ * (sendto), what it would read is handed to on_datagram(), its log goes
+ * to a buffer, and the netlink client is this file's own, which writes
+ * down each request's session attributes and answers what a case asks.
+ *
+ * Checked: the tunnel and the backup list's credit go to the primary's
+ * kernel session whichever list comes up first (SESSION_NEW with them,
+ * or SESSION_SET); taken back when the backup fails or is replaced, set
+ * again when it comes back; EBUSY (moved onto the backup already) and
+ * ENOENT are nothing to do, counted and logged once, the flow still up;
+ * a module that refuses backups gets the session without; no tunnel, no
+ * backup and no TUNNEL; IPv4 hops IPv4-mapped; the control socket's
+ * setup ... tunnel, set ... backup and status.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <json-c/json.h>
+#include <netlink/genl/genl.h>
+
+#include <linux/dmsc.h>
+
+#include "nl.h"
+#include "rsvp.h"
+#include "tests/ktap.h"
+
+/* The speaker's sends and log, caught: names swapped for its source only. */
+static ssize_t caught_sendto(int fd, const void *buf, size_t len, int flags,
+			     const struct sockaddr *to, socklen_t tolen);
+static FILE *speaker_log;
+#define sendto caught_sendto
+#undef stderr
+#define stderr speaker_log
+#include "daemon/sr/rsvp_speaker.c"
+#undef sendto
+#undef stderr
+#define stderr stderr
+
+static char sent[4096], reqs[4096];	/* a line each, since last taken */
+static char *logbuf;
+static size_t loglen;
+static int answer_cmd = -1, answer_err;	/* the next such request's answer */
+
+static void append(char *log, size_t cap, const char *line)
+{
+	size_t l = strlen(log);
+
+	snprintf(log + l, cap - l, "%s\n", line);
+}
+
+/* A log's lines since the last call, the log emptied. */
+static const char *take(char *log)
+{
+	static char copy[4096];
+
+	snprintf(copy, sizeof(copy), "%s", log);
+	log[0] = '\0';
+	return copy;
+}
+
+static ssize_t caught_sendto(int fd, const void *buf, size_t len, int flags,
+			     const struct sockaddr *to, socklen_t tolen)
+{
+	char a[INET6_ADDRSTRLEN], why[256], line[320];
+	struct rsvp_msg m;
+
+	(void)fd;
+	(void)flags;
+	(void)tolen;
+	if (to->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)to)->sin_addr,
+			  a, sizeof(a));
+	else
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)to)->sin6_addr,
+			  a, sizeof(a));
+	if (rsvp_parse(buf, len, &m, why, sizeof(why)) != RSVP_OK)
+		snprintf(line, sizeof(line), "bad to %s: %s", a, why);
+	else
+		snprintf(line, sizeof(line), "%s to %s", rsvp_type_name(m.type), a);
+	append(sent, sizeof(sent), line);
+	return len;
+}
+
+/* ---- the kernel, as the speaker's netlink client sees it ---- */
+
+int dmsc_nl_open(struct dmsc_nl *nl)
+{
+	memset(nl, 0, sizeof(*nl));
+	return 0;
+}
+
+void dmsc_nl_close(struct dmsc_nl *nl)
+{
+	(void)nl;
+}
+
+void dmsc_nl_perror(const struct dmsc_nl *nl, const char *what, int err)
+{
+	(void)nl;
+	(void)what;
+	(void)err;
+}
+
+struct nl_msg *dmsc_nl_msg(int cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, 0, 0, flags,
+				cmd, DMSC_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static void hop_text(const struct nlattr *a, char *buf, size_t len)
+{
+	inet_ntop(AF_INET6, nla_data(a), buf, len);
+}
+
+/*
+ * Each request a line: "new nexthop A mode M credit N [tunnel N]
+ * [backup A N]", "set [backup A N]", "del"; answered 0, or answer_err
+ * once for a request of answer_cmd.
+ */
+int dmsc_nl_talk(struct dmsc_nl *nl, struct nl_msg *msg,
+		 dmsc_nl_parse_fn parse, void *arg)
+{
+	struct nlattr *tb[DMSC_A_MAX + 1], *sb[DMSC_SESSION_A_MAX + 1];
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+	char line[256], a[INET6_ADDRSTRLEN];
+	int cmd = g->cmd, l = 0;
+
+	(void)parse;
+	(void)arg;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, DMSC_A_MAX, NULL) ||
+	    !tb[DMSC_A_SESSION] ||
+	    nla_parse_nested(sb, DMSC_SESSION_A_MAX, tb[DMSC_A_SESSION], NULL)) {
+		append(reqs, sizeof(reqs), "unparsable");
+		nlmsg_free(msg);
+		return -EINVAL;
+	}
+	l += snprintf(line + l, sizeof(line) - l, "%s",
+		      cmd == DMSC_CMD_SESSION_NEW ? "new" :
+		      cmd == DMSC_CMD_SESSION_SET ? "set" :
+		      cmd == DMSC_CMD_SESSION_DEL ? "del" : "other");
+	if (sb[DMSC_SESSION_A_NEXTHOP]) {
+		hop_text(sb[DMSC_SESSION_A_NEXTHOP], a, sizeof(a));
+		l += snprintf(line + l, sizeof(line) - l, " nexthop %s", a);
+	}
+	if (sb[DMSC_SESSION_A_MODE])
+		l += snprintf(line + l, sizeof(line) - l, " mode %s",
+			      nla_get_u8(sb[DMSC_SESSION_A_MODE]) ==
+			      DMSC_CREDIT_MODE_DELTA ? "delta" : "cumulative");
+	if (sb[DMSC_SESSION_A_CREDIT])
+		l += snprintf(line + l, sizeof(line) - l, " credit %llu",
+			      (unsigned long long)nla_get_u64(sb[DMSC_SESSION_A_CREDIT]));
+	if (sb[DMSC_SESSION_A_TUNNEL])
+		l += snprintf(line + l, sizeof(line) - l, " tunnel %u",
+			      nla_get_u32(sb[DMSC_SESSION_A_TUNNEL]));
+	if (sb[DMSC_SESSION_A_BACKUP_NEXTHOP]) {
+		hop_text(sb[DMSC_SESSION_A_BACKUP_NEXTHOP], a, sizeof(a));
+		l += snprintf(line + l, sizeof(line) - l, " backup %s", a);
+	}
+	if (sb[DMSC_SESSION_A_BACKUP_CREDIT])
+		snprintf(line + l, sizeof(line) - l, " %llu",
+			 (unsigned long long)nla_get_u64(sb[DMSC_SESSION_A_BACKUP_CREDIT]));
+	append(reqs, sizeof(reqs), line);
+	nlmsg_free(msg);
+	nl->errmsg[0] = '\0';
+	if (cmd == answer_cmd) {
+		answer_cmd = -1;
+		snprintf(nl->errmsg, sizeof(nl->errmsg), "as the test asked");
+		return answer_err;
+	}
+	return 0;
+}
+
+/* ---- the other hops ---- */
+
+static char dir[] = "/tmp/test_speaker.XXXXXX";
+static char ctl_path[108];
+
+static void addr(struct rsvp_addr *a, const char *s)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = strchr(s, ':') ? AF_INET6 : AF_INET;
+	inet_pton(a->family, s, a->a);
+}
+
+static void flow(struct rsvp_flow *f, int qpn)
+{
+	memset(f, 0, sizeof(*f));
+	addr(&f->src, "10.1.0.1");
+	addr(&f->dst, "10.2.0.1");
+	f->sport = 49152;
+	f->qpn = qpn;
+}
+
+/* A source speaker of fc00:a::1 and 192.0.2.1, on the caught sockets. */
+static struct rsvp_speaker *source(void)
+{
+	struct rsvp_speaker_cfg c = {
+		.credit = 65536, .form = RSVP_CTYPE_CREDIT_CUMULATIVE,
+		.refresh_ms = 30000, .retry_ms = 200, .retries = 3,
+		.ctl_path = ctl_path,
+	};
+	struct rsvp_speaker *s = rsvp_speaker_open(&c);
+
+	if (!s)
+		return NULL;
+	addr(&s->own.addr6, "fc00:a::1");
+	addr(&s->own.addr4, "192.0.2.1");
+	s->fd6 = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	s->fd4 = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return s;
+}
+
+static void deliver(struct rsvp_speaker *s, struct rsvp_msg *m)
+{
+	uint8_t b[RSVP_MSG_MAX];
+	char why[256];
+	int len;
+
+	m->send_ttl = RSVP_HOP_LIMIT;
+	m->refresh_ms = 30000;
+	len = rsvp_build(m, b, sizeof(b), why, sizeof(why));
+	if (len < 0) {
+		printf("# cannot build: %s\n", why);
+		return;
+	}
+	on_datagram(s, b, len, &m->hop);
+}
+
+/* @hop's RESV for @f: @credit bytes, in whole MB with @mb. */
+static void resv(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		 const char *hop, uint64_t credit, bool mb)
+{
+	struct rsvp_msg m = { .type = RSVP_MSG_CBFC_RESV };
+
+	m.dst = f->dst;
+	m.src = f->src;
+	m.sport = f->sport;
+	m.qpn = f->qpn;
+	addr(&m.hop, hop);
+	m.credit_ctype = mb ? RSVP_CTYPE_CREDIT_MB : RSVP_CTYPE_CREDIT_CUMULATIVE;
+	m.credit_mb = credit >> 20;
+	m.initial = credit;
+	deliver(s, &m);
+}
+
+/* @hop's PathErr for @f: @node did not answer. */
+static void patherr(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		    const char *hop, const char *node)
+{
+	struct rsvp_msg m = { .type = RSVP_MSG_PATHERR };
+
+	m.dst = f->dst;
+	m.src = f->src;
+	m.sport = f->sport;
+	m.qpn = f->qpn;
+	addr(&m.hop, hop);
+	addr(&m.err_node, node);
+	m.err_code = RSVP_ERR_SYSTEM;
+	deliver(s, &m);
+}
+
+/* One command on the control socket: its answer. */
+static const char *ctl(struct rsvp_speaker *s, const char *line)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	static char ans[2048];
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	ans[0] = '\0';
+	strcpy(sun.sun_path, ctl_path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    send(fd, line, strlen(line), 0) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return "connect";
+	}
+	/* The speaker takes it from the backlog, answers and closes. */
+	rsvp_speaker_input(s, s->ctl);
+	while (got + 1 < sizeof(ans) &&
+	       (n = recv(fd, ans + got, sizeof(ans) - got - 1, 0)) > 0)
+		got += n;
+	ans[got] = '\0';
+	close(fd);
+	return ans;
+}
+
+static uint64_t count(const struct rsvp_speaker *s, enum rsvp_counter c)
+{
+	return s->c[c];
+}
+
+/* How many lines of the speaker's log hold @what. */
+static int logged(const char *what)
+{
+	int n = 0;
+
+	fflush(speaker_log);
+	for (const char *p = logbuf; p && (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+#define FLOW_WORDS "src 10.1.0.1 dst 10.2.0.1 sport 49152 qpn "
+
+/* ---- the cases ---- */
+
+static void backup_after_primary(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_addr path[2], backup[2];
+	struct rsvp_flow f;
+	char err[128];
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	flow(&f, 256);
+	addr(&path[0], "fc00:a::2");
+	addr(&path[1], "fc00:a::4");
+	addr(&backup[0], "fc00:a::3");
+	addr(&backup[1], "fc00:a::4");
+	ktap_check(!rsvp_speaker_setup(s, &f, RSVP_OWNER_POLICY, 7, path, 2,
+				       backup, 2, err, sizeof(err)),
+		   "setup with tunnel 7, a primary and a backup list");
+	ktap_check(!strcmp(take(sent), "PATH to fc00:a::2\nPATH to fc00:a::3\n"),
+		   "PATH down both lists");
+	ktap_check(rsvp_speaker_backup(s, &f, RSVP_OWNER_POLICY) == RSVP_BACKUP_NO,
+		   "backup: not in the kernel while nothing is up");
+
+	resv(s, &f, "fc00:a::2", 2 << 20, true);
+	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode delta credit 2097152 tunnel 7\n"),
+		   "primary up alone: SESSION_NEW with the tunnel, no backup");
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n"),
+		   "backup up after: SESSION_SET with its first hop and credit");
+	ktap_check(rsvp_speaker_backup(s, &f, RSVP_OWNER_POLICY) == RSVP_BACKUP_KERNEL &&
+		   count(s, RC_BACKUPS_SET) == 1, "backup: in the kernel, counted");
+	ktap_check(!strcmp(ctl(s, "status " FLOW_WORDS "256"),
+			   "primary up nexthop fc00:a::2 credit 2097152 tunnel 7\n"
+			   "backup up nexthop fc00:a::3 credit 50000 kernel yes\n"),
+		   "status: the tunnel, the backup in the kernel");
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!take(reqs)[0], "a refresh of the backup: nothing asked again");
+
+	/* The backup fails: taken back; signalled again, set again. */
+	patherr(s, &f, "fc00:a::3", "fc00:a::4");
+	ktap_check(!strcmp(take(reqs), "set\n") && count(s, RC_BACKUPS_CLEARED) == 1 &&
+		   rsvp_speaker_backup(s, &f, RSVP_OWNER_POLICY) == RSVP_BACKUP_NO,
+		   "backup failed: SESSION_SET without, cleared");
+	ktap_check(rsvp_speaker_retry(s, &f, RSVP_OWNER_POLICY) == 1,
+		   "the failed backup retried");
+	resv(s, &f, "fc00:a::3", 60000, false);
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 60000\n"),
+		   "backup up again: SESSION_SET with its new credit");
+
+	/* Replaced: PathTear down the old, PATH down the new, taken back. */
+	addr(&backup[0], "fc00:a::5");
+	take(sent);
+	ktap_check(!rsvp_speaker_set_backup(s, &f, RSVP_OWNER_POLICY, backup, 2,
+					    err, sizeof(err)) &&
+		   !strcmp(take(sent), "PathTear to fc00:a::3\nPATH to fc00:a::5\n") &&
+		   !strcmp(take(reqs), "set\n"),
+		   "backup replaced: PathTear, PATH, SESSION_SET without");
+	resv(s, &f, "fc00:a::5", 30000, false);
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::5 30000\n"),
+		   "the new backup up: SESSION_SET with it");
+
+	/* Moved onto the backup already: nothing to do, said once. */
+	answer_cmd = DMSC_CMD_SESSION_SET;
+	answer_err = -EBUSY;
+	patherr(s, &f, "fc00:a::5", "fc00:a::4");
+	ktap_check(!strcmp(take(reqs), "set\n") && count(s, RC_BACKUP_MOVED) == 1 &&
+		   count(s, RC_KERNEL_ERRORS) == 0 &&
+		   rsvp_speaker_backup(s, &f, RSVP_OWNER_POLICY) == RSVP_BACKUP_MOVED,
+		   "EBUSY: moved, counted, no kernel error");
+	rsvp_speaker_retry(s, &f, RSVP_OWNER_POLICY);
+	resv(s, &f, "fc00:a::5", 30000, false);
+	patherr(s, &f, "fc00:a::5", "fc00:a::4");
+	ktap_check(!take(reqs)[0] && count(s, RC_BACKUP_MOVED) == 1 &&
+		   logged("moved onto its backup (or failed) already") == 1,
+		   "EBUSY: nothing asked again, logged once");
+	ktap_check(rsvp_speaker_status(s, &f, RSVP_OWNER_POLICY, NULL, 0) ==
+		   RSVP_FAILED && s->st[source_list(s, &f, 0)].st == ST_UP,
+		   "the primary still up");
+
+	ktap_check(rsvp_speaker_teardown(s, &f, RSVP_OWNER_POLICY) == 2 &&
+		   !strcmp(take(reqs), "del\n"), "teardown: SESSION_DEL");
+	rsvp_speaker_close(s);
+}
+
+static void backup_before_primary(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_addr path[1], backup[1];
+	struct rsvp_flow f;
+	char err[128];
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	flow(&f, 257);
+	addr(&path[0], "fc00:a::2");
+	addr(&backup[0], "fc00:a::3");
+	rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, 9, path, 1, backup, 1, err,
+			   sizeof(err));
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!take(reqs)[0], "backup up first: nothing asked yet");
+	resv(s, &f, "fc00:a::2", 40000, false);
+	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode cumulative credit 40000 tunnel 9 backup fc00:a::3 50000\n"),
+		   "primary up after: SESSION_NEW with the tunnel and the backup");
+	ktap_check(!strcmp(ctl(s, "set " FLOW_WORDS "257 backup none"), "ok\n") &&
+		   !strcmp(take(reqs), "set\n") &&
+		   !strcmp(ctl(s, "status " FLOW_WORDS "257"),
+			   "primary up nexthop fc00:a::2 credit 40000 tunnel 9\n"),
+		   "set ... backup none: PathTear, SESSION_SET without");
+
+	/* The kernel lost the session: nothing to do, said once. */
+	ctl(s, "set " FLOW_WORDS "257 backup fc00:a::3");
+	answer_cmd = DMSC_CMD_SESSION_SET;
+	answer_err = -ENOENT;
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n") &&
+		   count(s, RC_BACKUP_NO_SESSION) == 1 &&
+		   count(s, RC_KERNEL_ERRORS) == 0 &&
+		   !strcmp(ctl(s, "status " FLOW_WORDS "257"),
+			   "primary up nexthop fc00:a::2 credit 40000 tunnel 9\n"
+			   "backup up nexthop fc00:a::3 credit 50000 kernel no-session\n"),
+		   "ENOENT: counted, both lists still up");
+	ktap_check(logged("no kernel session to give the backup to") == 1,
+		   "ENOENT: logged once");
+	rsvp_speaker_close(s);
+	ktap_check(!strcmp(take(reqs), "del\n"), "close: SESSION_DEL");
+}
+
+/* A module without backups: the session is made without it. */
+static void refused_backup(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_addr path[1], backup[1];
+	struct rsvp_flow f;
+	char err[128];
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	flow(&f, 258);
+	addr(&path[0], "fc00:a::2");
+	addr(&backup[0], "fc00:a::3");
+	rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, 9, path, 1, backup, 1, err,
+			   sizeof(err));
+	resv(s, &f, "fc00:a::3", 50000, false);
+	answer_cmd = DMSC_CMD_SESSION_NEW;
+	answer_err = -EINVAL;
+	resv(s, &f, "fc00:a::2", 40000, false);
+	ktap_check(!strcmp(take(reqs),
+			   "new nexthop fc00:a::2 mode cumulative credit 40000 tunnel 9 backup fc00:a::3 50000\n"
+			   "new nexthop fc00:a::2 mode cumulative credit 40000 tunnel 9\n") &&
+		   rsvp_speaker_status(s, &f, RSVP_OWNER_CTL, NULL, 0) == RSVP_UP &&
+		   rsvp_speaker_backup(s, &f, RSVP_OWNER_CTL) == RSVP_BACKUP_REFUSED &&
+		   count(s, RC_KERNEL_ERRORS) == 1,
+		   "backup refused at SESSION_NEW: made again without, up, counted");
+	ktap_check(logged("added without") == 1, "the refusal logged");
+	patherr(s, &f, "fc00:a::3", "fc00:a::4");
+	ktap_check(!take(reqs)[0], "refused: nothing asked when the backup fails");
+	rsvp_speaker_close(s);
+	take(reqs);
+}
+
+/* Without a tunnel, as before: no TUNNEL, the backup's credit kept here. */
+static void no_tunnel(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_flow f;
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	flow(&f, 259);
+	ktap_check(!strcmp(ctl(s, "setup " FLOW_WORDS "259 path fc00:a::2,fc00:a::4 backup fc00:a::3,fc00:a::4"),
+			   "ok\n"), "setup without a tunnel");
+	resv(s, &f, "fc00:a::2", 2 << 20, true);
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode delta credit 2097152\n"),
+		   "no tunnel: SESSION_NEW as before, no SESSION_SET");
+	ktap_check(!strcmp(ctl(s, "status " FLOW_WORDS "259"),
+			   "primary up nexthop fc00:a::2 credit 2097152\n"
+			   "backup up nexthop fc00:a::3 credit 50000\n") &&
+		   rsvp_speaker_backup(s, &f, RSVP_OWNER_ANY) == RSVP_BACKUP_NONE,
+		   "no tunnel: status as before");
+	rsvp_speaker_close(s);
+	take(reqs);
+}
+
+/* IPv4 hops go IPv4-mapped; the control socket's words. */
+static void ipv4_and_words(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_flow f;
+	struct json_object *j, *v;
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	flow(&f, 260);
+	ktap_check(!strcmp(ctl(s, "setup " FLOW_WORDS "260 path 192.0.2.2 backup 192.0.2.3 tunnel 4294967295"),
+			   "ok\n"), "setup over IPv4 with the largest tunnel");
+	resv(s, &f, "192.0.2.2", 40000, false);
+	resv(s, &f, "192.0.2.3", 50000, false);
+	ktap_check(!strcmp(take(reqs),
+			   "new nexthop ::ffff:192.0.2.2 mode cumulative credit 40000 tunnel 4294967295\n"
+			   "set backup ::ffff:192.0.2.3 50000\n"),
+		   "IPv4 next hop and backup IPv4-mapped");
+	j = rsvp_speaker_json(s);
+	ktap_check(json_object_object_get_ex(j, "backups_in_kernel", &v) &&
+		   json_object_get_int(v) == 1, "JSON: backups_in_kernel 1");
+	json_object_put(j);
+	ktap_check(!strncmp(ctl(s, "setup " FLOW_WORDS "261 path 192.0.2.2 tunnel 0"),
+			    "error: tunnel \"0\"", 17), "tunnel 0 refused");
+	ktap_check(!strncmp(ctl(s, "setup " FLOW_WORDS "261 path 192.0.2.2 tunnel 4294967296"),
+			    "error: tunnel", 13), "tunnel 2^32 refused");
+	ktap_check(!strncmp(ctl(s, "setup " FLOW_WORDS "261 path 192.0.2.2 tunnel -1"),
+			    "error: tunnel", 13), "tunnel -1 refused");
+	ktap_check(!strcmp(ctl(s, "set " FLOW_WORDS "261 backup none"),
+			   "error: no such flow set up here\n"), "set: no such flow");
+	ktap_check(!strcmp(ctl(s, "set " FLOW_WORDS "260"),
+			   "error: backup: required (hops, or none)\n"), "set: backup required");
+	ktap_check(!strcmp(ctl(s, "set " FLOW_WORDS "260 path 192.0.2.2"),
+			   "error: unknown word \"path\"\n"), "set: no path");
+	ktap_check(!strcmp(ctl(s, "status " FLOW_WORDS "260 tunnel 3"),
+			   "error: unknown word \"tunnel\"\n"), "status: no tunnel");
+	rsvp_speaker_close(s);
+	take(reqs);
+}
+
+int main(void)
+{
+	int rc;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", dir);
+	speaker_log = open_memstream(&logbuf, &loglen);
+	ktap_plan(39);
+	backup_after_primary();
+	backup_before_primary();
+	refused_backup();
+	no_tunnel();
+	ipv4_and_words();
+	rc = ktap_finish();
+	fclose(speaker_log);
+	free(logbuf);
+	rmdir(dir);
+	return rc;
+}
