@@ -228,7 +228,7 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	if (tb[DMSC_SESSION_A_NEXTHOP])
 		nla_memcpy(&nh, tb[DMSC_SESSION_A_NEXTHOP], sizeof(nh));
-	backup = dmsc_session_backup_attrs(tb, tb[DMSC_SESSION_A_NEXTHOP], &nh,
+	backup = dmsc_session_backup_attrs(tb, !!tb[DMSC_SESSION_A_NEXTHOP], &nh,
 					   tb[DMSC_SESSION_A_TUNNEL] ?
 					   nla_get_u32(tb[DMSC_SESSION_A_TUNNEL]) :
 					   0, info->extack);
@@ -500,12 +500,12 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 	list_for_each_entry(s, &dn->session_list, list) {
 		if (READ_ONCE(s->last_qdisc) != qdisc || !s->tunnel ||
 		    !s->has_nexthop || READ_ONCE(s->dead) ||
-		    READ_ONCE(s->failed))
+		    READ_ONCE(s->failed) || READ_ONCE(s->on_backup))
 			continue;
 		/* Early marks the tunnels this walk moves: switched below. */
 		if (!dmsc_tunnel_steer_backup(dn, s->tunnel))
 			continue;
-		dmsc_session_fail(s);
+		dmsc_session_fail(s, true);
 		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
 					   ifindex, 0);
 		n++;
@@ -526,9 +526,11 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
  * its backup (@backup: a failover, or the operator's switch), its
  * packets go the backup list's way: its sessions with a backup
  * reservation move onto it, as the one whose failure moved the tunnel
- * did (dmsc_session_fail). Back on the primary, they stay there: the
- * primary's hops forgot what was in flight, its speaker sets the
- * sessions up anew (Documentation/cbfc.md). Under dn->lock.
+ * did (dmsc_session_fail). Back on the primary, a moved session has no
+ * credit there (the primary's hops forgot what was in flight, the
+ * backup's returns stop): it is marked failed rather than left to stall,
+ * until its speaker sets it up anew (Documentation/cbfc.md). Under
+ * dn->lock.
  */
 void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup)
 {
@@ -539,7 +541,9 @@ void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup)
 			continue;
 		WRITE_ONCE(s->last_qdisc, 0);
 		if (backup && s->has_backup && !READ_ONCE(s->on_backup))
-			dmsc_session_fail(s);
+			dmsc_session_fail(s, true);
+		else if (!backup && READ_ONCE(s->on_backup))
+			WRITE_ONCE(s->failed, true);
 	}
 }
 
@@ -699,7 +703,8 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg,
 			atomic64_inc(&s->stale);
 			return false;
 		}
-		val = delta ? (u64)old + arg : READ_ONCE(s->base) + arg;
+		val = delta ? (u64)old + arg :
+			      (on_backup ? READ_ONCE(s->base) : 0) + arg;
 		if ((s64)(val - (u64)old) <= 0) {
 			atomic64_inc(&s->stale);
 			return false;
@@ -714,24 +719,35 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg,
 }
 
 /*
- * The next hop of @s failed: the heartbeat, or its link went down. A
- * session with a backup reservation and a tunnel (which moves to its
- * backup list with it) moves onto the backup list's first hop and its
- * credit and stays under credit control; any other is marked failed
- * and its packets pass uncontrolled. Returns true when it moved.
+ * The next hop of @s failed: the heartbeat, or its link went down, or its
+ * tunnel moved to its backup list. A session with a backup reservation
+ * whose tunnel goes to its backup (@can_move: the caller checked) moves
+ * onto the backup list's first hop and its credit and stays under credit
+ * control; any other is marked failed and its packets pass uncontrolled.
+ * Returns true when it moved.
  *
  * The move rebases the counters: what was in flight to the failed hop
  * is forgotten (freed = sent: those bytes will never be returned), and
  * the backup hop's cumulative totals, which count from 0 what it
  * forwarded of this flow, are read from sent at the move (base). Only
- * the backup hop grants credit from then on (dmsc_session_nexthop). A
- * packet charged on another CPU between the read of sent and the store
- * of freed stays in flight on the new hop: if it went the old way
- * instead, up to one packet of the backup's credit is lost to it.
+ * the backup hop grants credit from then on (dmsc_session_nexthop).
+ * Bounds of the rebase (Documentation/cbfc.md): a packet charged on
+ * another CPU between the read of sent and the store of freed counts as
+ * in flight on the backup; bytes of the flow that reached the backup
+ * hop before the move, charged to the primary (a sibling session's
+ * failure moved the tunnel first), are counted by it and returned as if
+ * sent on the backup's credit.
  *
- * Any context: the qdisc's dequeue and reset (BH off), the failover work.
+ * Flows waiting for credit are not woken: their packets were sent the
+ * primary's way. A packet encapsulated for the primary list is not
+ * charged to the backup's credit: it is re-sent on the backup list when
+ * it is next dequeued or its flow's heartbeat fails, without failing the
+ * session again (sch_cbfc.c, cbfc_old_path).
+ *
+ * Process or softirq context, not hardirq: the qdisc's dequeue and
+ * reset (BH off), the failover work and tunnel switches (dn->lock).
  */
-bool dmsc_session_fail(struct dmsc_session *s)
+bool dmsc_session_fail(struct dmsc_session *s, bool can_move)
 {
 	bool moved = false;
 	u64 sent;
@@ -741,16 +757,20 @@ bool dmsc_session_fail(struct dmsc_session *s)
 		spin_unlock_bh(&s->lock);
 		return false;
 	}
-	if (s->has_backup && !s->on_backup && s->tunnel) {
+	if (can_move && s->has_backup && !s->on_backup && s->tunnel) {
 		sent = atomic64_read(&s->sent);
 		WRITE_ONCE(s->base, sent);
 		WRITE_ONCE(s->credit, s->backup_credit);
 		/* The backup hop's heartbeat counts from the move. */
 		atomic64_set(&s->last_update, ktime_get_ns());
 		/* base, credit: before on_backup (dmsc_session_nexthop). */
-		smp_wmb();
-		WRITE_ONCE(s->on_backup, true);
-		/* on_backup: before freed (dmsc_session_credit's retry). */
+		smp_store_release(&s->on_backup, true);
+		/*
+		 * on_backup before freed: an update of the old hop that
+		 * sees the new freed sees the move (dmsc_session_credit);
+		 * a charge that sees the new freed sees the new credit
+		 * (dmsc_session_charge).
+		 */
 		smp_wmb();
 		atomic64_set(&s->freed, sent);
 		moved = true;
@@ -758,12 +778,6 @@ bool dmsc_session_fail(struct dmsc_session *s)
 		WRITE_ONCE(s->failed, true);
 	}
 	spin_unlock_bh(&s->lock);
-	/* Its flows waiting elsewhere may go on the backup's credit. */
-	if (moved) {
-		rcu_read_lock();
-		dmsc_cbfc_wake(s);
-		rcu_read_unlock();
-	}
 	return moved;
 }
 

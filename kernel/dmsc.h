@@ -295,6 +295,7 @@ static inline u32 dmsc_tunnel_path(const struct dmsc_tunnel *tun,
 void dmsc_tunnel_count(struct dmsc_tunnel *tun, u32 idx, unsigned int len);
 bool dmsc_tunnel_failover(struct dmsc_net *dn, u32 id);
 bool dmsc_tunnel_steer_backup(struct dmsc_net *dn, u32 id);
+bool dmsc_tunnel_has_backup(struct dmsc_net *dn, u32 id);
 void dmsc_tunnel_switch_early(struct dmsc_net *dn, u32 id);
 struct dmsc_tunnel *dmsc_tunnel_lookup(struct dmsc_net *dn, u32 id);
 void dmsc_tunnel_put(struct dmsc_tunnel *tun);
@@ -383,7 +384,8 @@ struct dmsc_cbfc_key {
  * per cbfc flow (a queue in a qdisc) that carries it; freed after a grace
  * period once the last is dropped. The counters are atomics: sent is
  * reserved by the qdiscs that send (dmsc_session_charge), freed moved by
- * credit updates (process context) without any qdisc lock.
+ * credit updates (process context, or softirq for the kernel's own
+ * returns) without any qdisc lock.
  *
  * Invariant: freed <= sent (an update that would break it is absurd and
  * ignored), so in flight = sent - freed >= 0 and available = credit -
@@ -419,7 +421,7 @@ struct dmsc_session {
 	struct in6_addr backup_nexthop;
 	u64 backup_credit;
 	bool has_backup;
-	bool on_backup;			/* moved: READ_ONCE, see dmsc_session_fail */
+	bool on_backup;			/* moved: see dmsc_session_fail */
 	u64 base;			/* cumulative totals count from here */
 	atomic64_t freed;
 	atomic64_t sent;
@@ -486,7 +488,11 @@ static inline s64 dmsc_session_inflight(const struct dmsc_session *s,
 static inline u64 dmsc_session_available(const struct dmsc_session *s)
 {
 	s64 inflight = dmsc_session_inflight(s, atomic64_read(&s->sent));
-	u64 credit = READ_ONCE(s->credit);
+	u64 credit;
+
+	/* freed, then credit: pairs with dmsc_session_fail()'s smp_wmb() */
+	smp_rmb();
+	credit = READ_ONCE(s->credit);
 
 	if (inflight < 0)
 		inflight = 0;	/* cannot happen: freed <= sent */
@@ -511,6 +517,8 @@ static inline bool dmsc_session_charge(struct dmsc_session *s,
 		inflight = dmsc_session_inflight(s, sent);
 		if (inflight < 0)
 			inflight = 0;
+		/* freed, then credit: see dmsc_session_available() */
+		smp_rmb();
 		if ((u64)inflight + len > READ_ONCE(s->credit))
 			return false;
 	} while (!atomic64_try_cmpxchg(&s->sent, &sent, sent + len));
@@ -529,7 +537,7 @@ int dmsc_session_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info);
 bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 val,
 			 bool on_backup);
-bool dmsc_session_fail(struct dmsc_session *s);
+bool dmsc_session_fail(struct dmsc_session *s, bool can_move);
 int dmsc_session_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 /* creditret.c */

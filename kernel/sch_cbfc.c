@@ -98,7 +98,9 @@ struct cbfc_flow {
 struct cbfc_fail {
 	struct list_head list;		/* q->fo_list */
 	struct dmsc_session *sess;	/* a reference */
-	u32 event;			/* DMSC_EVENT_NEXTHOP_FAILED or _DOWN */
+	u32 event;			/* DMSC_EVENT_NEXTHOP_FAILED or _DOWN,
+					 * 0: packets re-sent, no failure
+					 */
 	int ifindex;
 	u64 waited_us;
 	struct sk_buff_head skbs;
@@ -375,6 +377,35 @@ static bool cbfc_key_eq(const struct dmsc_cbfc_key *a,
 	BUILD_BUG_ON(sizeof(*a) != 5 * sizeof(u64));
 	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
 		 (x[3] ^ y[3]) | (x[4] ^ y[4]));
+}
+
+/*
+ * Is @skb, of session @s, which moved onto its backup's credit
+ * (dmsc_session_fail), encapsulated for the primary list? A packet that
+ * waited since before the move, or was steered just before it, is not
+ * the backup's to charge (cbfc_flow_resend). Told by its outer
+ * destination, the first SID of the list it was encapsulated for
+ * (srv6.c), when it is at the head of its flow: only for a moved
+ * session is the tunnel looked up.
+ */
+static bool cbfc_old_path(struct cbfc_sched *q, struct dmsc_session *s,
+			  const struct sk_buff *skb)
+{
+	const struct dmsc_tunnel_cfg *cfg;
+	struct dmsc_tunnel *tun;
+	bool old = false;
+
+	if (likely(!READ_ONCE(s->on_backup)) || READ_ONCE(s->failed) ||
+	    skb->protocol != htons(ETH_P_IPV6))
+		return false;
+	rcu_read_lock();
+	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
+	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
+	if (cfg && cfg->has_backup)
+		old = !ipv6_addr_equal(&ipv6_hdr(skb)->daddr,
+				       &cfg->paths[DMSC_BACKUP_IDX].segs[0]);
+	rcu_read_unlock();
+	return old;
 }
 
 /*
@@ -749,7 +780,7 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	struct dmsc_session *s = f->sess;
 	struct cbfc_fail *fail;
 	struct sk_buff *skb;
-	bool waiting;
+	bool waiting, stale;
 
 	spin_lock(&s->lock);
 	waiting = !list_empty(&f->sess_node);
@@ -757,14 +788,20 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	spin_unlock(&s->lock);
 	if (!waiting)
 		return;		/* credit came just now: it is on q->wake */
-	/*
-	 * Failed, or moved onto the backup list's reservation: either way
-	 * its tunnel goes to the backup list, and its packets with it.
-	 */
-	dmsc_session_fail(s);
 	q->st.heartbeat_failures++;
-
 	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_FAILED, waited);
+	/*
+	 * Waiting since before its session moved onto the backup (another
+	 * flow's failure moved it): its packets went the primary's way, to
+	 * the hop that failed. They are re-sent on the backup list as a
+	 * failed flow's are; the session is not failed again. Otherwise
+	 * the session fails: onto the backup's reservation if its tunnel
+	 * goes to a backup list with it, else marked failed.
+	 */
+	stale = cbfc_old_path(q, s, f->head);
+	if (!stale)
+		dmsc_session_fail(s, fail && s->tunnel &&
+				  dmsc_tunnel_has_backup(q->dn, s->tunnel));
 	/*
 	 * New packets of its tunnel go to the backup from now on: until the
 	 * work switches it they would be steered onto the primary, to a
@@ -790,6 +827,38 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	list_del_init(&f->drr);
 	q->n_stalled--;
 	cbfc_flow_free(f);
+	if (fail)
+		cbfc_fail_queue(q, fail);
+}
+
+/*
+ * The head packets of @f were encapsulated for the primary list, and its
+ * session has moved onto its backup's credit (cbfc_old_path): they are
+ * not charged to it. They go to the failover work to be re-sent on
+ * the backup list, as a failed flow's are, with no event (the session did
+ * not fail again); a cbfc qdisc there charges them to the backup's
+ * credit. Under the qdisc lock, from dequeue.
+ */
+static void cbfc_flow_resend(struct Qdisc *sch, struct cbfc_flow *f)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	struct cbfc_fail *fail;
+	struct sk_buff *skb;
+
+	fail = cbfc_fail_new(sch, f->sess, 0, 0);
+	while (f->qlen && cbfc_old_path(q, f->sess, f->head)) {
+		skb = cbfc_flow_pop(sch, f);
+		q->drops_deq++;
+		q->drops_deq_len += qdisc_pkt_len(skb);
+		if (fail) {
+			__skb_queue_tail(&fail->skbs, skb);
+		} else {
+			q->st.drop_nomem++;
+			qdisc_qstats_drop(sch);
+			kfree_skb(skb);
+		}
+	}
+	cbfc_flow_done(q, f);
 	if (fail)
 		cbfc_fail_queue(q, fail);
 }
@@ -862,7 +931,7 @@ static void cbfc_fail_link(struct Qdisc *sch)
 				q->st.drop_nomem += f->qlen;
 				continue;
 			}
-			dmsc_session_fail(f->sess);
+			dmsc_session_fail(f->sess, true);
 			q->st.link_failures++;
 			/* The reset that follows zeroes the counts. */
 			while (f->qlen)
@@ -1011,8 +1080,9 @@ static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 	bool backup;
 
 	backup = s->tunnel && dmsc_tunnel_failover(dn, s->tunnel);
-	dmsc_session_notify_failed(dn, s, fail->event, fail->ifindex,
-				   fail->waited_us);
+	if (fail->event)
+		dmsc_session_notify_failed(dn, s, fail->event, fail->ifindex,
+					   fail->waited_us);
 	rcu_read_lock();
 	if (backup) {
 		tun = dmsc_tunnel_lookup(dn, s->tunnel);
@@ -1107,6 +1177,10 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 		if (f->deficit <= 0) {
 			f->deficit += q->quantum;
 			list_move_tail(&f->drr, &q->active);
+			continue;
+		}
+		if (unlikely(f->sess && cbfc_old_path(q, f->sess, f->head))) {
+			cbfc_flow_resend(sch, f);
 			continue;
 		}
 		/* Last: a successful charge is a packet that leaves. */

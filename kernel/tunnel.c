@@ -542,6 +542,21 @@ bool dmsc_tunnel_steer_backup(struct dmsc_net *dn, u32 id)
 	return early;
 }
 
+/* Does tunnel @id exist, with a backup list to move to? Any context. */
+bool dmsc_tunnel_has_backup(struct dmsc_net *dn, u32 id)
+{
+	const struct dmsc_tunnel_cfg *cfg;
+	struct dmsc_tunnel *tun;
+	bool ret;
+
+	rcu_read_lock();
+	tun = dmsc_tunnel_lookup(dn, id);
+	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
+	ret = cfg && cfg->has_backup;
+	rcu_read_unlock();
+	return ret;
+}
+
 /* Switch tunnel @id if it was moved early: counted, told. Under dn->lock. */
 void dmsc_tunnel_switch_early(struct dmsc_net *dn, u32 id)
 {

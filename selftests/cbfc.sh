@@ -631,7 +631,9 @@ test_heartbeat_failover() {
 # session moves onto the backup's credit rather than losing credit
 # control: of the 10 that waited, 3 leave through the backup and 7 wait
 # for credit there; the backup hop's cumulative totals, counted from the
-# move, let them go 3, 3 and 1 more; all 20 reach the sink.
+# move, let them go 3, 3 and 1 more; then the backup hop falls silent
+# too and its heartbeat fails the session for good; all 25 reach the
+# sink.
 # A session without a backup fails as before (test_heartbeat_failover).
 test_heartbeat_backup_credit() {
 	trap case_cleanup EXIT
@@ -642,7 +644,7 @@ test_heartbeat_backup_credit() {
 	hb_start 1 backup-nexthop fc00:2::2 backup-credit 4011
 	wait_until "(( \$(qd heartbeat_failures) >= 1 ))" ||
 		fail "no heartbeat failure"
-	wait_until "(( \$(qd credited_packets va2) >= 3 ))" || true
+	wait_until "(( \$(qd credited_packets va2) >= 3 && \$(qd qlen va2) >= 7 ))" || true
 	sleep 0.5
 	local unit out
 	out=$(dns "$a" -j cbfc session show "${HB_FLOW[@]}")
@@ -668,7 +670,18 @@ test_heartbeat_backup_credit() {
 	wait_until "(( \$(qd qlen va2) == 0 ))" || true
 	check "(( \$(qd credited_packets va2) == 10 && \$(hb_sess absurd) == 0 ))" \
 		"backup: credited_packets $(qd credited_packets va2) absurd $(hb_sess absurd), not 10 and 0"
-	sleep 0.3
+	# Then the backup hop falls silent too (a heartbeat on va2 now, not
+	# before: this case's own steps take seconds under TCG): 5 more, 2
+	# leave on what is left of its credit, 3 wait; the heartbeat fails
+	# the session for good (no further backup), the 3 go out
+	# uncontrolled.
+	tc -n "$a" qdisc change dev va2 root cbfc heartbeat 1s
+	hb_send 5 20
+	wait_until "(( \$(qd heartbeat_failures va2) >= 1 ))" ||
+		fail "the backup's heartbeat did not fail"
+	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= 25 ))" || true
+	check "(( \$(hb_sess failed) == 1 && \$(qd drop_failed va2) == 0 ))" \
+		"after the backup's silence: failed $(hb_sess failed) drop_failed $(qd drop_failed va2), not 1 and 0"
 	sink_stop
 	kill "$MON" 2>/dev/null || true
 	wait "$MON" 2>/dev/null || true
@@ -678,18 +691,57 @@ test_heartbeat_backup_credit() {
 		"the nexthop-failed event does not say on_backup 1"
 	check "(( \$(qd heartbeat_failures) == 1 && \$(qd failovers) == 1 && \$(qd drop_failed) == 0 ))" \
 		"heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed)"
-	check "(( \$(qd heartbeat_failures va2) == 0 && \$(qd drops va2) == 0 ))" \
-		"backup qdisc: heartbeat_failures $(qd heartbeat_failures va2) drops $(qd drops va2)"
 	# Out of order is allowed: packets sent while the failure was being
 	# found go to the backup straight, before those re-sent by the work.
 	local p g
 	read -r p g _ <<<"$SINK_TOTALS"
-	check "(( p == 20 && g == 0 ))" "the sink saw $p packets, $g gaps: not 20 and 0"
+	check "(( p == 25 && g == 0 ))" "the sink saw $p packets, $g gaps: not 25 and 0"
 	# Moved, the backup is the next hop: no second move, no setting it.
 	out=$(dns "$a" cbfc session set "${HB_FLOW[@]}" backup none 2>&1) &&
 		fail "session set on a moved session was taken"
 	echo "session set after the move: $out"
 	check "grep -q 'moved onto its backup' <<<'$out'" "error: $out"
+	dmesg_clean || fail "kernel log"
+}
+
+# The tunnel switched to its backup by hand while 5 packets wait on va for
+# the primary's credit: the session moves onto its backup reservation
+# (on_backup 1, not failed). The 5 were encapsulated for the primary: they
+# are not charged to the backup's credit on va but, when va's heartbeat
+# fires, re-sent on the backup list, where va2's cbfc charges them, and
+# the session is not failed for them. Switched back to the primary, the
+# moved session has no credit there: it is failed.
+test_backup_credit_switch() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	hb_setup
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 1s
+	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
+	hb_begin 1 6000 backup-nexthop fc00:2::2 backup-credit 100000
+	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
+	# 660 bytes of credit left: the next 5 wait.
+	hb_send 5 5
+	wait_until "(( \$(qd qlen) == 5 ))" || fail "$(qd qlen) wait, not 5"
+	dns "$a" tunnel switch 1 backup
+	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
+		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed), not 1 and 0"
+	wait_until "(( \$(qd credited_packets va2) >= 5 ))" || true
+	sleep 0.3
+	check "(( \$(qd credited_packets va2) == 5 && \$(qd qlen) == 0 && \$(qd heartbeat_failures) == 1 ))" \
+		"va2 credited_packets $(qd credited_packets va2), va qlen $(qd qlen) heartbeat_failures $(qd heartbeat_failures): not 5, 0, 1"
+	check "(( \$(hb_sess failed) == 0 && \$(qd credited_packets) == 5 ))" \
+		"the 5 old-path packets failed the session ($(hb_sess failed)) or were charged on va ($(qd credited_packets) credited there)"
+	dns "$a" tunnel switch 1 primary
+	check "(( \$(hb_sess failed) == 1 ))" \
+		"back on the primary, the moved session is not failed"
+	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= 10 ))" || true
+	sink_stop
+	kill "$MON" 2>/dev/null || true
+	wait "$MON" 2>/dev/null || true
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	local p g
+	read -r p g _ <<<"$SINK_TOTALS"
+	check "(( p == 10 && g == 0 ))" "the sink saw $p packets, $g gaps: not 10 and 0"
 	dmesg_clean || fail "kernel log"
 }
 
@@ -701,19 +753,26 @@ test_heartbeat_backup_credit() {
 # backup, the 10 packets reach the sink through it, the event is
 # nexthop-down. "nobackup": the session names a tunnel without a backup,
 # so nothing fails over and the 10 are freed with the link, as before.
+# "credit": as "self", with a backup reservation: the session moves onto
+# it, and the 10 are charged to it on va2's cbfc.
 test_link_down() {
 	trap case_cleanup EXIT
 	dmesg_mark
-	local how t0 ms first last n p g events tun want
-	for how in peer self del nobackup; do
+	local how t0 ms first last n p g events tun want extra
+	for how in peer self del nobackup credit; do
 		hb_setup
 		tc -n "$a" qdisc change dev va root cbfc heartbeat 60s
 		tun=1
+		extra=()
 		if [ "$how" = nobackup ]; then
 			dns "$a" tunnel add 2 src fc00:1::1 path fc00:b1::d4
 			tun=2
+		elif [ "$how" = credit ]; then
+			# A backup reservation: the session moves onto it.
+			tc -n "$a" qdisc add dev va2 root handle 1: cbfc
+			extra=(backup-nexthop fc00:2::2 backup-credit 100000)
 		fi
-		hb_start $tun
+		hb_start $tun "${extra[@]}"
 		wait_until "(( \$(qd qlen) == 10 ))" || fail "$(qd qlen) wait, not 10"
 		# The backup's packets on the wire (outer IPv6 + SRH), timed.
 		ip netns exec "$b" tcpdump -tt -nn -l -i vb2 'ip6[6] == 43' \
@@ -724,7 +783,7 @@ test_link_down() {
 		t0=$EPOCHREALTIME
 		case $how in
 		peer)	ip -n "$b" link set vb down ;;
-		self|nobackup) ip -n "$a" link set va down ;;
+		self|nobackup|credit) ip -n "$a" link set va down ;;
 		del)	ip -n "$a" link del va ;;
 		esac
 		if [ "$how" = nobackup ]; then
@@ -770,7 +829,16 @@ test_link_down() {
 				"$how: tunnel 1 is not on its backup"
 			check "(( \$(dns $a -j -s tunnel show 1 | num switches) == 1 && \$(grep -c tunnel-backup <<<\"\$events\") == 1 ))" \
 				"$how: switches $(dns "$a" -j -s tunnel show 1 | num switches), tunnel-backup events $(grep -c tunnel-backup <<<"$events")"
-			check "(( \$(hb_sess failed) == 1 ))" "$how: the session is not failed"
+			if [ "$how" = credit ]; then
+				# Moved, not failed, by the reset; the work's walk
+				# of idle sessions leaves it so.
+				check "(( \$(hb_sess failed) == 0 && \$(hb_sess on_backup) == 1 && \$(qd credited_packets va2) == 10 ))" \
+					"$how: failed $(hb_sess failed) on_backup $(hb_sess on_backup), $(qd credited_packets va2) charged to the backup, not 0, 1 and 10"
+				check "(( \$(grep -c nexthop-down <<<\"\$events\") == 1 )) && grep nexthop-down <<<\"\$events\" | grep -qE '\"on_backup\": ?1'" \
+					"$how: not one nexthop-down event with on_backup 1"
+			else
+				check "(( \$(hb_sess failed) == 1 ))" "$how: the session is not failed"
+			fi
 			check "(( p == 20 && g == 0 ))" \
 				"$how: the sink saw $p packets, $g gaps: not 20 and 0"
 		fi
@@ -1102,6 +1170,7 @@ CASES=(
 	test_rate "cbfc: rate 4mbit with a backlog sends 4 Mbit/s +- 5 %"
 	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
 	test_heartbeat_backup_credit "cbfc: next hop silent, a backup reservation: the session moves onto the backup hop's credit, the waiting packets leave through the backup as it grants"
+	test_backup_credit_switch "cbfc: tunnel switched to its backup: the session moves onto the backup's credit, packets queued for the primary are re-sent on the backup, not charged to it; back on the primary the session fails"
 	test_link_down_idle "cbfc: the link goes down with nothing queued: the session its packets last took fails over, the next packets reach the sink through the backup"
 	test_link_down "cbfc: the link to the next hop goes down (carrier lost, set down, deleted): at once the tunnel is on its backup, the waiting packets reach the sink through it; without a backup they go with the link"
 	test_heartbeat_no_tunnel "cbfc: next hop silent, no tunnel: the waiting packets are dropped as failed, heartbeat 0 is off"
