@@ -715,7 +715,9 @@ test_backup_credit_switch() {
 	trap case_cleanup EXIT
 	dmesg_mark
 	hb_setup
-	tc -n "$a" qdisc change dev va root cbfc heartbeat 1s
+	# No heartbeat on va until the switch: a slow kernel (KASAN) would
+	# fail the flow before the case has seen it wait.
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
 	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
 	hb_begin 1 6000 backup-nexthop fc00:2::2 backup-credit 100000
 	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
@@ -723,8 +725,11 @@ test_backup_credit_switch() {
 	hb_send 5 5
 	wait_until "(( \$(qd qlen) == 5 ))" || fail "$(qd qlen) wait, not 5"
 	dns "$a" tunnel switch 1 backup
-	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
-		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed), not 1 and 0"
+	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 && \$(qd qlen) == 5 ))" \
+		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed) qlen $(qd qlen), not 1, 0 and 5"
+	# The 5 wait for the primary's credit: the heartbeat (from now)
+	# fails their flow, and they are re-sent.
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 1s
 	wait_until "(( \$(qd credited_packets va2) >= 5 ))" || true
 	sleep 0.3
 	check "(( \$(qd credited_packets va2) == 5 && \$(qd qlen) == 0 && \$(qd heartbeat_failures) == 1 ))" \
