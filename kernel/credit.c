@@ -199,6 +199,20 @@ static int dmsc_session_backup_attrs(struct nlattr **tb, bool has_nexthop,
 	return 1;
 }
 
+/* Store the backup reservation @tb carries, or none (@backup false). */
+static void dmsc_session_store_backup(struct dmsc_session *s,
+				      struct nlattr **tb, bool backup)
+{
+	if (backup) {
+		nla_memcpy(&s->backup_nexthop,
+			   tb[DMSC_SESSION_A_BACKUP_NEXTHOP],
+			   sizeof(s->backup_nexthop));
+		s->backup_credit =
+			nla_get_u64(tb[DMSC_SESSION_A_BACKUP_CREDIT]);
+	}
+	s->has_backup = backup;
+}
+
 int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dmsc_net *dn = dmsc_pernet(genl_info_net(info));
@@ -242,14 +256,7 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 		s->nexthop = nh;
 		s->has_nexthop = true;
 	}
-	if (backup) {
-		nla_memcpy(&s->backup_nexthop,
-			   tb[DMSC_SESSION_A_BACKUP_NEXTHOP],
-			   sizeof(s->backup_nexthop));
-		s->backup_credit =
-			nla_get_u64(tb[DMSC_SESSION_A_BACKUP_CREDIT]);
-		s->has_backup = true;
-	}
+	dmsc_session_store_backup(s, tb, backup);
 	if (tb[DMSC_SESSION_A_PREVHOP]) {
 		nla_memcpy(&s->prevhop, tb[DMSC_SESSION_A_PREVHOP],
 			   sizeof(s->prevhop));
@@ -397,14 +404,7 @@ int dmsc_session_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -EBUSY;
 		goto out;
 	}
-	if (backup) {
-		nla_memcpy(&s->backup_nexthop,
-			   tb[DMSC_SESSION_A_BACKUP_NEXTHOP],
-			   sizeof(s->backup_nexthop));
-		s->backup_credit =
-			nla_get_u64(tb[DMSC_SESSION_A_BACKUP_CREDIT]);
-	}
-	s->has_backup = backup;
+	dmsc_session_store_backup(s, tb, backup);
 	spin_unlock_bh(&s->lock);
 	dmsc_changed(dn);
 out:
