@@ -18,10 +18,13 @@
 source "$(dirname "$0")/lib.sh"
 AGENT=${AGENT:-$top/agent/dmsc-agent}
 RG=$top/tools/roce-gen/roce-gen
+PKI=$top/tools/pki/dmsc-pki
 PORT=9791
 
-T="" AG="" SMO="" h1="" h2=""	# mkns sets h1, h2
+T="" AG="" SMO="" CTL="" h1="" h2=""	# mkns sets h1, h2
 case_cleanup() {
+	[ -z "$CTL" ] || kill -TERM "$CTL" 2>/dev/null || true
+	[ -z "$CTL" ] || wait "$CTL" 2>/dev/null || true
 	[ -z "$AG" ] || kill -TERM "$AG" 2>/dev/null || true
 	[ -z "$AG" ] || kill -CONT "$AG" 2>/dev/null || true	# if it failed stopped
 	[ -z "$AG" ] || wait "$AG" 2>/dev/null || true
@@ -357,6 +360,125 @@ test_not_its_own() {
 	nothing_left
 }
 
+# The controller (srd and smo roles, the AAM's table) in h2's namespace on
+# 127.0.0.1:7400, its control socket $T/ctl.sock, its log $T/ctl.log.
+start_ctl() {
+	echo '{ "node": "ctl", "roles": ["srd", "aam", "smo"], "control": "'"$T"'/ctl.sock",
+		"tls": { "ca": "'"$T"'/pki/ca.crt", "cert": "'"$T"'/pki/ctl.crt", "key": "'"$T"'/pki/ctl.key" },
+		"srd": { "listen": "127.0.0.1:7400", "store": { "sqlite": "'"$T"'/srd.db" } } }' >"$T/ctl.json"
+	ip netns exec "$h2" "$AGENT" -c "$T/ctl.json" >>"$T/ctl.log" 2>&1 &
+	CTL=$!
+	wait_for "[ -S '$T/ctl.sock' ]" "the controller did not start: $(cat "$T/ctl.log")"
+}
+
+ctl_qos() { "$DMSC" -j agent socket "$T/ctl.sock" show qos; }
+sr_qos() { "$DMSC" -j agent socket "$T/h2.sock" show qos; }
+# The smo's entry for h2: FIELD of it, or -1 while there is none.
+h2_at_smo() {
+	ctl_qos 2>/dev/null |
+		json_get "([x['$1'] for x in d['smo']['nodes'] if x['node'] == 'h2'] or [-1])[0]" 2>/dev/null ||
+		echo -1
+}
+
+# report_to "smo": the reports ride the SR's mutual-TLS connection to its
+# controller, whose smo role keeps each node's last one. What it holds
+# equals dmsc telemetry show and the sink; with the controller away the
+# reports made are dropped and counted at the SR, and a controller started
+# again takes the SR's reports from the next one (a lost report between two
+# that arrive is counted missed: agent/daemon/tests/test_roles.c).
+test_export_smo() {
+	trap case_cleanup EXIT
+	setup
+	"$PKI" -d "$T/pki" init >/dev/null
+	"$PKI" -d "$T/pki" node ctl --roles srd,aam,smo >/dev/null
+	"$PKI" -d "$T/pki" node h2 --roles sr >/dev/null
+	start_ctl
+	notify_listen
+	start_agent '{ "node": "h2", "roles": ["sr"], "control": "'"$T"'/h2.sock",
+		"tls": { "ca": "'"$T"'/pki/ca.crt", "cert": "'"$T"'/pki/h2.crt", "key": "'"$T"'/pki/h2.key" },
+		"sr": { "srd": [ { "node": "ctl", "address": "127.0.0.1:7400" } ] },
+		"telemetry": { "devices": [ { "dev": "e0" } ], "prometheus": false,
+			"report_interval_ms": 200, "report_to": "smo" } }'
+	wait_for "grep -q '^READY=1' '$T/notified'" "no READY=1"
+	wait_for "(( \$(h2_at_smo reports) >= 2 ))" "no reports at the smo: $(ctl_qos)" 150
+
+	traffic one 300
+	# Two reports after the sink's 5 s of idle: the last has every packet.
+	local seq
+	# shellcheck disable=SC2034 # read in the wait_for expression
+	seq=$(h2_at_smo seq)
+	wait_for "(( \$(h2_at_smo seq) >= seq + 2 ))" "no more reports at the smo" 50
+	ctl_qos >"$T/qos.json"
+	tm -j telemetry show >"$T/show.json"
+	sr_qos >"$T/sr-qos.json"
+	python3 - "$T" <<'EOF2' || fail "the smo's numbers differ (above)"
+import json, sys
+T = sys.argv[1]
+q = json.load(open(T + "/qos.json"))["smo"]
+(h2,) = [x for x in q["nodes"] if x["node"] == "h2"]
+sr = json.load(open(T + "/sr-qos.json"))["sr"]
+show = json.load(open(T + "/show.json"))
+sink = json.load(open(T + "/sink-one.json"))
+bad = []
+last = h2["last"]
+print("smo: h2 reports", h2["reports"], "missed", h2["missed"], "restarts", h2["restarts"],
+      "seq", h2["seq"], "age_ms", h2["age_ms"], "| sr:", sr)
+if h2["missed"] or h2["restarts"] or q["refused"]:
+    bad.append("missed, restarts or refused with the controller up all along")
+if sr["report_to"] != "smo" or sr["sent"] + sr["dropped"] != sr["reports"] or sr["sent"] < h2["reports"]:
+    bad.append("sr counters %s against the smo's %d reports" % (sr, h2["reports"]))
+if h2["seq"] > sr["reports"]:
+    bad.append("seq %d beyond the %d reports made" % (h2["seq"], sr["reports"]))
+key = lambda x, qpn="qpn": (x["src"], x["sport"], x[qpn])
+rq = {key(x): x["total"] for x in last["qps"]}
+pq = {key(x): x for x in show[0]["qps"]}
+sq = {key(x, "dest_qp"): x for x in sink["qps"]}
+if not (set(rq) == set(pq) == set(sq)) or len(rq) != 8:
+    bad.append("QPs differ: smo %s show %s sink %s" % (sorted(rq)[:2], sorted(pq)[:2], sorted(sq)[:2]))
+else:
+    for k in rq:
+        for c, sc in (("packets", "packets"), ("bytes", "bytes"), ("lost", "psn_gaps"),
+                      ("out_of_order", "out_of_order"), ("duplicates", "duplicates")):
+            if not rq[k][c] == pq[k][c] == sq[k][sc]:
+                bad.append("QP %s %s: smo %d show %d sink %d" % (k, c, rq[k][c], pq[k][c], sq[k][sc]))
+print("smo: h2's last report, 8 QPs, packets", sum(v["packets"] for v in rq.values()),
+      "lost", sum(v["lost"] for v in rq.values()))
+for b in bad:
+    print("BAD", b)
+sys.exit(1 if bad else 0)
+EOF2
+
+	# The controller away: reports are dropped, counted at the SR; back,
+	# they come again and the smo counts the ones it did not get.
+	kill -TERM "$CTL"
+	wait "$CTL" || true
+	CTL=""
+	local d0 n0
+	# shellcheck disable=SC2034 # read in the wait_for and check expressions
+	n0=$(grep -c 'telemetry: report to the smo: no connection to the controller' "$T/log" || true)
+	# shellcheck disable=SC2034
+	d0=$(sr_qos | json_get "d['sr']['dropped']")
+	wait_for "(( \$(sr_qos | json_get \"d['sr']['dropped']\") >= d0 + 3 ))" \
+		"no report dropped with the controller away: $(sr_qos)" 50
+	check "(( \$(grep -c 'telemetry: report to the smo: no connection to the controller' '$T/log') == n0 + 1 ))" \
+		"the drop was not logged once: $(grep 'report to the smo' "$T/log")"
+	start_ctl
+	# The SR backs off up to 5 s between tries.
+	wait_for "(( \$(h2_at_smo reports) >= 2 ))" "no reports after the controller came back: $(ctl_qos)" 150
+	local rep seq0
+	# shellcheck disable=SC2034 # read in the wait_for and check expressions
+	rep=$(h2_at_smo reports)
+	# shellcheck disable=SC2034
+	seq0=$(h2_at_smo seq)
+	wait_for "(( \$(h2_at_smo seq) >= seq0 + 2 ))" "reports stopped" 50
+	check "(( \$(h2_at_smo missed) == 0 && \$(h2_at_smo reports) >= rep + 2 ))" \
+		"the new controller: $(ctl_qos)"
+	grep -q 'telemetry: reports reach the smo again' "$T/log" || fail "the recovery was not logged"
+	stop_agent
+	nothing_left
+	dmesg_clean || fail "kernel log has warnings"
+}
+
 # A device that cannot be attached: exit 1, the ones before detached.
 test_attach_fails() {
 	trap case_cleanup EXIT
@@ -389,5 +511,6 @@ backlog=$(sysctl -n net.core.netdev_max_backlog)
 sysctl -qw net.core.netdev_max_backlog=100000
 trap 'cleanup_ns; sysctl -qw net.core.netdev_max_backlog=$backlog' EXIT
 ktap_run test_export "agent: /metrics and type-5 reports equal show and the sink, through a re-attach; SIGTERM leaves nothing" \
+	test_export_smo "agent: type-5 reports over mutual TLS to the controller's smo equal show and the sink; dropped and counted while it is away" \
 	test_not_its_own "agent: an attachment it did not make is read and left in place" \
 	test_attach_fails "agent: a device that cannot be attached: exit 1, the others detached, no READY=1"

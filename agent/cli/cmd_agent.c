@@ -4,7 +4,7 @@
  * (daemon/ctl.c has the protocol): what it holds and what it refused, and
  * the registration of this node's instances. No netlink.
  *
- *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | rejected }
+ *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | rejected }
  *   dmsc agent [socket PATH] register id ID sid SID prefix PREFIX
  *              [rtype TYPE] [capability N] [state { active | pending | faulted }]
  *   dmsc agent [socket PATH] deregister ID
@@ -28,7 +28,7 @@
 
 static void agent_usage(void)
 {
-	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | rejected }\n"
+	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | rejected }\n"
 	       "       dmsc agent [socket PATH] register id ID sid SID prefix PREFIX\n"
 	       "                  [rtype TYPE] [capability N] [state { active | pending | faulted }]\n"
 	       "       dmsc agent [socket PATH] deregister ID\n"
@@ -116,6 +116,50 @@ static void print_instances(struct json_object *arr)
 	}
 }
 
+/*
+ * show qos: at the smo a line per reporting node and one per device of its
+ * last report; at an sr what became of its reports.
+ */
+static void print_qos(struct json_object *d)
+{
+	struct json_object *role, *v, *last, *devs, *qps;
+
+	if (json_object_object_get_ex(d, "smo", &role)) {
+		printf("smo reports %s refused %s\n", str(role, "reports"),
+		       str(role, "refused"));
+		json_object_object_get_ex(role, "nodes", &v);
+		for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+			struct json_object *x = json_object_array_get_idx(v, i);
+
+			json_object_object_get_ex(x, "last", &last);
+			qps = devs = NULL;
+			if (last) {
+				json_object_object_get_ex(last, "devices", &devs);
+				json_object_object_get_ex(last, "qps", &qps);
+			}
+			printf("  node %s reports %s missed %s restarts %s seq %s age_ms %s qps %zu\n",
+			       str(x, "node"), str(x, "reports"), str(x, "missed"),
+			       str(x, "restarts"), str(x, "seq"), str(x, "age_ms"),
+			       qps ? json_object_array_length(qps) : 0);
+			for (size_t j = 0; devs && j < json_object_array_length(devs); j++) {
+				struct json_object *e = json_object_array_get_idx(devs, j), *iv;
+
+				json_object_object_get_ex(e, "interval", &iv);
+				printf("    dev %s %s throughput_bps %s loss_rate %s\n",
+				       str(e, "dev"), str(e, "direction"),
+				       str(iv, "throughput_bps"), str(iv, "loss_rate"));
+			}
+		}
+	}
+	if (json_object_object_get_ex(d, "sr", &role))
+		printf("sr report_to %s reports %s sent %s dropped %s\n",
+		       str(role, "report_to"), str(role, "reports"),
+		       str(role, "sent"), str(role, "dropped"));
+	if (!json_object_object_get_ex(d, "smo", &role) &&
+	    !json_object_object_get_ex(d, "sr", &role))
+		printf("no smo or sr role\n");
+}
+
 /* The text form: a line per item under the role that holds it. */
 static void print_text(const char *what, struct json_object *d)
 {
@@ -133,6 +177,10 @@ static void print_text(const char *what, struct json_object *d)
 			printf("  recent %s from %s: %s\n", str(x, "reason"),
 			       str(x, "peer"), str(x, "why"));
 		}
+		return;
+	}
+	if (!strcmp(what, "qos")) {
+		print_qos(d);
 		return;
 	}
 	if (!strcmp(what, "rsvp")) {
@@ -335,17 +383,17 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	}
 	if (matches(argv[0], "show")) {
 		static const char *const what[] = {
-			"instances", "routes", "peers", "policies", "rsvp", "rejected",
-			NULL,
+			"instances", "routes", "peers", "policies", "rsvp", "qos",
+			"rejected", NULL,
 		};
 		size_t k;
 
 		if (argc != 2)
-			return usage_error("show: one of instances, routes, peers, policies, rsvp, rejected");
+			return usage_error("show: one of instances, routes, peers, policies, rsvp, qos, rejected");
 		for (k = 0; what[k] && !matches(argv[1], what[k]); k++)
 			;
 		if (!what[k])
-			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp or rejected",
+			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos or rejected",
 					   argv[1]);
 		snprintf(line, sizeof(line), "{\"show\":\"%s\"}", what[k]);
 		d = ask(path, line);

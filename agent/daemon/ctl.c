@@ -4,7 +4,7 @@
  * that root and the socket's group may ask; the CLI (dmsc agent) is its
  * client. One request per connection, one line of JSON:
  *
- *   { "show": "instances" | "routes" | "peers" | "policies" | "rsvp" |
+ *   { "show": "instances" | "routes" | "peers" | "policies" | "rsvp" | "qos" |
  *             "rejected" }
  *   { "register": { "id", "sid", "prefix", "rtype", "capability",
  *                   "state", "node" (optional: this node) } }
@@ -79,6 +79,14 @@ static struct json_object *show(struct agent *a, const char *what)
 			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
 		return ok(d);
 	}
+	if (!strcmp(what, "qos")) {
+		/* the smo's table of reports; the sr's reports made */
+		if (a->smo)
+			json_object_object_add(d, "smo", smo_role_show_qos(a->smo));
+		if (a->sr)
+			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
+		return ok(d);
+	}
 	if (!strcmp(what, "rsvp")) {
 		/* the sr role's speaker (sr.rsvp) */
 		if (a->sr)
@@ -88,7 +96,7 @@ static struct json_object *show(struct agent *a, const char *what)
 	if (strcmp(what, "instances") && strcmp(what, "routes") &&
 	    strcmp(what, "peers")) {
 		json_object_put(d);
-		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp or rejected",
+		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos or rejected",
 			    what);
 	}
 	if (a->srd && strcmp(what, "routes"))

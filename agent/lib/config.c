@@ -312,8 +312,9 @@ static int get_telemetry(struct json_object *root, struct agent_config *cfg,
 		if (get_str(v, "telemetry.report_to", tc->report_to,
 			    sizeof(tc->report_to), err, errlen))
 			return -1;
-		if (tc->report_to[0] != '/') {
-			snprintf(err, errlen, "telemetry.report_to: \"%s\" is not an absolute path",
+		if (tc->report_to[0] != '/' &&
+		    strcmp(tc->report_to, CONFIG_REPORT_TO_SMO)) {
+			snprintf(err, errlen, "telemetry.report_to: \"%s\" is neither \"smo\" nor an absolute path",
 				 tc->report_to);
 			return -1;
 		}
@@ -774,6 +775,12 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 	/* the smo pushes over the connections the SRs open to the srd */
 	if ((cfg->roles & ROLE_SMO) && !(cfg->roles & ROLE_SRD)) {
 		snprintf(err, errlen, "roles: \"smo\" needs \"srd\" in the same agent (it pushes over the SRs' connections to the srd)");
+		goto out;
+	}
+	/* the reports ride the sr's connection to its controller */
+	if (!strcmp(cfg->telemetry.report_to, CONFIG_REPORT_TO_SMO) &&
+	    !cfg->sr.nsrd) {
+		snprintf(err, errlen, "telemetry.report_to: \"smo\" needs sr.srd (the reports go over the connection to the controller)");
 		goto out;
 	}
 	/* talking to other agents is mutual TLS or nothing */

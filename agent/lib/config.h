@@ -32,10 +32,16 @@ struct telemetry_config {
 	char address[64];		/* IPv4 or IPv6 literal */
 	unsigned int port;
 	unsigned int report_interval_ms;
-	char report_to[108];		/* Unix socket path; "" = no reports */
+	/*
+	 * "" = no reports; "smo": over the sr's TLS connection to its
+	 * controller (sr.srd), whose smo role reads them; else a Unix
+	 * socket's absolute path
+	 */
+	char report_to[108];
 };
 
 #define CONFIG_PATH_MAX	256
+#define CONFIG_REPORT_TO_SMO	"smo"
 #define CONFIG_SR_SRDS		4
 #define CONFIG_HEARTBEAT_MS	1000
 #define CONFIG_FULL_MS		30000

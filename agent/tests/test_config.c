@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(44);
+	ktap_plan(46);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -94,8 +94,15 @@ int main(void)
 	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"report_interval_ms\":99.5}}") &&
 		   !strcmp(err, "telemetry.report_interval_ms: expected an integer"), "telemetry: interval type");
 	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"report_to\":\"smo.sock\"}}") &&
-		   !strcmp(err, "telemetry.report_to: \"smo.sock\" is not an absolute path"),
+		   !strcmp(err, "telemetry.report_to: \"smo.sock\" is neither \"smo\" nor an absolute path"),
 		   "telemetry: report_to absolute");
+	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"report_to\":\"smo\"}}") &&
+		   !strcmp(err, "telemetry.report_to: \"smo\" needs sr.srd (the reports go over the connection to the controller)"),
+		   "telemetry: report_to smo needs sr.srd");
+	ktap_check(!parse("{\"node\":\"a\",\"roles\":[\"sr\"],\"telemetry\":{\"report_to\":\"smo\"},"
+			  "\"tls\":{\"ca\":\"/p/ca.crt\",\"cert\":\"/p/c.crt\",\"key\":\"/p/c.key\"},"
+			  "\"sr\":{\"srd\":[{\"node\":\"c\",\"address\":\"10.0.0.1:7400\"}]}}") &&
+		   !strcmp(cfg.telemetry.report_to, "smo"), "telemetry: report_to smo over sr.srd");
 	/* tls, srd, sr, control (issue 10) */
 #define TLS "\"tls\":{\"ca\":\"/p/ca.crt\",\"cert\":\"/p/c.crt\",\"key\":\"/p/c.key\"}"
 	ktap_check(!parse("{\"node\":\"c\",\"roles\":[\"srd\",\"aam\"]," TLS ","

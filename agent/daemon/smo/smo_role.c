@@ -27,6 +27,7 @@
 #include "json_strict.h"
 #include "log.h"
 #include "msg_policy.h"
+#include "smo_qos.h"
 
 struct smo_peer {
 	struct conn *c;
@@ -41,6 +42,7 @@ struct smo_role {
 	uint64_t rev;
 	struct smo_peer *peers;
 	uint64_t pushes, applied, withdrawn;
+	struct smo_qos *qos;		/* the SRs' type-5 reports */
 };
 
 /* The policies of @node, in a push at the current revision. */
@@ -192,11 +194,17 @@ struct smo_role *smo_role_start(struct agent *a)
 	if (!r)
 		return NULL;
 	r->a = a;
+	r->qos = smo_qos_new();
+	if (!r->qos) {
+		free(r);
+		return NULL;
+	}
 	if (a->cfg.smo.policies[0]) {
 		doc = json_strict_load(a->cfg.smo.policies, err, sizeof(err));
 		if (!doc || smo_role_apply(r, doc, err, sizeof(err))) {
 			agent_log("smo: %s: %s", a->cfg.smo.policies, err);
 			json_object_put(doc);
+			smo_qos_free(r->qos);
 			free(r->p);
 			free(r);
 			return NULL;
@@ -219,8 +227,19 @@ void smo_role_stop(struct smo_role *r)
 		r->peers = sp->next;
 		free(sp);
 	}
+	smo_qos_free(r->qos);
 	free(r->p);
 	free(r);
+}
+
+void smo_role_qos(struct smo_role *r, const struct msg *m)
+{
+	smo_qos_report(r->qos, m, agent_now_ms());
+}
+
+struct json_object *smo_role_show_qos(struct smo_role *r)
+{
+	return smo_qos_show(r->qos, agent_now_ms());
 }
 
 struct json_object *smo_role_show(struct smo_role *r)

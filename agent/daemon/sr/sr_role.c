@@ -121,6 +121,26 @@ static void on_tm(evutil_socket_t fd, short what, void *arg)
 	sr_telemetry_tick(((struct sr_role *)arg)->tm);
 }
 
+/* report_to "smo": the reports go to the controller this SR talks to. */
+static int tm_send(void *arg, const char *frame, size_t len, const char **why)
+{
+	struct sr_role *r = arg;
+
+	if (!r->up) {
+		*why = "no connection to the controller";
+		return -1;
+	}
+	if (conn_pending(r->c) > SR_TELEMETRY_BACKLOG) {
+		*why = "the controller is not reading";
+		return -1;
+	}
+	if (conn_send(r->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
+		*why = "cannot queue it";
+		return -1;
+	}
+	return 0;
+}
+
 static int kernel_start(struct sr_role *r)
 {
 	struct agent *a = r->a;
@@ -144,7 +164,8 @@ static int kernel_start(struct sr_role *r)
 		return -1;
 	agent_log("sr: connected to the kernel family %s", DMSC_GENL_NAME);
 	if (a->cfg.telemetry.enabled) {
-		r->tm = sr_telemetry_start(&a->cfg.telemetry, a->cfg.node);
+		r->tm = sr_telemetry_start(&a->cfg.telemetry, a->cfg.node,
+					   tm_send, r);
 		if (!r->tm)
 			return -1;
 		r->tm_ev = event_new(a->base, sr_telemetry_fd(r->tm),
@@ -655,6 +676,12 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 			return sr_rsvp_show(r->rsvp);
 		o = json_object_new_object();
 		json_object_object_add(o, "enabled", json_object_new_boolean(0));
+	} else if (!strcmp(what, "qos")) {
+		json_object_put(o);
+		if (r->tm)
+			return sr_telemetry_show(r->tm);
+		o = json_object_new_object();
+		json_object_object_add(o, "report_to", json_object_new_string("none"));
 	} else if (!strcmp(what, "instances")) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < r->nlocal; i++)

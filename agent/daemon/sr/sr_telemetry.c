@@ -5,12 +5,15 @@
  * the HTTP (as dmsc telemetry serve), telemetry_qos.c and msg_qos.c the
  * report. This file only sequences them and moves the frames.
  *
- * The transport is a Unix stream socket (report_to) for now; the TLS 1.3
- * channel between agents (issue 10) replaces it and carries the same
- * frames. A frame is written whole or the connection is dropped: the
- * reader could not find the next frame after a partial one. The next
- * report connects again; sequence numbers go on, so the reader sees the
- * reports it missed.
+ * Two transports carry the same frames. report_to "smo": the sr role's
+ * mutual-TLS connection to its controller, whose smo role reads them (the
+ * AAM's table lets an sr report for its own node only); a report made
+ * while that connection is down, or while more than SR_TELEMETRY_BACKLOG
+ * bytes wait on it, is dropped. report_to an absolute path: a Unix stream
+ * socket (a local collector); a frame is written whole or the connection
+ * is dropped, since the reader could not find the next frame after a
+ * partial one, and the next report connects again. Either way sequence
+ * numbers count the reports made, so the reader sees those it missed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,7 +43,9 @@ struct sr_telemetry {
 	int timer;
 	int sock;			/* to report_to, or -1 */
 	bool sock_down_logged;
-	uint64_t seq;
+	sr_telemetry_send_fn send;	/* report_to "smo" */
+	void *send_arg;
+	uint64_t seq, sent, dropped;
 	struct telemetry_snap prev;
 };
 
@@ -124,7 +129,8 @@ static int attach_all(struct sr_telemetry *t)
 }
 
 struct sr_telemetry *sr_telemetry_start(const struct telemetry_config *cfg,
-					const char *node)
+					const char *node,
+					sr_telemetry_send_fn send, void *arg)
 {
 	struct sr_telemetry *t = calloc(1, sizeof(*t));
 
@@ -133,6 +139,10 @@ struct sr_telemetry *sr_telemetry_start(const struct telemetry_config *cfg,
 	t->cfg = cfg;
 	t->node = node;
 	t->timer = t->sock = -1;
+	if (!strcmp(cfg->report_to, CONFIG_REPORT_TO_SMO)) {
+		t->send = send;
+		t->send_arg = arg;
+	}
 	if (attach_all(t))
 		goto fail;
 	if (cfg->prometheus) {
@@ -156,6 +166,7 @@ struct sr_telemetry *sr_telemetry_start(const struct telemetry_config *cfg,
 			goto fail;
 		}
 		agent_log("telemetry: reporting to %s every %u ms",
+			  t->send ? "the smo over the connection to the controller" :
 			  cfg->report_to, cfg->report_interval_ms);
 	}
 	return t;
@@ -181,24 +192,45 @@ static void sock_down(struct sr_telemetry *t, const char *what, int err)
 	t->sock_down_logged = true;
 }
 
-static void send_frame(struct sr_telemetry *t, const char *frame, size_t len)
+/* To the controller: its connection is the sr role's; 0 if queued. */
+static int send_smo(struct sr_telemetry *t, const char *frame, size_t len)
+{
+	const char *why = "not connected";
+
+	if (!t->send || t->send(t->send_arg, frame, len, &why)) {
+		/* Once until it works again, as for the socket. */
+		if (!t->sock_down_logged)
+			agent_log("telemetry: report to the smo: %s (reports are dropped until it is)",
+				  why);
+		t->sock_down_logged = true;
+		return -1;
+	}
+	if (t->sock_down_logged)
+		agent_log("telemetry: reports reach the smo again");
+	t->sock_down_logged = false;
+	return 0;
+}
+
+static int send_frame(struct sr_telemetry *t, const char *frame, size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = 1 };
 	size_t off = 0;
 
+	if (!strcmp(t->cfg->report_to, CONFIG_REPORT_TO_SMO))
+		return send_smo(t, frame, len);
 	if (t->sock < 0) {
 		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", t->cfg->report_to);
 		t->sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (t->sock < 0) {
 			sock_down(t, "socket", errno);
-			return;
+			return -1;
 		}
 		/* A reader that stops reading costs a report, not the agent. */
 		setsockopt(t->sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		if (connect(t->sock, (struct sockaddr *)&sa, sizeof(sa))) {
 			sock_down(t, "connect", errno);
-			return;
+			return -1;
 		}
 		if (t->sock_down_logged)
 			agent_log("telemetry: report_to %s: connected",
@@ -212,10 +244,11 @@ static void send_frame(struct sr_telemetry *t, const char *frame, size_t len)
 			continue;
 		if (n <= 0) {
 			sock_down(t, "send", n < 0 ? errno : EPIPE);
-			return;
+			return -1;
 		}
 		off += (size_t)n;
 	}
+	return 0;
 }
 
 void sr_telemetry_tick(struct sr_telemetry *t)
@@ -245,10 +278,24 @@ void sr_telemetry_tick(struct sr_telemetry *t)
 	if (msg_encode(&m, &frame, &len, err, sizeof(err)))
 		agent_log("telemetry: report %llu: %s",
 			  (unsigned long long)m.seq, err);
+	else if (send_frame(t, frame, len))
+		t->dropped++;
 	else
-		send_frame(t, frame, len);
+		t->sent++;
 	free(frame);
 	qos_report_free(&r);
+}
+
+struct json_object *sr_telemetry_show(const struct sr_telemetry *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "report_to", json_object_new_string(
+		t->cfg->report_to[0] ? t->cfg->report_to : "none"));
+	json_object_object_add(o, "reports", json_object_new_uint64(t->seq));
+	json_object_object_add(o, "sent", json_object_new_uint64(t->sent));
+	json_object_object_add(o, "dropped", json_object_new_uint64(t->dropped));
+	return o;
 }
 
 void sr_telemetry_stop(struct sr_telemetry *t)

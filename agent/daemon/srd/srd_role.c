@@ -352,11 +352,17 @@ static int on_frame(struct conn *c, const unsigned char *payload, size_t len,
 		    void *arg)
 {
 	struct srd_peer *p = arg;
+	struct smo_role *smo = p->r->a->smo;
 	struct msg m;
 
-	if (agent_msg_accept(p->r->a, c, payload, len, MSG_BIT(MSG_REGISTRATION), &m))
+	/* the SRs' QoS reports ride the same connection, for the smo */
+	if (agent_msg_accept(p->r->a, c, payload, len, MSG_BIT(MSG_REGISTRATION) |
+			     (smo ? MSG_BIT(MSG_QOS_REPORT) : 0), &m))
 		return 0;
-	registration(p->r, p, m.body);
+	if (m.type->type == MSG_QOS_REPORT)
+		smo_role_qos(smo, &m);
+	else
+		registration(p->r, p, m.body);
 	msg_free(&m);
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include "conn.h"
 #include "msg.h"
 #include "msg_policy.h"
+#include "msg_qos.h"
 #include "msg_reg.h"
 #include "routes_frame.h"
 #include "tls.h"
@@ -398,6 +399,47 @@ static size_t frame_reg(const char *node, const struct msg_reg *body,
 	memcpy(out, f, len);
 	free(f);
 	return len;
+}
+
+/* A type-5 QoS report from @node, number @seq, one ingress device e0. */
+static size_t frame_qos(const char *node, uint64_t seq, uint64_t packets,
+			char *out, size_t size)
+{
+	struct qos_dev d = { .dev = "e0", .dir = QOS_INGRESS, .packets = packets };
+	struct qos_report r = { .time_ms = 1800000000000ull, .interval_us = 200000,
+				.devs = &d, .ndevs = 1 };
+	struct msg m = { .type = &msg_qos_type, .seq = seq, .body = &r };
+	char err[256], *f;
+	size_t len;
+
+	d.total.packets = packets;
+	snprintf(m.node, sizeof(m.node), "%s", node);
+	if (msg_encode(&m, &f, &len, err, sizeof(err)) || len > size) {
+		printf("# encode: %s\n", err);
+		return 0;
+	}
+	memcpy(out, f, len);
+	free(f);
+	return len;
+}
+
+/* @node's entry of the smo's QoS table (show qos), or NULL. */
+static struct json_object *smo_qos_node(struct json_object *d, const char *node)
+{
+	struct json_object *a = path_get(path_get(d, "smo", NULL), "nodes", NULL);
+
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		struct json_object *x = json_object_array_get_idx(a, i);
+
+		if (!strcmp(json_object_get_string(path_get(x, "node", NULL)), node))
+			return x;
+	}
+	return NULL;
+}
+
+static uint64_t u64(struct json_object *o, const char *a, const char *b)
+{
+	return (uint64_t)json_object_get_int64(path_get(o, a, b));
 }
 
 /* --- in-process SRs, for the figures ------------------------------------ */
@@ -886,7 +928,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(27);
+	ktap_plan(29);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -1147,6 +1189,70 @@ int main(int argc, char **argv)
 		raw_send("ca", "n3", buf, 4 + strlen(bad));
 		ok = WAIT(2000, rejected("malformed") == b + 1);
 		ktap_check(ok, "refused: malformed JSON (a trailing comma)");
+	}
+	{
+		/*
+		 * Type 5 on an sr's connection reaches the smo: reports 1, 2
+		 * and 5 of n3 (3 and 4 lost on the way), then 1 again (its
+		 * agent restarted).
+		 */
+		struct json_object *d, *x;
+		size_t len = 0;
+
+		len += frame_qos("n3", 1, 10, buf + len, sizeof(buf) - len);
+		len += frame_qos("n3", 2, 20, buf + len, sizeof(buf) - len);
+		len += frame_qos("n3", 5, 50, buf + len, sizeof(buf) - len);
+		raw_send("ca", "n3", buf, len);
+		ok = WAIT(2000, ({
+			d = ask("ctl", "{\"show\":\"qos\"}");
+			x = smo_qos_node(d, "n3");
+			int y = x && u64(x, "reports", NULL) == 3;
+
+			json_object_put(d);
+			y; }));
+		d = ask("ctl", "{\"show\":\"qos\"}");
+		x = smo_qos_node(d, "n3");
+		ok = ok && x && u64(x, "missed", NULL) == 2 && u64(x, "seq", NULL) == 5 &&
+		     u64(x, "restarts", NULL) == 0 &&
+		     json_object_get_int64(path_get(json_object_array_get_idx(
+			     path_get(path_get(x, "last", NULL), "devices", NULL), 0),
+			     "packets", NULL)) == 50 &&
+		     u64(path_get(x, "last", NULL), "interval_us", NULL) == 200000;
+		if (!ok)
+			printf("# show qos: %s\n", json_object_to_json_string(d));
+		json_object_put(d);
+		len = frame_qos("n3", 1, 1, buf, sizeof(buf));
+		raw_send("ca", "n3", buf, len);
+		ok = ok && WAIT(2000, ({
+			d = ask("ctl", "{\"show\":\"qos\"}");
+			x = smo_qos_node(d, "n3");
+			int y = x && u64(x, "restarts", NULL) == 1 && u64(x, "seq", NULL) == 1 &&
+				u64(x, "reports", NULL) == 4 && u64(x, "missed", NULL) == 2;
+
+			json_object_put(d);
+			y; }));
+		snprintf(buf, sizeof(buf),
+			 "%s agent socket %s/ctl.sock show qos | grep -qx '  node n3 reports 4 missed 2 restarts 1 seq 1 age_ms [0-9]* qps 0'",
+			 dmsc_bin, dir);
+		ok = ok && !sh("%s", buf);
+		ktap_check(ok, "qos: n3's type-5 reports at the smo, 2 missed counted, a restart seen; dmsc agent show qos");
+	}
+	{
+		/* an smo-only certificate reporting; n3 reporting as n2 */
+		uint64_t a = rejected("role"), b = rejected("node");
+		struct json_object *d;
+		size_t len;
+
+		len = frame_qos("smo1", 1, 1, buf, sizeof(buf));
+		raw_send("ca", "smo1", buf, len);
+		len = frame_qos("n2", 1, 1, buf, sizeof(buf));
+		raw_send("ca", "n3", buf, len);
+		ok = WAIT(2000, rejected("role") == a + 1 && rejected("node") == b + 1);
+		d = ask("ctl", "{\"show\":\"qos\"}");
+		ok = ok && !smo_qos_node(d, "smo1") && !smo_qos_node(d, "n2") &&
+		     u64(path_get(d, "smo", NULL), "reports", NULL) == 4;
+		json_object_put(d);
+		ktap_check(ok, "refused: a QoS report from an smo certificate (role), one naming another node (node); not in the table");
 	}
 	/*
 	 * Not acted on: none of the refused registrations is in the

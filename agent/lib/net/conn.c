@@ -196,6 +196,11 @@ int conn_send(struct conn *c, const void *payload, size_t len)
 	return 0;
 }
 
+size_t conn_pending(const struct conn *c)
+{
+	return evbuffer_get_length(bufferevent_get_output(c->bev));
+}
+
 const struct peer_id *conn_peer(const struct conn *c)
 {
 	return &c->peer;

@@ -50,6 +50,8 @@ struct conn *conn_new(struct event_base *base, SSL_CTX *ctx, int server,
 		      const struct conn_ops *ops, void *arg);
 /* Queue one frame of @len bytes. -1 if too long or the peer is not up. */
 int conn_send(struct conn *c, const void *payload, size_t len);
+/* Bytes queued on @c and not yet written to the socket. */
+size_t conn_pending(const struct conn *c);
 /* The peer's identity (valid once up() was called). */
 const struct peer_id *conn_peer(const struct conn *c);
 /* Close and free without calling down(). */

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SMO's table of the SRs' QoS reports (type 5): the last one of each
+ * node, with the reports it missed (smo_qos.c).
+ */
+#ifndef DMSC_SMO_QOS_H
+#define DMSC_SMO_QOS_H
+
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "msg.h"
+
+struct smo_qos;
+
+struct smo_qos *smo_qos_new(void);
+void smo_qos_free(struct smo_qos *q);
+/* @m: a type-5 message agent_msg_accept() let through, at @now_ms. */
+void smo_qos_report(struct smo_qos *q, const struct msg *m, int64_t now_ms);
+/* { reports, refused, nodes: [ { node, reports, missed, restarts, seq, age_ms, last } ] } */
+struct json_object *smo_qos_show(const struct smo_qos *q, int64_t now_ms);
+
+#endif /* DMSC_SMO_QOS_H */
