@@ -249,8 +249,9 @@ for i, r in enumerate(reps):
     if (r["version"], r["type"], r["node"], r["seq"]) != (1, 5, "h2", i + 1):
         err("report %d header:" % i, {k: r[k] for k in ("version", "type", "node", "seq")})
     # The timer's 200 ms, give or take how late each snapshot was taken;
-    # the agent was stopped for a minute at most.
-    if not 0 < r["interval_us"] <= 60000000:
+    # the one report that spans the agent's stop (phase 2) takes as long
+    # as that traffic did: 106 s once on a loaded machine.
+    if not 0 < r["interval_us"] <= 600000000:
         err("report %d: interval %d us for 200 ms" % (i, r["interval_us"]))
     if r["time_ms"] < 1e12:
         err("report %d: time %d ms" % (i, r["time_ms"]))
@@ -448,14 +449,14 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF2
 
-	# The controller away: reports are dropped, counted at the SR; back,
-	# they come again and the smo counts the ones it did not get.
-	kill -TERM "$CTL"
-	wait "$CTL" || true
-	CTL=""
+	# The controller away: reports are dropped, counted at the SR, the
+	# first drop logged; back, they come again.
 	local d0 n0
 	# shellcheck disable=SC2034 # read in the wait_for and check expressions
 	n0=$(grep -c 'telemetry: report to the smo: no connection to the controller' "$T/log" || true)
+	kill -TERM "$CTL"
+	wait "$CTL" || true
+	CTL=""
 	# shellcheck disable=SC2034
 	d0=$(sr_qos | json_get "d['sr']['dropped']")
 	wait_for "(( \$(sr_qos | json_get \"d['sr']['dropped']\") >= d0 + 3 ))" \

@@ -22,20 +22,26 @@
 
 /* One entry per reporting node: more nodes than a WAN has routers. */
 #define SMO_QOS_NODES	4096
+/*
+ * The last reports kept, as sent: a report may carry 4,096 QPs (about
+ * 1.5 MB), so the table is bounded in bytes as well as in nodes.
+ */
+#define SMO_QOS_BYTES	(64u << 20)
 
 struct smo_qos_node {
 	char node[MSG_NODE_MAX];
 	uint64_t reports, missed, restarts, last_seq;
 	int64_t last_ms;		/* when the last one came */
 	struct json_object *last;	/* its body, as sent */
+	size_t last_len;		/* its payload's bytes */
 	struct smo_qos_node *next;
 };
 
 struct smo_qos {
 	struct smo_qos_node *nodes;
-	size_t n;
+	size_t n, bytes;		/* nodes; last_len summed */
 	uint64_t reports, refused;
-	bool full_said;
+	bool full_said, bytes_said;
 };
 
 struct smo_qos *smo_qos_new(void)
@@ -81,11 +87,28 @@ static struct smo_qos_node *node_get(struct smo_qos *q, const char *node)
 	return x;
 }
 
-void smo_qos_report(struct smo_qos *q, const struct msg *m, int64_t now_ms)
+void smo_qos_report(struct smo_qos *q, const struct msg *m, size_t len,
+		    int64_t now_ms)
 {
-	struct json_object *body = json_object_new_object();
+	struct json_object *body;
 	struct smo_qos_node *x;
 	char err[256];
+
+	x = node_get(q, m->node);
+	if (!x) {
+		q->refused++;
+		return;
+	}
+	if (q->bytes - x->last_len + len > SMO_QOS_BYTES) {
+		/* Its previous report stays; said once. */
+		if (!q->bytes_said)
+			agent_log("smo: QoS reports kept reach %u bytes: %s's report %llu dropped",
+				  SMO_QOS_BYTES, m->node, (unsigned long long)m->seq);
+		q->bytes_said = true;
+		q->refused++;
+		return;
+	}
+	body = json_object_new_object();
 
 	if (!body || m->type->encode(body, m->body, err, sizeof(err))) {
 		json_object_put(body);
@@ -93,12 +116,6 @@ void smo_qos_report(struct smo_qos *q, const struct msg *m, int64_t now_ms)
 		agent_log("smo: QoS report %llu from %s: %s",
 			  (unsigned long long)m->seq, m->node,
 			  body ? err : "out of memory");
-		return;
-	}
-	x = node_get(q, m->node);
-	if (!x) {
-		json_object_put(body);
-		q->refused++;
 		return;
 	}
 	if (x->reports && m->seq <= x->last_seq) {
@@ -114,6 +131,8 @@ void smo_qos_report(struct smo_qos *q, const struct msg *m, int64_t now_ms)
 	x->last_ms = now_ms;
 	json_object_put(x->last);
 	x->last = body;
+	q->bytes = q->bytes - x->last_len + len;
+	x->last_len = len;
 	q->reports++;
 }
 

@@ -15,8 +15,12 @@ struct smo_qos;
 
 struct smo_qos *smo_qos_new(void);
 void smo_qos_free(struct smo_qos *q);
-/* @m: a type-5 message agent_msg_accept() let through, at @now_ms. */
-void smo_qos_report(struct smo_qos *q, const struct msg *m, int64_t now_ms);
+/*
+ * @m: a type-5 message agent_msg_accept() let through, its payload @len
+ * bytes, at @now_ms.
+ */
+void smo_qos_report(struct smo_qos *q, const struct msg *m, size_t len,
+		    int64_t now_ms);
 /* { reports, refused, nodes: [ { node, reports, missed, restarts, seq, age_ms, last } ] } */
 struct json_object *smo_qos_show(const struct smo_qos *q, int64_t now_ms);
 
