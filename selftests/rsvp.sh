@@ -15,7 +15,9 @@
 # The flow 10.1.0.1:49152 > 10.2.0.1 QP 256 is set up along the primary
 # list p,t and the backup list b,t (the hops' own addresses). Expected
 # kernel sessions: s -> p with p's 2 MB (delta: p answers in the draft's
-# MB form), p -> t and b -> t with t's 40000 (cumulative), none on t.
+# MB form), p -> t and b -> t with t's 40000 (cumulative), and on t one
+# with no next hop that returns to p, the primary's last hop (the source
+# sends the backup's PATH once the primary is up, so p's comes first).
 # a, b (mkns) and top (lib.sh) are set by lib.sh:
 # shellcheck disable=SC2154
 source "$(dirname "$0")/lib.sh"
@@ -122,12 +124,23 @@ stat() {
 }
 
 # sessions NODE: the node's kernel sessions, one line each:
-# "src dst sport qpn nexthop mode credit".
+# "src dst sport qpn nexthop mode credit" ("-" for a tail's next hop).
 sessions() {
 	dns "$(ns_of "$1")" -j cbfc session show | python3 -c '
 import json, sys
 for s in json.load(sys.stdin):
-    print(s["src"], s["dst"], s["sport"], s["qpn"], s["nexthop"], s["mode"], s["credit"])'
+    print(s["src"], s["dst"], s["sport"], s["qpn"], s.get("nexthop", "-"), s["mode"], s["credit"])'
+}
+
+# prevhops NODE: the previous hop of each of the node's kernel sessions.
+prevhops() {
+	dns "$(ns_of "$1")" -j cbfc session show | jq -r '.[] | .prevhop // "-"'
+}
+
+# The tail's session: no next hop, in t's own form, returning to PREV.
+want_tail() {
+	want t "10.1.0.1 10.2.0.1 49152 256 - cumulative 0"
+	check "[ \"\$(prevhops t)\" = '$1' ]" "t's session returns to $(prevhops t), not $1"
 }
 
 # kbackup NODE: the node's kernel sessions' tunnel and backup, one line
@@ -205,11 +218,14 @@ test_setup_teardown() {
 	want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
 	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
 	want b "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
-	want t ""
-	# The tail holds a path state per list, each with its previous hop.
+	# The tail holds a path state per list, each with its previous hop;
+	# one kernel session per flow: the primary's, returning to p.
+	want_tail fc00:a::2
 	out=$(rs t state)
-	check "(( \$(grep -c 'prev fc00:a::2 next tail up' <<<\"\$out\") == 1 && \$(grep -c 'prev fc00:a::3 next tail up' <<<\"\$out\") == 1 ))" \
+	check "(( \$(grep -c 'prev fc00:a::2 next tail up credit 0 kernel 1' <<<\"\$out\") == 1 && \$(grep -c 'prev fc00:a::3 next tail up credit 0 kernel 0' <<<\"\$out\") == 1 ))" \
 		"t's state: $out"
+	check "(( \$(stat t tail_shared) == 1 && \$(stat t sessions_added) == 1 ))" \
+		"t: tail_shared $(stat t tail_shared) sessions_added $(stat t sessions_added), not 1 1"
 	# Every PATH sent arrived (a slow VM may retransmit some: counted).
 	for n in s p b t; do
 		echo "$n: $(rs $n stats | grep -E '^(rx|tx)_(path|resv)|^retransmits' | tr '\n' ' ')"
@@ -246,6 +262,10 @@ test_setup_teardown() {
 		"PathTear received: p $(stat p rx_pathtear) b $(stat b rx_pathtear) t $(stat t rx_pathtear)"
 	check "(( \$(stat s sessions_deleted) == 1 && \$(stat p sessions_deleted) == 1 && \$(stat b sessions_deleted) == 1 ))" \
 		"sessions deleted: s $(stat s sessions_deleted) p $(stat p sessions_deleted) b $(stat b sessions_deleted)"
+	# t: the primary's PathTear may come first; its session then goes
+	# to the backup's state until that one's PathTear.
+	check "(( \$(stat t sessions_deleted) == \$(stat t sessions_added) && \$(stat t sessions_added) >= 1 ))" \
+		"t: sessions added $(stat t sessions_added) deleted $(stat t sessions_deleted)"
 	echo "after teardown: no session, no state on s p b t"
 	for n in s p b t; do
 		check "(( \$(stat $n kernel_errors) == 0 ))" "$n: kernel errors"
@@ -503,7 +523,7 @@ test_policy_credit() {
 	wait_want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
 	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
 	wait_want b "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
-	want t ""
+	want_tail fc00:a::2
 	check "[ \"\$(dns \"\$NS_s\" -j tunnel show | jq -c '[.[] | .id]')\" = '[1]' ]" \
 		"s's tunnels: $(dns "$NS_s" -j tunnel show)"
 	# Both lists up: s takes b's RESV after b made its session; s's

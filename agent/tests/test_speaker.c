@@ -135,7 +135,7 @@ static void hop_text(const struct nlattr *a, char *buf, size_t len)
 }
 
 /*
- * Each request a line: "new nexthop A mode M credit N [tunnel N]
+ * Each request a line: "new [nexthop A] [prevhop A] mode M [credit N] [tunnel N]
  * [backup A N]", "set [backup A N]", "del"; answered 0, or answer_err
  * once for a request of answer_cmd.
  */
@@ -163,6 +163,10 @@ int dmsc_nl_talk(struct dmsc_nl *nl, struct nl_msg *msg,
 	if (sb[DMSC_SESSION_A_NEXTHOP]) {
 		hop_text(sb[DMSC_SESSION_A_NEXTHOP], a, sizeof(a));
 		l += snprintf(line + l, sizeof(line) - l, " nexthop %s", a);
+	}
+	if (sb[DMSC_SESSION_A_PREVHOP]) {
+		hop_text(sb[DMSC_SESSION_A_PREVHOP], a, sizeof(a));
+		l += snprintf(line + l, sizeof(line) - l, " prevhop %s", a);
 	}
 	if (sb[DMSC_SESSION_A_MODE])
 		l += snprintf(line + l, sizeof(line) - l, " mode %s",
@@ -348,14 +352,18 @@ static void backup_after_primary(void)
 	ktap_check(!rsvp_speaker_setup(s, &f, RSVP_OWNER_POLICY, 7, path, 2,
 				       backup, 2, err, sizeof(err)),
 		   "setup with tunnel 7, a primary and a backup list");
-	ktap_check(!strcmp(take(sent), "PATH to fc00:a::2\nPATH to fc00:a::3\n"),
-		   "PATH down both lists");
+	ktap_check(!strcmp(take(sent), "PATH to fc00:a::2\n"),
+		   "PATH down the primary; the backup's held until it is up");
 	ktap_check(rsvp_speaker_backup(s, &f, RSVP_OWNER_POLICY) == RSVP_BACKUP_NO,
 		   "backup: not in the kernel while nothing is up");
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!take(reqs)[0] && count(s, RC_UNKNOWN_SESSION) == 1,
+		   "a RESV for the held backup: unknown, nothing asked");
 
 	resv(s, &f, "fc00:a::2", 2 << 20, true);
-	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode delta credit 2097152 tunnel 7\n"),
-		   "primary up alone: SESSION_NEW with the tunnel, no backup");
+	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode delta credit 2097152 tunnel 7\n") &&
+		   !strcmp(take(sent), "PATH to fc00:a::3\n"),
+		   "primary up alone: SESSION_NEW with the tunnel, no backup; the backup's PATH goes");
 	resv(s, &f, "fc00:a::3", 50000, false);
 	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n"),
 		   "backup up after: SESSION_SET with its first hop and credit");
@@ -430,8 +438,15 @@ static void backup_before_primary(void)
 	addr(&backup[0], "fc00:a::3");
 	rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, 9, path, 1, backup, 1, err,
 			   sizeof(err));
+	/* The backup comes up first when the primary failed and is retried. */
+	take(sent);
+	patherr(s, &f, "fc00:a::2", "fc00:a::4");
+	ktap_check(!strcmp(take(sent), "PATH to fc00:a::3\n"),
+		   "primary failed: the backup's PATH goes");
 	resv(s, &f, "fc00:a::3", 50000, false);
 	ktap_check(!take(reqs)[0], "backup up first: nothing asked yet");
+	ktap_check(rsvp_speaker_retry(s, &f, RSVP_OWNER_CTL) == 1,
+		   "the failed primary retried");
 	resv(s, &f, "fc00:a::2", 40000, false);
 	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode cumulative credit 40000 tunnel 9 backup fc00:a::3 50000\n"),
 		   "primary up after: SESSION_NEW with the tunnel and the backup");
@@ -459,6 +474,99 @@ static void backup_before_primary(void)
 	ktap_check(!strcmp(take(reqs), "del\n"), "close: SESSION_DEL");
 }
 
+/* A PATH from @hop with no hops after us: we are its tail. */
+static void path_tail(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		      const char *hop)
+{
+	struct rsvp_msg m = { .type = RSVP_MSG_CBFC_PATH };
+
+	m.dst = f->dst;
+	m.src = f->src;
+	m.sport = f->sport;
+	m.qpn = f->qpn;
+	m.objs = RSVP_O_ERO;
+	addr(&m.hop, hop);
+	deliver(s, &m);
+}
+
+static void pathtear(struct rsvp_speaker *s, const struct rsvp_flow *f,
+		     const char *hop)
+{
+	struct rsvp_msg m = { .type = RSVP_MSG_PATHTEAR };
+
+	m.dst = f->dst;
+	m.src = f->src;
+	m.sport = f->sport;
+	m.qpn = f->qpn;
+	addr(&m.hop, hop);
+	deliver(s, &m);
+}
+
+/*
+ * The tail: a session with the previous hop only, in its own form; where
+ * the primary and the backup meet, the first list's, then the other's
+ * once the first goes; a session made by hand left alone; none over IPv4.
+ */
+static void tail(void)
+{
+	struct rsvp_speaker *s = source();	/* fc00:a::1 as a tail */
+	struct rsvp_flow f;
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	flow(&f, 300);
+	take(reqs);
+	take(sent);
+	path_tail(s, &f, "fc00:a::2");
+	ktap_check(!strcmp(take(reqs), "new prevhop fc00:a::2 mode cumulative\n") &&
+		   !strcmp(take(sent), "RESV to fc00:a::2\n"),
+		   "tail: SESSION_NEW with the previous hop only, RESV up");
+	path_tail(s, &f, "fc00:a::3");
+	ktap_check(!take(reqs)[0] && !strcmp(take(sent), "RESV to fc00:a::3\n") &&
+		   count(s, RC_TAIL_SHARED) == 1,
+		   "tail of the other list: RESV, no second session (counted)");
+	path_tail(s, &f, "fc00:a::2");
+	ktap_check(!take(reqs)[0] && !strcmp(take(sent), "RESV to fc00:a::2\n"),
+		   "a refresh: RESV, nothing asked");
+	pathtear(s, &f, "fc00:a::2");
+	ktap_check(!strcmp(take(reqs), "del\nnew prevhop fc00:a::3 mode cumulative\n"),
+		   "the first list torn down: its session goes, the other list's comes");
+	pathtear(s, &f, "fc00:a::3");
+	ktap_check(!strcmp(take(reqs), "del\n") && count(s, RC_SESSIONS_ADDED) == 2 &&
+		   count(s, RC_SESSIONS_DELETED) == 2, "the other torn down: nothing left");
+
+	flow(&f, 301);
+	answer_cmd = DMSC_CMD_SESSION_NEW;
+	answer_err = -EEXIST;
+	path_tail(s, &f, "fc00:a::2");
+	ktap_check(!strcmp(take(reqs), "new prevhop fc00:a::2 mode cumulative\n") &&
+		   !strcmp(take(sent), "RESV to fc00:a::2\n") &&
+		   count(s, RC_TAIL_NO_RETURNS) == 1 &&
+		   logged("a credit session this speaker did not make") == 1,
+		   "a session made by hand: left, the path up, counted and logged");
+	pathtear(s, &f, "fc00:a::2");
+	ktap_check(!take(reqs)[0], "torn down: the session made by hand not deleted");
+
+	flow(&f, 302);
+	answer_cmd = DMSC_CMD_SESSION_NEW;
+	answer_err = -ENOSPC;
+	path_tail(s, &f, "fc00:a::2");
+	ktap_check(!strcmp(take(reqs), "new prevhop fc00:a::2 mode cumulative\n") &&
+		   !strcmp(take(sent), "PathErr to fc00:a::2\n") &&
+		   !strcmp(ctl(s, "state"), ""),
+		   "the kernel refuses (table full): PathErr up, no state");
+
+	flow(&f, 303);
+	path_tail(s, &f, "192.0.2.2");
+	ktap_check(!take(reqs)[0] && !strcmp(take(sent), "RESV to 192.0.2.2\n") &&
+		   count(s, RC_TAIL_NO_RETURNS) == 2,
+		   "an IPv4 previous hop: no session (returns are IPv6), counted");
+	rsvp_speaker_close(s);
+	take(reqs);
+}
+
 /* A module without backups: the session is made without it. */
 static void refused_backup(void)
 {
@@ -476,7 +584,9 @@ static void refused_backup(void)
 	addr(&backup[0], "fc00:a::3");
 	rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, 9, path, 1, backup, 1, err,
 			   sizeof(err));
+	patherr(s, &f, "fc00:a::2", "fc00:a::4");
 	resv(s, &f, "fc00:a::3", 50000, false);
+	rsvp_speaker_retry(s, &f, RSVP_OWNER_CTL);
 	answer_cmd = DMSC_CMD_SESSION_NEW;
 	answer_err = -EINVAL;
 	resv(s, &f, "fc00:a::2", 40000, false);
@@ -572,10 +682,11 @@ int main(void)
 	}
 	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", dir);
 	speaker_log = open_memstream(&logbuf, &loglen);
-	ktap_plan(39);
+	ktap_plan(51);
 	backup_after_primary();
 	backup_before_primary();
 	refused_backup();
+	tail();
 	no_tunnel();
 	ipv4_and_words();
 	rc = ktap_finish();

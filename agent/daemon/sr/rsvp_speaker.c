@@ -37,7 +37,8 @@ static const char *const counter_names[RC_COUNT] = {
 	"retransmits", "gave_up", "expired", "unknown_session",
 	"kernel_errors", "sessions_added", "sessions_deleted",
 	"ignored_objects", "table_full", "backups_set", "backups_cleared",
-	"backup_moved", "backup_no_session",
+	"backup_moved", "backup_no_session", "tail_shared",
+	"tail_no_returns",
 };
 
 enum st { ST_WAIT, ST_UP, ST_FAILED };
@@ -56,6 +57,12 @@ struct state {
 	unsigned int nrest;		/* hops after next */
 	struct rsvp_addr rest[RSVP_ERO_HOPS_MAX];
 	enum st st;
+	/*
+	 * source, backup: its PATH waits until the primary is up or failed,
+	 * so that at the tail where both lists meet the primary's comes
+	 * first and has the kernel session (tail_session())
+	 */
+	bool held;
 	char why[320];			/* ST_FAILED: the reason */
 	uint64_t credit;		/* granted by next, bytes */
 	uint8_t form;
@@ -181,7 +188,9 @@ static struct nl_msg *session_msg(int cmd, const struct state *e,
 	nla_put_u16(msg, DMSC_SESSION_A_SPORT, f->sport);
 	nla_put_u32(msg, DMSC_SESSION_A_QPN, f->qpn);
 	if (cmd == DMSC_CMD_SESSION_NEW) {
-		put_hop(msg, DMSC_SESSION_A_NEXTHOP, &e->next);
+		/* The tail spends no credit: it only returns what it frees. */
+		if (!e->tail)
+			put_hop(msg, DMSC_SESSION_A_NEXTHOP, &e->next);
 		/*
 		 * A transit hop returns the credit it frees to its previous
 		 * hop; the kernel sends those returns over IPv6 only.
@@ -191,7 +200,8 @@ static struct nl_msg *session_msg(int cmd, const struct state *e,
 		nla_put_u8(msg, DMSC_SESSION_A_MODE,
 			   e->form == RSVP_CTYPE_CREDIT_MB ?
 			   DMSC_CREDIT_MODE_DELTA : DMSC_CREDIT_MODE_CUMULATIVE);
-		nla_put_u64(msg, DMSC_SESSION_A_CREDIT, e->credit);
+		if (!e->tail)
+			nla_put_u64(msg, DMSC_SESSION_A_CREDIT, e->credit);
 		/* The source's: the heartbeat's failover moves the tunnel. */
 		if (e->source && e->tunnel)
 			nla_put_u32(msg, DMSC_SESSION_A_TUNNEL, e->tunnel);
@@ -484,12 +494,56 @@ static struct state *new_state(struct rsvp_speaker *s)
 	return NULL;
 }
 
-/* Remove @e: its kernel session first, then the entry. */
+static void tail_session(struct rsvp_speaker *s, struct state *e);
+
+/*
+ * Another tail state of @e's flow (the other list's, where primary and
+ * backup meet), or NULL.
+ */
+static struct state *other_tail(struct rsvp_speaker *s, const struct state *e)
+{
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *o = &s->st[i];
+
+		if (o != e && o->used && o->tail &&
+		    rsvp_flow_eq(&o->flow, &e->flow))
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * Remove @e: its kernel session first, then the entry. A tail's session
+ * goes to the flow's other list, if it still arrives here.
+ */
 static void drop(struct rsvp_speaker *s, struct state *e)
 {
+	bool had = e->kernel;
+	struct state *o;
+
 	if (e->kernel)
 		kernel_session(s, e, false);
 	e->used = false;
+	if (had && e->tail) {
+		o = other_tail(s, e);
+		if (o)
+			tail_session(s, o);
+	}
+}
+
+/* The primary of @f is up or failed: the held backup's PATH goes now. */
+static void release_backup(struct rsvp_speaker *s, const struct rsvp_flow *f)
+{
+	int b = source_list(s, f, 1);
+	struct state *e;
+
+	if (b < 0 || !s->st[b].held)
+		return;
+	e = &s->st[b];
+	e->held = false;
+	e->tries = 0;
+	e->retry_at = now_ms() + s->cfg->retry_ms;
+	send_path(s, e);
 }
 
 /* The source keeps a failed entry, so "status" can say why. */
@@ -507,6 +561,51 @@ static void fail(struct rsvp_speaker *s, struct state *e, const char *fmt,
 	/* The kernel holds a backup that failed no more. */
 	if (e->list == 1)
 		sync_backup(s, &e->flow);
+	else
+		release_backup(s, &e->flow);
+}
+
+/*
+ * The tail's kernel session: no next hop, the previous hop to return the
+ * credit it frees to, in its own form (the one its RESV gave upstream).
+ * Without it the hop before the tail would spend the tail's reservation
+ * once and then wait for returns that never come. The kernel holds one
+ * session per flow, so where a primary and a backup list meet at the tail
+ * the list whose PATH came first has it (the source sends the backup's
+ * PATH only once the primary is up), and the other list's when that one
+ * goes: the hop before the tail on the other list gets no returns until
+ * then (Documentation/cbfc.md, "Not done yet"). Returns are IPv6 only.
+ * A session the speaker did not make (by hand) is left alone. Other
+ * kernel errors: PathErr upstream, as at a transit hop.
+ */
+static void tail_session(struct rsvp_speaker *s, struct state *e)
+{
+	char fl[128];
+	int err;
+
+	e->form = s->cfg->form;
+	if (e->prev.family != AF_INET6) {
+		s->c[RC_TAIL_NO_RETURNS]++;
+		return;
+	}
+	for (int i = 0; i < STATES_MAX; i++) {
+		const struct state *o = &s->st[i];
+
+		if (o != e && o->used && o->kernel &&
+		    rsvp_flow_eq(&o->flow, &e->flow)) {
+			s->c[RC_TAIL_SHARED]++;
+			return;
+		}
+	}
+	err = kernel_session(s, e, true);
+	if (err == -EEXIST) {
+		s->c[RC_TAIL_NO_RETURNS]++;
+		fprintf(stderr, "dmsc-rsvp: %s: a credit session this speaker did not make holds the flow; left as it is\n",
+			flow_name(&e->flow, fl, sizeof(fl)));
+	} else if (err) {
+		send_err(s, e, RSVP_ERR_API, me_for(s, &e->prev));
+		e->used = false;
+	}
 }
 
 /* ---- receiving ---- */
@@ -541,7 +640,11 @@ static void on_path(struct rsvp_speaker *s, const struct rsvp_msg *m)
 			}
 		}
 		e->st = e->tail ? ST_UP : ST_WAIT;
-		if (!e->tail) {
+		if (e->tail) {
+			tail_session(s, e);
+			if (!e->used)
+				return;	/* PathErr sent */
+		} else {
 			e->tries = 0;
 			e->retry_at = now + s->cfg->retry_ms;
 			send_path(s, e);
@@ -563,7 +666,8 @@ static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 
 	flow_of(m, &f);
 	e = find(s, &f, NULL, &m->hop);
-	if (!e || e->st == ST_FAILED) {
+	/* A held backup has sent no PATH: no RESV can be for it. */
+	if (!e || e->st == ST_FAILED || e->held) {
 		s->c[RC_UNKNOWN_SESSION]++;
 		return;
 	}
@@ -580,6 +684,7 @@ static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 			/* e->why says what the kernel said. */
 			if (e->source) {
 				e->st = ST_FAILED;
+				release_backup(s, &e->flow);
 			} else {
 				send_err(s, e, RSVP_ERR_API,
 					 me_for(s, &e->prev));
@@ -594,6 +699,8 @@ static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 		send_resv(s, e);
 	else if (e->list == 1)
 		sync_backup(s, &e->flow);
+	else
+		release_backup(s, &e->flow);
 }
 
 static void on_tear(struct rsvp_speaker *s, const struct rsvp_msg *m)
@@ -881,10 +988,13 @@ static int check_list(const struct rsvp_speaker *s, const char *name,
 	return 0;
 }
 
-/* A source state for list @l of @f along @hops, its PATH sent now. */
+/*
+ * A source state for list @l of @f along @hops, its PATH sent now, or
+ * (@hold) once release_backup() is called.
+ */
 static void start_list(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		       uint32_t owner, uint32_t tunnel, int l,
-		       const struct rsvp_addr *hops, unsigned int n)
+		       const struct rsvp_addr *hops, unsigned int n, bool hold)
 {
 	struct state *e = new_state(s);	/* the callers made sure of room */
 
@@ -899,6 +1009,11 @@ static void start_list(struct rsvp_speaker *s, const struct rsvp_flow *f,
 	memcpy(e->rest, &hops[1], e->nrest * sizeof(e->rest[0]));
 	e->refresh_ms = s->cfg->refresh_ms;
 	e->st = ST_WAIT;
+	e->held = hold;
+	if (hold) {
+		e->retry_at = UINT64_MAX;
+		return;
+	}
 	e->retry_at = now_ms() + s->cfg->retry_ms;
 	send_path(s, e);
 }
@@ -936,9 +1051,9 @@ int rsvp_speaker_setup(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		snprintf(err, errlen, "state table full");
 		return -1;
 	}
-	start_list(s, f, owner, tunnel, 0, path, npath);
+	start_list(s, f, owner, tunnel, 0, path, npath, false);
 	if (nbackup)
-		start_list(s, f, owner, tunnel, 1, backup, nbackup);
+		start_list(s, f, owner, tunnel, 1, backup, nbackup, true);
 	return 0;
 }
 
@@ -963,12 +1078,13 @@ int rsvp_speaker_set_backup(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		return -1;
 	}
 	if (b >= 0) {
-		send_tear(s, &s->st[b]);
+		if (!s->st[b].held)
+			send_tear(s, &s->st[b]);
 		drop(s, &s->st[b]);
 	}
 	if (nbackup)
 		start_list(s, f, s->st[p].owner, s->st[p].tunnel, 1, backup,
-			   nbackup);
+			   nbackup, s->st[p].st == ST_WAIT);
 	/* The old one's credit out of the kernel; the new one's once up. */
 	sync_backup(s, f);
 	return 0;

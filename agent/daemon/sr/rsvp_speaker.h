@@ -30,6 +30,8 @@ enum rsvp_counter {
 	RC_BACKUPS_CLEARED,	/* taken back: the backup failed or went */
 	RC_BACKUP_MOVED,	/* SESSION_SET: on its backup or failed (EBUSY) */
 	RC_BACKUP_NO_SESSION,	/* SESSION_SET: no kernel session (ENOENT) */
+	RC_TAIL_SHARED,		/* a tail state whose flow's session is another's */
+	RC_TAIL_NO_RETURNS,	/* a tail state without one: IPv4, or one exists */
 	RC_COUNT
 };
 
