@@ -563,8 +563,13 @@ static void tail(void)
 	ktap_check(!take(reqs)[0] && !strcmp(take(sent), "RESV to 192.0.2.2\n") &&
 		   count(s, RC_TAIL_NO_RETURNS) == 2,
 		   "an IPv4 previous hop: no session (returns are IPv6), counted");
-	rsvp_speaker_close(s);
+	flow(&f, 304);
+	path_tail(s, &f, "fc00:a::3");
+	path_tail(s, &f, "fc00:a::2");
 	take(reqs);
+	rsvp_speaker_close(s);
+	ktap_check(!strcmp(take(reqs), "del\n"),
+		   "close: the tail's session deleted, not handed over on the way out");
 }
 
 /* A module without backups: the session is made without it. */
@@ -682,7 +687,7 @@ int main(void)
 	}
 	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", dir);
 	speaker_log = open_memstream(&logbuf, &loglen);
-	ktap_plan(51);
+	ktap_plan(52);
 	backup_after_primary();
 	backup_before_primary();
 	refused_backup();

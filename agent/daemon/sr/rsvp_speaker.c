@@ -86,6 +86,7 @@ struct rsvp_speaker {
 	struct state st[STATES_MAX];
 	uint64_t c[RC_COUNT];
 	uint64_t refused[RSVP_REASON_COUNT];
+	bool closing;		/* dropping every state: no hand-over */
 };
 
 static volatile sig_atomic_t stop;
@@ -524,7 +525,7 @@ static void drop(struct rsvp_speaker *s, struct state *e)
 	if (e->kernel)
 		kernel_session(s, e, false);
 	e->used = false;
-	if (had && e->tail) {
+	if (had && e->tail && !s->closing) {
 		o = other_tail(s, e);
 		if (o)
 			tail_session(s, o);
@@ -1481,6 +1482,7 @@ void rsvp_speaker_close(struct rsvp_speaker *s)
 	if (!s)
 		return;
 	/* Leave no kernel session behind on the way out. */
+	s->closing = true;
 	for (int i = 0; i < STATES_MAX; i++)
 		if (s->st[i].used)
 			drop(s, &s->st[i]);
