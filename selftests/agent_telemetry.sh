@@ -253,6 +253,9 @@ for i, r in enumerate(reps):
     # as that traffic did: 106 s once on a loaded machine.
     if not 0 < r["interval_us"] <= 600000000:
         err("report %d: interval %d us for 200 ms" % (i, r["interval_us"]))
+long_ones = [i for i, r in enumerate(reps) if r["interval_us"] > 60000000]
+if len(long_ones) > 1:
+    err("reports %s each span over a minute: only the one across the stop may" % long_ones)
     if r["time_ms"] < 1e12:
         err("report %d: time %d ms" % (i, r["time_ms"]))
     for e in r["devices"] + r["qps"]:
@@ -426,7 +429,7 @@ print("smo: h2 reports", h2["reports"], "missed", h2["missed"], "restarts", h2["
       "seq", h2["seq"], "age_ms", h2["age_ms"], "| sr:", sr)
 if h2["missed"] or h2["restarts"] or q["refused"]:
     bad.append("missed, restarts or refused with the controller up all along")
-if sr["report_to"] != "smo" or sr["sent"] + sr["dropped"] != sr["reports"] or sr["sent"] < h2["reports"]:
+if sr["report_to"] != "smo" or sr["queued"] + sr["dropped"] != sr["reports"] or sr["queued"] < h2["reports"]:
     bad.append("sr counters %s against the smo's %d reports" % (sr, h2["reports"]))
 if h2["seq"] > sr["reports"]:
     bad.append("seq %d beyond the %d reports made" % (h2["seq"], sr["reports"]))

@@ -152,9 +152,9 @@ static void print_qos(struct json_object *d)
 		}
 	}
 	if (json_object_object_get_ex(d, "sr", &role))
-		printf("sr report_to %s reports %s sent %s dropped %s\n",
+		printf("sr report_to %s reports %s queued %s dropped %s\n",
 		       str(role, "report_to"), str(role, "reports"),
-		       str(role, "sent"), str(role, "dropped"));
+		       str(role, "queued"), str(role, "dropped"));
 	if (!json_object_object_get_ex(d, "smo", &role) &&
 	    !json_object_object_get_ex(d, "sr", &role))
 		printf("no smo or sr role\n");

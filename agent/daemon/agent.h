@@ -88,8 +88,9 @@ int smo_role_apply(struct smo_role *r, struct json_object *doc, char *err,
 		   size_t errlen);
 int smo_role_withdraw(struct smo_role *r, const char *name, char *err,
 		      size_t errlen);
-/* A QoS report (type 5, @len bytes) an SR sent over its srd connection. */
-void smo_role_qos(struct smo_role *r, const struct msg *m, size_t len);
+/* A QoS report (type 5, decoded from @payload) an SR sent to the srd. */
+void smo_role_qos(struct smo_role *r, const struct msg *m,
+		  const unsigned char *payload, size_t len);
 struct json_object *smo_role_show_qos(struct smo_role *r);
 
 struct ctl *ctl_start(struct agent *a, const char *path);

@@ -438,18 +438,34 @@ static void backup_before_primary(void)
 	addr(&backup[0], "fc00:a::3");
 	rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, 9, path, 1, backup, 1, err,
 			   sizeof(err));
-	/* The backup comes up first when the primary failed and is retried. */
+	/*
+	 * The primary fails: the backup's PATH goes. Retried, the primary is
+	 * signalled before the backup again (which goes back to held), so
+	 * that at the tail the primary's state holds the session.
+	 */
 	take(sent);
+	ktap_check(!strcmp(ctl(s, "status " FLOW_WORDS "257"),
+			   "primary wait nexthop fc00:a::2 credit 0 tunnel 9\n"
+			   "backup held nexthop fc00:a::3 credit 0 kernel no\n"),
+		   "status: the backup held while the primary waits");
 	patherr(s, &f, "fc00:a::2", "fc00:a::4");
 	ktap_check(!strcmp(take(sent), "PATH to fc00:a::3\n"),
 		   "primary failed: the backup's PATH goes");
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!take(reqs)[0], "backup up first: nothing asked yet");
-	ktap_check(rsvp_speaker_retry(s, &f, RSVP_OWNER_CTL) == 1,
-		   "the failed primary retried");
+	ktap_check(!take(reqs)[0], "backup up alone: nothing asked (no session to give it to)");
+	ktap_check(rsvp_speaker_retry(s, &f, RSVP_OWNER_CTL) == 2 &&
+		   !strcmp(take(sent), "PathTear to fc00:a::3\nPATH to fc00:a::2\n"),
+		   "the failed primary retried first: the backup torn down and held again");
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!take(reqs)[0] && count(s, RC_UNKNOWN_SESSION) >= 1,
+		   "a late RESV for the held backup: unknown");
 	resv(s, &f, "fc00:a::2", 40000, false);
-	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode cumulative credit 40000 tunnel 9 backup fc00:a::3 50000\n"),
-		   "primary up after: SESSION_NEW with the tunnel and the backup");
+	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode cumulative credit 40000 tunnel 9\n") &&
+		   !strcmp(take(sent), "PATH to fc00:a::3\n"),
+		   "primary up: SESSION_NEW with the tunnel; the backup's PATH goes");
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n"),
+		   "backup up after: SESSION_SET with it");
 	ktap_check(!strcmp(ctl(s, "set " FLOW_WORDS "257 backup none"), "ok\n") &&
 		   !strcmp(take(reqs), "set\n") &&
 		   !strcmp(ctl(s, "status " FLOW_WORDS "257"),
@@ -541,13 +557,14 @@ static void tail(void)
 	answer_cmd = DMSC_CMD_SESSION_NEW;
 	answer_err = -EEXIST;
 	path_tail(s, &f, "fc00:a::2");
-	ktap_check(!strcmp(take(reqs), "new prevhop fc00:a::2 mode cumulative\n") &&
+	ktap_check(!strcmp(take(reqs), "new prevhop fc00:a::2 mode cumulative\n"
+			   "del\nnew prevhop fc00:a::2 mode cumulative\n") &&
 		   !strcmp(take(sent), "RESV to fc00:a::2\n") &&
-		   count(s, RC_TAIL_NO_RETURNS) == 1 &&
-		   logged("a credit session this speaker did not make") == 1,
-		   "a session made by hand: left, the path up, counted and logged");
+		   count(s, RC_TAIL_REPLACED) == 1 &&
+		   logged("was there already (a speaker that died, or by hand): replaced") == 1,
+		   "a session there already (a dead speaker's): replaced, the path up, counted and logged");
 	pathtear(s, &f, "fc00:a::2");
-	ktap_check(!take(reqs)[0], "torn down: the session made by hand not deleted");
+	ktap_check(!strcmp(take(reqs), "del\n"), "torn down: deleted, it is the speaker's now");
 
 	flow(&f, 302);
 	answer_cmd = DMSC_CMD_SESSION_NEW;
@@ -561,8 +578,26 @@ static void tail(void)
 	flow(&f, 303);
 	path_tail(s, &f, "192.0.2.2");
 	ktap_check(!take(reqs)[0] && !strcmp(take(sent), "RESV to 192.0.2.2\n") &&
-		   count(s, RC_TAIL_NO_RETURNS) == 2,
+		   count(s, RC_TAIL_NO_RETURNS) == 1,
 		   "an IPv4 previous hop: no session (returns are IPv6), counted");
+	/*
+	 * The holder's session would not go: no hand-over then; the other
+	 * list's state gets the session at its next refresh.
+	 */
+	flow(&f, 305);
+	path_tail(s, &f, "fc00:a::2");
+	path_tail(s, &f, "fc00:a::3");
+	take(reqs);
+	answer_cmd = DMSC_CMD_SESSION_DEL;
+	answer_err = -EIO;
+	pathtear(s, &f, "fc00:a::2");
+	ktap_check(!strcmp(take(reqs), "del\n"), "the holder's DEL fails: no hand-over");
+	path_tail(s, &f, "fc00:a::3");
+	ktap_check(!strcmp(take(reqs), "new prevhop fc00:a::3 mode cumulative\n"),
+		   "the other list's refresh: its session made then");
+	pathtear(s, &f, "fc00:a::3");
+	take(reqs);
+	take(sent);
 	flow(&f, 304);
 	path_tail(s, &f, "fc00:a::3");
 	path_tail(s, &f, "fc00:a::2");
@@ -589,20 +624,17 @@ static void refused_backup(void)
 	addr(&backup[0], "fc00:a::3");
 	rsvp_speaker_setup(s, &f, RSVP_OWNER_CTL, 9, path, 1, backup, 1, err,
 			   sizeof(err));
-	patherr(s, &f, "fc00:a::2", "fc00:a::4");
-	resv(s, &f, "fc00:a::3", 50000, false);
-	rsvp_speaker_retry(s, &f, RSVP_OWNER_CTL);
-	answer_cmd = DMSC_CMD_SESSION_NEW;
-	answer_err = -EINVAL;
 	resv(s, &f, "fc00:a::2", 40000, false);
-	ktap_check(!strcmp(take(reqs),
-			   "new nexthop fc00:a::2 mode cumulative credit 40000 tunnel 9 backup fc00:a::3 50000\n"
-			   "new nexthop fc00:a::2 mode cumulative credit 40000 tunnel 9\n") &&
+	take(reqs);
+	answer_cmd = DMSC_CMD_SESSION_SET;
+	answer_err = -EINVAL;
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n") &&
 		   rsvp_speaker_status(s, &f, RSVP_OWNER_CTL, NULL, 0) == RSVP_UP &&
 		   rsvp_speaker_backup(s, &f, RSVP_OWNER_CTL) == RSVP_BACKUP_REFUSED &&
 		   count(s, RC_KERNEL_ERRORS) == 1,
-		   "backup refused at SESSION_NEW: made again without, up, counted");
-	ktap_check(logged("added without") == 1, "the refusal logged");
+		   "backup refused at SESSION_SET: the session kept without, up, counted");
+	ktap_check(logged("backup set: kernel") == 1, "the refusal logged");
 	patherr(s, &f, "fc00:a::3", "fc00:a::4");
 	ktap_check(!take(reqs)[0], "refused: nothing asked when the backup fails");
 	rsvp_speaker_close(s);
@@ -687,7 +719,7 @@ int main(void)
 	}
 	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", dir);
 	speaker_log = open_memstream(&logbuf, &loglen);
-	ktap_plan(52);
+	ktap_plan(57);
 	backup_after_primary();
 	backup_before_primary();
 	refused_backup();

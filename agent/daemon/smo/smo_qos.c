@@ -23,8 +23,9 @@
 /* One entry per reporting node: more nodes than a WAN has routers. */
 #define SMO_QOS_NODES	4096
 /*
- * The last reports kept, as sent: a report may carry 4,096 QPs (about
- * 1.5 MB), so the table is bounded in bytes as well as in nodes.
+ * The last reports kept, as sent (the text, parsed again for show only:
+ * a json-c tree would take several times the bytes): a report may carry
+ * 4,096 QPs (about 1.5 MB), so the table is bounded in bytes too.
  */
 #define SMO_QOS_BYTES	(64u << 20)
 
@@ -32,8 +33,8 @@ struct smo_qos_node {
 	char node[MSG_NODE_MAX];
 	uint64_t reports, missed, restarts, last_seq;
 	int64_t last_ms;		/* when the last one came */
-	struct json_object *last;	/* its body, as sent */
-	size_t last_len;		/* its payload's bytes */
+	char *last;			/* the report as sent, not NUL-ended */
+	size_t last_len;
 	struct smo_qos_node *next;
 };
 
@@ -41,7 +42,7 @@ struct smo_qos {
 	struct smo_qos_node *nodes;
 	size_t n, bytes;		/* nodes; last_len summed */
 	uint64_t reports, refused;
-	bool full_said, bytes_said;
+	bool full_said, bytes_said;	/* logged once, until it passes again */
 };
 
 struct smo_qos *smo_qos_new(void)
@@ -57,67 +58,65 @@ void smo_qos_free(struct smo_qos *q)
 		struct smo_qos_node *x = q->nodes;
 
 		q->nodes = x->next;
-		json_object_put(x->last);
+		free(x->last);
 		free(x);
 	}
 	free(q);
 }
 
-static struct smo_qos_node *node_get(struct smo_qos *q, const char *node)
+static struct smo_qos_node *node_find(struct smo_qos *q, const char *node)
 {
-	struct smo_qos_node *x;
-
-	for (x = q->nodes; x; x = x->next)
+	for (struct smo_qos_node *x = q->nodes; x; x = x->next)
 		if (!strcmp(x->node, node))
 			return x;
-	if (q->n >= SMO_QOS_NODES) {
-		if (!q->full_said)
-			agent_log("smo: QoS reports from more than %d nodes: %s's dropped",
-				  SMO_QOS_NODES, node);
-		q->full_said = true;
-		return NULL;
-	}
-	x = calloc(1, sizeof(*x));
-	if (!x)
-		return NULL;
-	snprintf(x->node, sizeof(x->node), "%s", node);
-	x->next = q->nodes;
-	q->nodes = x;
-	q->n++;
-	return x;
+	return NULL;
 }
 
-void smo_qos_report(struct smo_qos *q, const struct msg *m, size_t len,
-		    int64_t now_ms)
+/* Refused: counted, and said once until a report is taken again. */
+static void refuse(struct smo_qos *q, bool *said, const struct msg *m,
+		   const char *why)
 {
-	struct json_object *body;
-	struct smo_qos_node *x;
-	char err[256];
+	if (!*said)
+		agent_log("smo: QoS report %llu from %s dropped: %s",
+			  (unsigned long long)m->seq, m->node, why);
+	*said = true;
+	q->refused++;
+}
 
-	x = node_get(q, m->node);
-	if (!x) {
-		q->refused++;
-		return;
-	}
-	if (q->bytes - x->last_len + len > SMO_QOS_BYTES) {
-		/* Its previous report stays; said once. */
-		if (!q->bytes_said)
-			agent_log("smo: QoS reports kept reach %u bytes: %s's report %llu dropped",
-				  SMO_QOS_BYTES, m->node, (unsigned long long)m->seq);
-		q->bytes_said = true;
-		q->refused++;
-		return;
-	}
-	body = json_object_new_object();
+void smo_qos_report(struct smo_qos *q, const struct msg *m,
+		    const unsigned char *payload, size_t len, int64_t now_ms)
+{
+	struct smo_qos_node *x = node_find(q, m->node);
+	size_t old = x ? x->last_len : 0;
+	char *copy;
 
-	if (!body || m->type->encode(body, m->body, err, sizeof(err))) {
-		json_object_put(body);
-		q->refused++;
-		agent_log("smo: QoS report %llu from %s: %s",
-			  (unsigned long long)m->seq, m->node,
-			  body ? err : "out of memory");
+	if (q->bytes - old + len > SMO_QOS_BYTES) {
+		/* Its previous report stays. */
+		refuse(q, &q->bytes_said, m, "the reports kept reach 64 MiB");
 		return;
 	}
+	if (!x && q->n >= SMO_QOS_NODES) {
+		refuse(q, &q->full_said, m, "reports from 4096 nodes kept already");
+		return;
+	}
+	copy = malloc(len);
+	if (!x)
+		x = calloc(1, sizeof(*x));
+	if (!copy || !x) {
+		free(copy);
+		if (x && !x->node[0])
+			free(x);
+		agent_log("smo: QoS report from %s: out of memory", m->node);
+		q->refused++;
+		return;
+	}
+	if (!x->node[0]) {
+		snprintf(x->node, sizeof(x->node), "%s", m->node);
+		x->next = q->nodes;
+		q->nodes = x;
+		q->n++;
+	}
+	memcpy(copy, payload, len);
 	if (x->reports && m->seq <= x->last_seq) {
 		x->restarts++;
 		agent_log("smo: %s reports from %llu again (was at %llu): its agent restarted",
@@ -129,11 +128,12 @@ void smo_qos_report(struct smo_qos *q, const struct msg *m, size_t len,
 	x->reports++;
 	x->last_seq = m->seq;
 	x->last_ms = now_ms;
-	json_object_put(x->last);
-	x->last = body;
-	q->bytes = q->bytes - x->last_len + len;
+	free(x->last);
+	x->last = copy;
+	q->bytes = q->bytes - old + len;
 	x->last_len = len;
 	q->reports++;
+	q->full_said = q->bytes_said = false;
 }
 
 struct json_object *smo_qos_show(const struct smo_qos *q, int64_t now_ms)
@@ -143,18 +143,26 @@ struct json_object *smo_qos_show(const struct smo_qos *q, int64_t now_ms)
 
 	for (const struct smo_qos_node *x = q->nodes; x; x = x->next) {
 		struct json_object *e = json_object_new_object();
+		struct json_tokener *tok = json_tokener_new();
+		struct json_object *last = NULL;
 
+		/* Read whole by the strict reader before it was kept. */
+		if (tok)
+			last = json_tokener_parse_ex(tok, x->last, (int)x->last_len);
+		json_tokener_free(tok);
 		json_object_object_add(e, "node", json_object_new_string(x->node));
 		json_object_object_add(e, "reports", json_object_new_uint64(x->reports));
 		json_object_object_add(e, "missed", json_object_new_uint64(x->missed));
 		json_object_object_add(e, "restarts", json_object_new_uint64(x->restarts));
 		json_object_object_add(e, "seq", json_object_new_uint64(x->last_seq));
 		json_object_object_add(e, "age_ms", json_object_new_int64(now_ms - x->last_ms));
-		json_object_object_add(e, "last", json_object_get(x->last));
+		json_object_object_add(e, "bytes", json_object_new_uint64(x->last_len));
+		json_object_object_add(e, "last", last);
 		json_object_array_add(arr, e);
 	}
 	json_object_object_add(o, "reports", json_object_new_uint64(q->reports));
 	json_object_object_add(o, "refused", json_object_new_uint64(q->refused));
+	json_object_object_add(o, "bytes", json_object_new_uint64(q->bytes));
 	json_object_object_add(o, "nodes", arr);
 	return o;
 }

@@ -16,12 +16,15 @@ struct smo_qos;
 struct smo_qos *smo_qos_new(void);
 void smo_qos_free(struct smo_qos *q);
 /*
- * @m: a type-5 message agent_msg_accept() let through, its payload @len
- * bytes, at @now_ms.
+ * @m: a type-5 message agent_msg_accept() let through, decoded from
+ * @payload (@len bytes), at @now_ms.
  */
-void smo_qos_report(struct smo_qos *q, const struct msg *m, size_t len,
-		    int64_t now_ms);
-/* { reports, refused, nodes: [ { node, reports, missed, restarts, seq, age_ms, last } ] } */
+void smo_qos_report(struct smo_qos *q, const struct msg *m,
+		    const unsigned char *payload, size_t len, int64_t now_ms);
+/*
+ * { reports, refused, bytes, nodes: [ { node, reports, missed, restarts,
+ *   seq, age_ms, bytes, last } ] }, last the report as sent
+ */
 struct json_object *smo_qos_show(const struct smo_qos *q, int64_t now_ms);
 
 #endif /* DMSC_SMO_QOS_H */

@@ -232,9 +232,10 @@ void smo_role_stop(struct smo_role *r)
 	free(r);
 }
 
-void smo_role_qos(struct smo_role *r, const struct msg *m, size_t len)
+void smo_role_qos(struct smo_role *r, const struct msg *m,
+		  const unsigned char *payload, size_t len)
 {
-	smo_qos_report(r->qos, m, len, agent_now_ms());
+	smo_qos_report(r->qos, m, payload, len, agent_now_ms());
 }
 
 struct json_object *smo_role_show_qos(struct smo_role *r)

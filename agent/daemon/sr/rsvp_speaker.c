@@ -38,7 +38,7 @@ static const char *const counter_names[RC_COUNT] = {
 	"kernel_errors", "sessions_added", "sessions_deleted",
 	"ignored_objects", "table_full", "backups_set", "backups_cleared",
 	"backup_moved", "backup_no_session", "tail_shared",
-	"tail_no_returns",
+	"tail_no_returns", "tail_replaced",
 };
 
 enum st { ST_WAIT, ST_UP, ST_FAILED };
@@ -471,7 +471,8 @@ static struct state *find(struct rsvp_speaker *s, const struct rsvp_flow *f,
 	for (int i = 0; i < STATES_MAX; i++) {
 		struct state *e = &s->st[i];
 
-		if (!e->used || !rsvp_flow_eq(&e->flow, f))
+		/* A held backup has sent nothing: nothing can answer it. */
+		if (!e->used || e->held || !rsvp_flow_eq(&e->flow, f))
 			continue;
 		if (prev && (e->source || !rsvp_addr_eq(&e->prev, prev)))
 			continue;
@@ -519,11 +520,12 @@ static struct state *other_tail(struct rsvp_speaker *s, const struct state *e)
  */
 static void drop(struct rsvp_speaker *s, struct state *e)
 {
-	bool had = e->kernel;
+	bool had = false;
 	struct state *o;
 
+	/* A session the kernel would not delete is not handed over. */
 	if (e->kernel)
-		kernel_session(s, e, false);
+		had = !kernel_session(s, e, false);
 	e->used = false;
 	if (had && e->tail && !s->closing) {
 		o = other_tail(s, e);
@@ -542,6 +544,8 @@ static void release_backup(struct rsvp_speaker *s, const struct rsvp_flow *f)
 		return;
 	e = &s->st[b];
 	e->held = false;
+	e->st = ST_WAIT;
+	e->why[0] = '\0';
 	e->tries = 0;
 	e->retry_at = now_ms() + s->cfg->retry_ms;
 	send_path(s, e);
@@ -558,6 +562,7 @@ static void fail(struct rsvp_speaker *s, struct state *e, const char *fmt,
 		return;
 	}
 	e->st = ST_FAILED;
+	e->held = false;
 	snprintf(e->why, sizeof(e->why), fmt, arg);
 	/* The kernel holds a backup that failed no more. */
 	if (e->list == 1)
@@ -579,6 +584,20 @@ static void fail(struct rsvp_speaker *s, struct state *e, const char *fmt,
  * A session the speaker did not make (by hand) is left alone. Other
  * kernel errors: PathErr upstream, as at a transit hop.
  */
+/* The state of @e's flow that holds its kernel session here, or NULL. */
+static const struct state *holder(const struct rsvp_speaker *s,
+				  const struct state *e)
+{
+	for (int i = 0; i < STATES_MAX; i++) {
+		const struct state *o = &s->st[i];
+
+		if (o != e && o->used && o->kernel &&
+		    rsvp_flow_eq(&o->flow, &e->flow))
+			return o;
+	}
+	return NULL;
+}
+
 static void tail_session(struct rsvp_speaker *s, struct state *e)
 {
 	char fl[128];
@@ -589,21 +608,25 @@ static void tail_session(struct rsvp_speaker *s, struct state *e)
 		s->c[RC_TAIL_NO_RETURNS]++;
 		return;
 	}
-	for (int i = 0; i < STATES_MAX; i++) {
-		const struct state *o = &s->st[i];
-
-		if (o != e && o->used && o->kernel &&
-		    rsvp_flow_eq(&o->flow, &e->flow)) {
-			s->c[RC_TAIL_SHARED]++;
-			return;
-		}
+	if (holder(s, e)) {
+		s->c[RC_TAIL_SHARED]++;
+		return;
 	}
 	err = kernel_session(s, e, true);
 	if (err == -EEXIST) {
-		s->c[RC_TAIL_NO_RETURNS]++;
-		fprintf(stderr, "dmsc-rsvp: %s: a credit session this speaker did not make holds the flow; left as it is\n",
+		/*
+		 * Left by a speaker that died (a restarted one finds its
+		 * sessions there), or made by hand: the set-up's is the one
+		 * to hold, so it takes the place of that one.
+		 */
+		fprintf(stderr, "dmsc-rsvp: %s: a credit session for the flow was there already (a speaker that died, or by hand): replaced\n",
 			flow_name(&e->flow, fl, sizeof(fl)));
-	} else if (err) {
+		s->c[RC_TAIL_REPLACED]++;
+		err = talk(s, session_msg(DMSC_CMD_SESSION_DEL, e, NULL));
+		if (!err)
+			err = kernel_session(s, e, true);
+	}
+	if (err) {
 		send_err(s, e, RSVP_ERR_API, me_for(s, &e->prev));
 		e->used = false;
 	}
@@ -653,6 +676,11 @@ static void on_path(struct rsvp_speaker *s, const struct rsvp_msg *m)
 	} else if (!e->tail) {
 		/* A refresh goes on downstream: the hops after us time out too. */
 		send_path(s, e);
+	} else if (!e->kernel && e->prev.family == AF_INET6 && !holder(s, e)) {
+		/* A tail state without the session, and nobody holds it. */
+		tail_session(s, e);
+		if (!e->used)
+			return;	/* PathErr sent */
 	}
 	/* RFC 2205 3.7: (K + 0.5) * 1.5 * R with K = 3. */
 	e->expire_at = now + (uint64_t)m->refresh_ms * 21 / 4;
@@ -667,8 +695,7 @@ static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 
 	flow_of(m, &f);
 	e = find(s, &f, NULL, &m->hop);
-	/* A held backup has sent no PATH: no RESV can be for it. */
-	if (!e || e->st == ST_FAILED || e->held) {
+	if (!e || e->st == ST_FAILED) {
 		s->c[RC_UNKNOWN_SESSION]++;
 		return;
 	}
@@ -1085,7 +1112,7 @@ int rsvp_speaker_set_backup(struct rsvp_speaker *s, const struct rsvp_flow *f,
 	}
 	if (nbackup)
 		start_list(s, f, s->st[p].owner, s->st[p].tunnel, 1, backup,
-			   nbackup, s->st[p].st == ST_WAIT);
+			   nbackup, s->st[p].st != ST_UP);
 	/* The old one's credit out of the kernel; the new one's once up. */
 	sync_backup(s, f);
 	return 0;
@@ -1109,20 +1136,57 @@ unsigned int rsvp_speaker_teardown(struct rsvp_speaker *s,
 
 		if (!mine(e, f, owner))
 			continue;
-		/* Down every list, even one still waiting: the hops have state. */
-		send_tear(s, e);
+		/*
+		 * Down every list, even one still waiting: the hops have
+		 * state; but a held backup has sent nothing.
+		 */
+		if (!e->held)
+			send_tear(s, e);
 		drop(s, e);
 		gone++;
 	}
 	return gone;
 }
 
+/*
+ * The backup list @e back to held: PathTear down it if its hops have
+ * state, and signalled again by release_backup().
+ */
+static void hold_backup(struct rsvp_speaker *s, struct state *e)
+{
+	if (e->held)
+		return;
+	if (e->st != ST_FAILED)
+		send_tear(s, e);
+	e->held = true;
+	e->st = ST_WAIT;
+	e->why[0] = '\0';
+	e->credit = 0;
+	e->tries = 0;
+	e->retry_at = UINT64_MAX;
+	sync_backup(s, &e->flow);
+}
+
 unsigned int rsvp_speaker_retry(struct rsvp_speaker *s,
 				const struct rsvp_flow *f, uint32_t owner)
 {
+	int p = source_list(s, f, 0), b = source_list(s, f, 1);
 	uint64_t now = now_ms();
 	unsigned int n = 0;
 
+	/*
+	 * A failed primary is signalled before its backup again, as at
+	 * set-up: the backup goes back to held and follows once the primary
+	 * is up or failed, so that at the tail the primary's PATH comes
+	 * first and its state holds the tail's kernel session. (Else the
+	 * backup's would, and the primary's last hop would get no returns
+	 * once traffic is on the primary again.)
+	 */
+	if (p >= 0 && b >= 0 && mine(&s->st[p], f, owner) &&
+	    s->st[p].st == ST_FAILED) {
+		hold_backup(s, &s->st[b]);
+		n++;
+	}
 	for (int i = 0; i < STATES_MAX; i++) {
 		struct state *e = &s->st[i];
 
@@ -1246,7 +1310,8 @@ static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
 				 rsvp_backup_name(rsvp_speaker_backup(s, &f,
 							RSVP_OWNER_ANY)));
 		fprintf(out, "%s %s nexthop %s credit %llu%s%s%s\n",
-			l ? "backup" : "primary", names[e->st],
+			l ? "backup" : "primary",
+			e->held ? "held" : names[e->st],
 			ntop(&e->next, a, sizeof(a)),
 			(unsigned long long)e->credit, more,
 			e->st == ST_FAILED ? " # " : "",

@@ -31,7 +31,8 @@ enum rsvp_counter {
 	RC_BACKUP_MOVED,	/* SESSION_SET: on its backup or failed (EBUSY) */
 	RC_BACKUP_NO_SESSION,	/* SESSION_SET: no kernel session (ENOENT) */
 	RC_TAIL_SHARED,		/* a tail state whose flow's session is another's */
-	RC_TAIL_NO_RETURNS,	/* a tail state without one: IPv4, or one exists */
+	RC_TAIL_NO_RETURNS,	/* a tail state without one: its prev is IPv4 */
+	RC_TAIL_REPLACED,	/* a session found there (by hand, a dead speaker) */
 	RC_COUNT
 };
 

@@ -130,6 +130,11 @@ static int tm_send(void *arg, const char *frame, size_t len, const char **why)
 		*why = "no connection to the controller";
 		return -1;
 	}
+	/* The srd of a controller without the smo would refuse each one. */
+	if (!(conn_peer(r->c)->roles & ROLE_SMO)) {
+		*why = "the controller runs no smo role";
+		return -1;
+	}
 	if (conn_pending(r->c) > SR_TELEMETRY_BACKLOG) {
 		*why = "the controller is not reading";
 		return -1;

@@ -8,8 +8,8 @@
  * Two transports carry the same frames. report_to "smo": the sr role's
  * mutual-TLS connection to its controller, whose smo role reads them (the
  * AAM's table lets an sr report for its own node only); a report made
- * while that connection is down, or while more than SR_TELEMETRY_BACKLOG
- * bytes wait on it, is dropped. report_to an absolute path: a Unix stream
+ * while that connection is down or to a controller without the smo role,
+ * or while SR_TELEMETRY_BACKLOG bytes wait on it, is dropped. report_to an absolute path: a Unix stream
  * socket (a local collector); a frame is written whole or the connection
  * is dropped, since the reader could not find the next frame after a
  * partial one, and the next report connects again. Either way sequence
@@ -45,7 +45,7 @@ struct sr_telemetry {
 	bool sock_down_logged;
 	sr_telemetry_send_fn send;	/* report_to "smo" */
 	void *send_arg;
-	uint64_t seq, sent, dropped;
+	uint64_t seq, queued, dropped;
 	struct telemetry_snap prev;
 };
 
@@ -281,7 +281,7 @@ void sr_telemetry_tick(struct sr_telemetry *t)
 	else if (send_frame(t, frame, len))
 		t->dropped++;
 	else
-		t->sent++;
+		t->queued++;
 	free(frame);
 	qos_report_free(&r);
 }
@@ -293,7 +293,7 @@ struct json_object *sr_telemetry_show(const struct sr_telemetry *t)
 	json_object_object_add(o, "report_to", json_object_new_string(
 		t->cfg->report_to[0] ? t->cfg->report_to : "none"));
 	json_object_object_add(o, "reports", json_object_new_uint64(t->seq));
-	json_object_object_add(o, "sent", json_object_new_uint64(t->sent));
+	json_object_object_add(o, "queued", json_object_new_uint64(t->queued));
 	json_object_object_add(o, "dropped", json_object_new_uint64(t->dropped));
 	return o;
 }

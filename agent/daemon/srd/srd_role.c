@@ -360,7 +360,7 @@ static int on_frame(struct conn *c, const unsigned char *payload, size_t len,
 			     (smo ? MSG_BIT(MSG_QOS_REPORT) : 0), &m))
 		return 0;
 	if (m.type->type == MSG_QOS_REPORT)
-		smo_role_qos(smo, &m, len);
+		smo_role_qos(smo, &m, payload, len);
 	else
 		registration(p->r, p, m.body);
 	msg_free(&m);
