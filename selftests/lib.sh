@@ -241,6 +241,18 @@ kconfig() {
 	grep -q "^CONFIG_$1=[ym]" "${DMSC_KCONFIG:-/boot/config-$(uname -r)}" 2>/dev/null
 }
 
+# slow_ms MS: MS, or three times it on a KASAN kernel (check-debug), where
+# every command a bound covers (ip, tc, tcpdump's start) runs that much
+# slower under TCG. For bounds on the harness's own time, not on what the
+# module promises.
+slow_ms() {
+	if kconfig KASAN; then
+		echo $(($1 * 3))
+	else
+		echo "$1"
+	fi
+}
+
 # listed FN LIST: FN is one of LIST's names; any whitespace separates
 # them (a list may wrap).
 listed() {
