@@ -571,19 +571,6 @@ static void fail(struct rsvp_speaker *s, struct state *e, const char *fmt,
 		release_backup(s, &e->flow);
 }
 
-/*
- * The tail's kernel session: no next hop, the previous hop to return the
- * credit it frees to, in its own form (the one its RESV gave upstream).
- * Without it the hop before the tail would spend the tail's reservation
- * once and then wait for returns that never come. The kernel holds one
- * session per flow, so where a primary and a backup list meet at the tail
- * the list whose PATH came first has it (the source sends the backup's
- * PATH only once the primary is up), and the other list's when that one
- * goes: the hop before the tail on the other list gets no returns until
- * then (Documentation/cbfc.md, "Not done yet"). Returns are IPv6 only.
- * A session the speaker did not make (by hand) is left alone. Other
- * kernel errors: PathErr upstream, as at a transit hop.
- */
 /* The state of @e's flow that holds its kernel session here, or NULL. */
 static const struct state *holder(const struct rsvp_speaker *s,
 				  const struct state *e)
@@ -598,6 +585,19 @@ static const struct state *holder(const struct rsvp_speaker *s,
 	return NULL;
 }
 
+/*
+ * The tail's kernel session: no next hop, the previous hop to return the
+ * credit it frees to, in its own form (the one its RESV gave upstream).
+ * Without it the hop before the tail would spend the tail's reservation
+ * once and then wait for returns that never come. The kernel holds one
+ * session per flow, so where a primary and a backup list meet at the tail
+ * the list whose PATH came first has it (the source sends the backup's
+ * PATH only once the primary is up or failed), and the other list's when
+ * that one goes: the hop before the tail on the other list gets no
+ * returns until then (Documentation/cbfc.md, "Not done yet"). Returns are
+ * IPv6 only. A session found there is replaced; other kernel errors are
+ * a PathErr upstream, as at a transit hop.
+ */
 static void tail_session(struct rsvp_speaker *s, struct state *e)
 {
 	char fl[128];
