@@ -252,17 +252,26 @@ static void deliver(struct rsvp_speaker *s, struct rsvp_msg *m)
 	on_datagram(s, b, len, &m->hop);
 }
 
+/* A message of @type for @f from @hop, its other fields zero. */
+static void msg_for(struct rsvp_msg *m, uint8_t type,
+		    const struct rsvp_flow *f, const char *hop)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	m->dst = f->dst;
+	m->src = f->src;
+	m->sport = f->sport;
+	m->qpn = f->qpn;
+	addr(&m->hop, hop);
+}
+
 /* @hop's RESV for @f: @credit bytes, in whole MB with @mb. */
 static void resv(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		 const char *hop, uint64_t credit, bool mb)
 {
-	struct rsvp_msg m = { .type = RSVP_MSG_CBFC_RESV };
+	struct rsvp_msg m;
 
-	m.dst = f->dst;
-	m.src = f->src;
-	m.sport = f->sport;
-	m.qpn = f->qpn;
-	addr(&m.hop, hop);
+	msg_for(&m, RSVP_MSG_CBFC_RESV, f, hop);
 	m.credit_ctype = mb ? RSVP_CTYPE_CREDIT_MB : RSVP_CTYPE_CREDIT_CUMULATIVE;
 	m.credit_mb = credit >> 20;
 	m.initial = credit;
@@ -273,13 +282,9 @@ static void resv(struct rsvp_speaker *s, const struct rsvp_flow *f,
 static void patherr(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		    const char *hop, const char *node)
 {
-	struct rsvp_msg m = { .type = RSVP_MSG_PATHERR };
+	struct rsvp_msg m;
 
-	m.dst = f->dst;
-	m.src = f->src;
-	m.sport = f->sport;
-	m.qpn = f->qpn;
-	addr(&m.hop, hop);
+	msg_for(&m, RSVP_MSG_PATHERR, f, hop);
 	addr(&m.err_node, node);
 	m.err_code = RSVP_ERR_SYSTEM;
 	deliver(s, &m);
@@ -494,27 +499,19 @@ static void backup_before_primary(void)
 static void path_tail(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		      const char *hop)
 {
-	struct rsvp_msg m = { .type = RSVP_MSG_CBFC_PATH };
+	struct rsvp_msg m;
 
-	m.dst = f->dst;
-	m.src = f->src;
-	m.sport = f->sport;
-	m.qpn = f->qpn;
+	msg_for(&m, RSVP_MSG_CBFC_PATH, f, hop);
 	m.objs = RSVP_O_ERO;
-	addr(&m.hop, hop);
 	deliver(s, &m);
 }
 
 static void pathtear(struct rsvp_speaker *s, const struct rsvp_flow *f,
 		     const char *hop)
 {
-	struct rsvp_msg m = { .type = RSVP_MSG_PATHTEAR };
+	struct rsvp_msg m;
 
-	m.dst = f->dst;
-	m.src = f->src;
-	m.sport = f->sport;
-	m.qpn = f->qpn;
-	addr(&m.hop, hop);
+	msg_for(&m, RSVP_MSG_PATHTEAR, f, hop);
 	deliver(s, &m);
 }
 
