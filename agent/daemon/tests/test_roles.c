@@ -383,22 +383,30 @@ static void raw_send(const char *cadir, const char *name, const void *data,
 	SSL_CTX_free(ctx);
 }
 
-/* A frame of type 1 from @node with @body, as the codec writes it. */
-static size_t frame_reg(const char *node, const struct msg_reg *body,
-			char *out, size_t size)
+/* @m from @node, as the codec writes it, into @out: its length, or 0. */
+static size_t frame_of(struct msg *m, const char *node, char *out,
+		       size_t size)
 {
-	struct msg m = { .type = &msg_reg_type, .seq = 1, .body = (void *)body };
-	char err[256], *f;
+	char err[256] = "too long", *f;
 	size_t len;
 
-	snprintf(m.node, sizeof(m.node), "%s", node);
-	if (msg_encode(&m, &f, &len, err, sizeof(err)) || len > size) {
+	snprintf(m->node, sizeof(m->node), "%s", node);
+	if (msg_encode(m, &f, &len, err, sizeof(err)) || len > size) {
 		printf("# encode: %s\n", err);
 		return 0;
 	}
 	memcpy(out, f, len);
 	free(f);
 	return len;
+}
+
+/* A frame of type 1 from @node with @body. */
+static size_t frame_reg(const char *node, const struct msg_reg *body,
+			char *out, size_t size)
+{
+	struct msg m = { .type = &msg_reg_type, .seq = 1, .body = (void *)body };
+
+	return frame_of(&m, node, out, size);
 }
 
 /* A type-5 QoS report from @node, number @seq, one ingress device e0. */
@@ -409,18 +417,9 @@ static size_t frame_qos(const char *node, uint64_t seq, uint64_t packets,
 	struct qos_report r = { .time_ms = 1800000000000ull, .interval_us = 200000,
 				.devs = &d, .ndevs = 1 };
 	struct msg m = { .type = &msg_qos_type, .seq = seq, .body = &r };
-	char err[256], *f;
-	size_t len;
 
 	d.total.packets = packets;
-	snprintf(m.node, sizeof(m.node), "%s", node);
-	if (msg_encode(&m, &f, &len, err, sizeof(err)) || len > size) {
-		printf("# encode: %s\n", err);
-		return 0;
-	}
-	memcpy(out, f, len);
-	free(f);
-	return len;
+	return frame_of(&m, node, out, size);
 }
 
 /* @node's entry of the smo's QoS table (show qos), or NULL. */
