@@ -181,7 +181,8 @@ struct mpte_ctx {
 	/* optimisation state */
 	double alpha, uref;
 	double beta;			/* alpha * max utilisation, last used */
-	int restricted;			/* final phase: no new paths */
+	int restricted;			/* PHASE_HELD: no new paths */
+	int capped;			/* PHASE_CAPPED: max_paths at most */
 	double *len;			/* exp(alpha (u - uref)) / c */
 
 	double max_util;

@@ -6,7 +6,8 @@
  * capacity respected, at most max_paths paths, an acyclic DAG, a reason for
  * every demand not admitted - before and after a link failure.  A second
  * set holds the max utilisation to within 1% of GLPK's LP optimum and the
- * reported lower bound under it.
+ * reported lower bound under it, once with path caps that cannot bind and
+ * once with the default cap of 8.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +125,8 @@ static struct json_object *node_set(int n, int k, const int *avoid, int navoid,
 	return a;
 }
 
-static struct json_object *gen_demands(int n, int nd, int rich)
+/* max_paths: the plain (not rich) demands' cap; the rich ones draw theirs */
+static struct json_object *gen_demands(int n, int nd, int rich, int max_paths)
 {
 	struct json_object *d = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -171,7 +173,8 @@ static struct json_object *gen_demands(int n, int nd, int rich)
 				json_object_object_add(o, "elastic", e);
 			}
 		} else {
-			json_object_object_add(o, "max_paths", json_object_new_int(64));
+			json_object_object_add(o, "max_paths",
+					       json_object_new_int(max_paths));
 		}
 		json_object_array_add(arr, o);
 	}
@@ -394,7 +397,7 @@ static int one_random(int seed)
 	rng = 0x9e3779b97f4a7c15ULL * (seed + 1);
 	n = rint_(5, 24);
 	tj = gen_topology(n, 1);
-	dj = gen_demands(n, rint_(3, 40), 1);
+	dj = gen_demands(n, rint_(3, 40), 1, 0);
 	if (getenv("MPTE_DUMP") && atoi(getenv("MPTE_DUMP")) == seed + 1000) {
 		json_object_to_file("/tmp/mpte-dump-topo.json", tj);
 		json_object_to_file("/tmp/mpte-dump-demands.json", dj);
@@ -432,8 +435,14 @@ out:
 	return KTAP_FAILED();
 }
 
-/* No admission, no path constraints the LP cannot model: ours vs GLPK. */
-static int one_vs_lp(int seed)
+/*
+ * No admission: ours vs GLPK's LP.  With max_paths 64 no path constraint
+ * binds that the LP does not have; with the default 8 the cut to max_paths
+ * binds on some demands, and the LP (no path limit) is the bound we are
+ * held to all the same.  The ratio is printed for a soak by hand
+ * (MPTE_RANDOM_N=2000: see Documentation/mpte.md).
+ */
+static int one_vs_lp(int seed, int max_paths)
 {
 	struct json_object *tj, *dj;
 	struct mpte_topology *t = NULL;
@@ -447,7 +456,7 @@ static int one_vs_lp(int seed)
 	rng = 0x2545f4914f6cdd1dULL * (seed + 7);
 	n = rint_(6, 30);
 	tj = gen_topology(n, 0);
-	dj = gen_demands(n, rint_(5, 80), 0);
+	dj = gen_demands(n, rint_(5, 80), 0, max_paths);
 	if (getenv("MPTE_DUMP") && atoi(getenv("MPTE_DUMP")) == seed) {
 		json_object_to_file("/tmp/mpte-dump-topo.json", tj);
 		json_object_to_file("/tmp/mpte-dump-demands.json", dj);
@@ -464,6 +473,8 @@ static int one_vs_lp(int seed)
 	CHECK(!check_solution(ctx, "no admission"), "%s", "see above");
 	/* a GLPK failure is a failure, not a pass; without GLPK main() skips */
 	CHECK(!mpte_exact(ctx, &lp, err, sizeof(err)), "exact LP: %s", err);
+	printf("# seed %d max_paths %d: ours/LP %.6f (%d nodes, %d demands)\n",
+	       seed, max_paths, lp > 0 ? ctx->max_util / lp : 1.0, n, ds->n);
 	CHECK(ctx->max_util <= lp * 1.01 + 1e-9, "max util %g > 1.01 x LP %g",
 	      ctx->max_util, lp);
 	CHECK(ctx->lower_bound <= lp * (1 + 1e-6) + 1e-9,
@@ -571,7 +582,7 @@ static int one_incremental(int seed)
 	rng = 0x5851f42d4c957f2dULL * (seed + 3);
 	n = rint_(8, 30);
 	tj = gen_topology(n, 0);
-	dj = gen_demands(n, rint_(10, 80), 0);
+	dj = gen_demands(n, rint_(10, 80), 0, 64);
 	t = mpte_topology_from_json(tj, err, sizeof(err));
 	CHECK(t, "topology: %s", err);
 	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
@@ -643,26 +654,36 @@ out:
 int main(void)
 {
 	char nm[64];
-	int i, nr = N_RANDOM, nl = N_VS_LP, ni = N_INCR;
+	int i, nr = N_RANDOM, nl = N_VS_LP, ni = N_INCR, first = 0;
 
-	/* MPTE_RANDOM_N=k runs k of each, for a longer soak by hand */
+	/* MPTE_RANDOM_N=k runs k of each, for a longer soak by hand;
+	 * MPTE_RANDOM_SEED=s from seed s on (one failure again: N=1) */
 	if (getenv("MPTE_RANDOM_N"))
 		nr = nl = ni = atoi(getenv("MPTE_RANDOM_N"));
-	ktap_plan(nr + nl + ni);
+	if (getenv("MPTE_RANDOM_SEED"))
+		first = atoi(getenv("MPTE_RANDOM_SEED"));
+	ktap_plan(nr + 2 * nl + ni);
 	for (i = 0; i < nr; i++) {
-		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", i);
-		ktap_result(one_random(i), nm);
+		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
+		ktap_result(one_random(first + i), nm);
 	}
 	for (i = 0; i < nl; i++) {
-		snprintf(nm, sizeof(nm), "random_within_1pct_of_lp_seed_%d", i);
+		snprintf(nm, sizeof(nm), "random_within_1pct_of_lp_seed_%d", first + i);
 		if (!mpte_exact_available())
 			ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
 		else
-			ktap_result(one_vs_lp(i), nm);
+			ktap_result(one_vs_lp(first + i, 64), nm);
+	}
+	for (i = 0; i < nl; i++) {
+		snprintf(nm, sizeof(nm), "random_capped_within_1pct_of_lp_seed_%d", first + i);
+		if (!mpte_exact_available())
+			ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
+		else
+			ktap_result(one_vs_lp(first + i, MPTE_DEFAULT_MAX_PATHS), nm);
 	}
 	for (i = 0; i < ni; i++) {
-		snprintf(nm, sizeof(nm), "incremental_events_seed_%d", i);
-		ktap_result(one_incremental(i), nm);
+		snprintf(nm, sizeof(nm), "incremental_events_seed_%d", first + i);
+		ktap_result(one_incremental(first + i), nm);
 	}
 	return ktap_failed ? 1 : 0;
 }
