@@ -433,6 +433,24 @@ static int overloaded(const struct mpte_ctx *ctx)
 }
 
 /*
+ * Push out until nothing is over capacity, without re-routing: the last
+ * word after paths are final, where a re-route would make them not final
+ * again.  Making paths final can overload (a delay-bound demand's path on
+ * a cycle dropped, a decomposition cut to max_paths), and the optimiser
+ * then re-built the same cycle round after round.  True if anyone went.
+ */
+bool mpte_shed_overload(struct mpte_ctx *ctx)
+{
+	int rounds = 0;
+	bool shed = false;
+
+	while (rounds++ < 4 * ctx->ds->n + 16 && overloaded(ctx) &&
+	       relieve_round(ctx, NULL))
+		shed = true;
+	return shed;
+}
+
+/*
  * Until nothing is over capacity: optimise harder if the bound says it
  * may fit, then push out per round and re-route, with a short sweep budget
  * per round (each round only needs to absorb what moved).

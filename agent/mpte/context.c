@@ -8,6 +8,8 @@
 
 #include "mpte_int.h"
 
+#define FINISH_ROUNDS	4	/* make final, then re-balance */
+
 void mpte_options_default(struct mpte_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -243,7 +245,7 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 {
 	int di, round, changed;
 
-	for (round = 0; round < 4; round++) {
+	for (round = 0; round < FINISH_ROUNDS; round++) {
 		changed = 0;
 		for (di = 0; di < ctx->ds->n; di++) {
 			struct mpte_dstate *s = &ctx->st[di];
@@ -259,7 +261,10 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 		mpte_recompute_loads(ctx);
 		if (!changed)
 			break;
-		mpte_polish(ctx);
+		/* new paths in the first round only: they may close a cycle
+		 * that making them final opens again, and a delay-bound
+		 * demand's cycle came back every round */
+		mpte_polish(ctx, round == 0);
 		if (!ctx->opt.admission ||
 		    mpte_current_max_util(ctx, NULL) <= 1 + 1e-9)
 			continue;
@@ -279,6 +284,8 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 		if (ctx->st[di].status == MPTE_ADMITTED && (!which || which[di]))
 			mpte_finalise_paths(ctx, di);
 	mpte_recompute_loads(ctx);
+	if (ctx->opt.admission && mpte_shed_overload(ctx))
+		mpte_recompute_loads(ctx);
 	for (di = 0; di < ctx->ds->n; di++)
 		ctx->st[di].active = 0;
 	ctx->max_util = mpte_current_max_util(ctx, NULL);

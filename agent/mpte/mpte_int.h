@@ -12,6 +12,7 @@
 #define MPTE_INT_H
 
 #include <math.h>
+#include <stdbool.h>
 
 #include "mpte.h"
 
@@ -242,7 +243,7 @@ void mpte_arc_len_update(struct mpte_ctx *ctx, int a);
 void mpte_recompute_loads(struct mpte_ctx *ctx);
 double mpte_current_max_util(const struct mpte_ctx *ctx, int *argmax);
 int mpte_optimise(struct mpte_ctx *ctx);
-void mpte_polish(struct mpte_ctx *ctx);
+void mpte_polish(struct mpte_ctx *ctx, bool new_paths);
 int mpte_best_path(struct mpte_ctx *ctx, int di, const double *len,
 		   const unsigned char *arc_off, const unsigned char *node_off,
 		   int *arcs, int max);
@@ -278,6 +279,7 @@ int mpte_hop_bounded_path(struct mpte_ctx *ctx, int di, const double *w,
 /* admit.c */
 int mpte_admit(struct mpte_ctx *ctx);
 void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted);
+bool mpte_shed_overload(struct mpte_ctx *ctx);
 void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mpte_append_id(char **list, const char *id);

@@ -946,15 +946,17 @@ static bool try_ecmp_start(struct mpte_ctx *ctx, double lb, double *ecmp_u)
  * to its max_paths fattest and PHASE_CAPPED solves again on that start,
  * new paths still coming in but only in place of one held (re-balancing
  * within the kept paths alone left 1 random instance in 50 above 1.01 x
- * the LP).  A polish (after paths were made final) is PHASE_CAPPED too;
- * PHASE_HELD (no new paths) re-balances an ECMP start.
+ * the LP).  The first polish after paths were made final is PHASE_CAPPED
+ * too, later ones PHASE_HELD (no new paths, so they stay final), which
+ * also re-balances an ECMP start.
  */
-static int optimise(struct mpte_ctx *ctx, int polish)
+static int optimise(struct mpte_ctx *ctx, enum phase start)
 {
+	bool polish = start != PHASE_FREE;
 	const struct mpte_topology *t = ctx->t;
 	double t0 = mpte_now(), u, est = 0, cap = 0, best_lb = 0, beta, lb;
 	int *buf, bufmax = t->nnodes + 1, di, a, level_sweeps, nactive = 0;
-	enum phase phase = polish ? PHASE_CAPPED : PHASE_FREE;
+	enum phase phase = start;
 	int sweeps = 0;
 	int budget = polish ? RESTRICTED_SWEEPS : ctx->opt.max_iterations;
 	int since_best = 0;
@@ -992,7 +994,7 @@ static int optimise(struct mpte_ctx *ctx, int polish)
 		best_lb = lb;
 	ctx->uref = u;
 	ctx->alpha = beta / u;
-	ctx->restricted = 0;
+	ctx->restricted = phase == PHASE_HELD;
 	ctx->capped = phase == PHASE_CAPPED;
 	all_len_update(ctx);
 
@@ -1101,16 +1103,17 @@ done:
 
 int mpte_optimise(struct mpte_ctx *ctx)
 {
-	return optimise(ctx, 0);
+	return optimise(ctx, PHASE_FREE);
 }
 
 /*
- * Re-balance the active demands within the paths they already hold, with
- * a fresh softness schedule (used after paths were made final).
+ * Re-balance the active demands after their paths were made final: with
+ * new paths (up to max_paths each) if new_paths, else within the paths
+ * they hold, which keeps the paths final.
  */
-void mpte_polish(struct mpte_ctx *ctx)
+void mpte_polish(struct mpte_ctx *ctx, bool new_paths)
 {
-	optimise(ctx, 1);
+	optimise(ctx, new_paths ? PHASE_CAPPED : PHASE_HELD);
 }
 
 /*
