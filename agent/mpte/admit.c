@@ -439,13 +439,13 @@ static int overloaded(const struct mpte_ctx *ctx)
  * a cycle dropped, a decomposition cut to max_paths), and the optimiser
  * then re-built the same cycle round after round.  True if anyone went.
  */
-bool mpte_shed_overload(struct mpte_ctx *ctx)
+bool mpte_shed_overload(struct mpte_ctx *ctx, char **preempted)
 {
 	int rounds = 0;
 	bool shed = false;
 
 	while (rounds++ < 4 * ctx->ds->n + 16 && overloaded(ctx) &&
-	       relieve_round(ctx, NULL))
+	       relieve_round(ctx, preempted))
 		shed = true;
 	return shed;
 }
@@ -648,14 +648,15 @@ void mpte_end_event(struct mpte_ctx *ctx, const char *what,
 	ev = &ctx->events[ctx->nevents++];
 	memset(ev, 0, sizeof(*ev));
 	ev->what = mpte_xstrdup(what);
-	for (di = 0; di < ctx->ds->n; di++) {
+	for (di = 0; di < ctx->ds->n; di++)
 		if (ctx->st[di].touched || (extra && extra[di]))
 			which[di] = 1;
+	ev->preempted = preempted;
+	mpte_finish(ctx, which, &ev->preempted);
+	/* after finishing: it may push out demands of its own */
+	for (di = 0; di < ctx->ds->n; di++)
 		if (ctx->st[di].touched)
 			mpte_append_id(&ev->touched, ctx->ds->d[di].id);
-	}
-	ev->preempted = preempted;
-	mpte_finish(ctx, which);
 	ev->max_utilisation = ctx->max_util;
 	for (di = 0; di < ctx->ds->n; di++)
 		ctx->st[di].active = 0;

@@ -238,10 +238,13 @@ void mpte_free(struct mpte_ctx *ctx)
 /*
  * Derive what is reported (final paths, backups) for some demands.  Making
  * paths final can move a little flow (a cycle broken, a path cut); re-balance
- * within the final paths, and if that still leaves a link over capacity,
- * admission has the last word.  Then backups, against the final loads.
+ * (the first time with new paths, then within the final paths), and if that
+ * still leaves a link over capacity, admission has the last word, and once
+ * paths are final sheds without re-routing.  Demands pushed out are added
+ * to *preempted (if not NULL).  Then backups, against the final loads.
  */
-void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
+void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
+		 char **preempted)
 {
 	int di, round, changed;
 
@@ -263,7 +266,8 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 			break;
 		/* new paths in the first round only: they may close a cycle
 		 * that making them final opens again, and a delay-bound
-		 * demand's cycle came back every round */
+		 * demand's cycle came back every round (admission's re-route
+		 * below may still bring new paths; the shed is for those) */
 		mpte_polish(ctx, round == 0);
 		if (!ctx->opt.admission ||
 		    mpte_current_max_util(ctx, NULL) <= 1 + 1e-9)
@@ -271,7 +275,7 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 		for (di = 0; di < ctx->ds->n; di++)
 			ctx->st[di].active = ctx->st[di].status == MPTE_ADMITTED &&
 					     (!which || which[di]);
-		mpte_resolve_overload(ctx, NULL);
+		mpte_resolve_overload(ctx, preempted);
 	}
 	/*
 	 * As good a routing, cheaper: detours that buy nothing go.  Last, on
@@ -284,7 +288,7 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which)
 		if (ctx->st[di].status == MPTE_ADMITTED && (!which || which[di]))
 			mpte_finalise_paths(ctx, di);
 	mpte_recompute_loads(ctx);
-	if (ctx->opt.admission && mpte_shed_overload(ctx))
+	if (ctx->opt.admission && mpte_shed_overload(ctx, preempted))
 		mpte_recompute_loads(ctx);
 	for (di = 0; di < ctx->ds->n; di++)
 		ctx->st[di].active = 0;
@@ -312,7 +316,7 @@ int mpte_solve(struct mpte_ctx *ctx)
 {
 	int r = mpte_admit(ctx);
 
-	mpte_finish(ctx, NULL);
+	mpte_finish(ctx, NULL, NULL);
 	if (ctx->opt.ecmp_baseline)
 		ctx->ecmp_util = mpte_ecmp(ctx);
 	return r;

@@ -231,7 +231,8 @@ void mpte_filter_for(const struct mpte_ctx *ctx, const struct mpte_demand *d,
 		     struct mpte_filter *f);
 
 /* context.c */
-void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which);
+void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
+		 char **preempted);
 /* The IGP trees segment lists are counted against; invalidate them when a
  * link fails (IGP routes around it). */
 struct mpte_sid_cache *mpte_sids(struct mpte_ctx *ctx);
@@ -279,7 +280,7 @@ int mpte_hop_bounded_path(struct mpte_ctx *ctx, int di, const double *w,
 /* admit.c */
 int mpte_admit(struct mpte_ctx *ctx);
 void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted);
-bool mpte_shed_overload(struct mpte_ctx *ctx);
+bool mpte_shed_overload(struct mpte_ctx *ctx, char **preempted);
 void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mpte_append_id(char **list, const char *id);

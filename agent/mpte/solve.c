@@ -302,7 +302,7 @@ static void path_remove(struct mpte_dstate *s, int p)
 /*
  * alpha (u - uref) of arc a with x more flow on it.  From the load, not as
  * len[a] exp(alpha x / c): len underflows to 0 on an arc more than 745 /
- * alpha under uref (at the sharpest level, 5 % of the utilisation), and
+ * alpha under uref (at the sharpest level, 9 % of the utilisation), and
  * then looks free however much flow it is offered.
  */
 static double arc_exponent(const struct mpte_ctx *ctx, int a, double x)
@@ -361,11 +361,12 @@ static double line_search(struct mpte_ctx *ctx, const int *p, int np,
 		}
 		for (i = 0; i < np; i++) {
 			int a = p[i];
-			double l;
+			double e, l;
 
 			if (ctx->mark_a[a] == ctx->stamp)
 				continue;
-			l = exp(arc_exponent(ctx, a, -x)) / arcs[a].capacity;
+			e = arc_exponent(ctx, a, -x);
+			l = exp(e > 700 ? 700 : e) / arcs[a].capacity;
 			d1 -= l;
 			d2 += l / arcs[a].capacity;
 		}
@@ -404,17 +405,20 @@ static double line_search(struct mpte_ctx *ctx, const int *p, int np,
  * Would moving all of flow f from path p onto path q lower the potential?
  * Not a line search: the path set is full and p gives way whole, so the
  * move is all or nothing.  A shorter q says only that a little flow should
- * move; at a sharp level all of a fat path's flow can overshoot far.  Per
- * arc the potential is c / alpha exp(alpha (u - uref)), which x more flow
- * multiplies by exp(alpha x / c); arcs on both paths do not change.
+ * move; at a sharp level all of a fat path's flow can overshoot far.  The
+ * potential is the sum over arcs of exp(alpha (u - uref)) (len is its
+ * derivative over alpha); arcs on both paths do not change.  Each term from
+ * the exponents, clamped as the lengths are: exp(e) x expm1(alpha f / c)
+ * gave 0 x inf on an arc far below uref.
  */
 static bool swap_pays(struct mpte_ctx *ctx, const int *p, int np,
 		      const int *q, int nq, double f)
 {
-	const struct mpte_arc *arcs = ctx->t->arcs;
-	double alpha = ctx->alpha, d = 0;
+	double d = 0;
 	int i;
 
+	if (f <= 0)
+		return true;	/* an empty path gives way for nothing */
 	ctx->stamp++;
 	for (i = 0; i < nq; i++)
 		ctx->mark_a[q[i]] = ctx->stamp;
@@ -422,24 +426,21 @@ static bool swap_pays(struct mpte_ctx *ctx, const int *p, int np,
 		ctx->mark_b[p[i]] = ctx->stamp;
 	for (i = 0; i < nq; i++) {
 		int a = q[i];
-		double c = arcs[a].capacity, room;
+		double e1 = arc_exponent(ctx, a, f);
 
 		if (ctx->mark_b[a] == ctx->stamp)
 			continue;
-		room = (EXP_ROOM / alpha + ctx->uref) * c -
-		       ctx->background[a] - ctx->load[a];
-		if (f > room)
-			return false;
-		d += c * exp(arc_exponent(ctx, a, 0)) * expm1(alpha * f / c);
+		if (e1 > EXP_ROOM)
+			return false;	/* past the room line_search keeps */
+		d += exp(e1) - exp(arc_exponent(ctx, a, 0));
 	}
 	for (i = 0; i < np; i++) {
 		int a = p[i];
-		double c = arcs[a].capacity, e;
+		double e0 = arc_exponent(ctx, a, 0);
 
 		if (ctx->mark_a[a] == ctx->stamp)
 			continue;
-		e = arc_exponent(ctx, a, 0);
-		d += c * exp(e > 700 ? 700 : e) * expm1(-alpha * f / c);
+		d += exp(arc_exponent(ctx, a, -f)) - exp(e0 > 700 ? 700 : e0);
 	}
 	return d < 0;
 }
@@ -463,7 +464,7 @@ static int shortest_held(const struct mpte_ctx *ctx,
 	return best;
 }
 
-/* Path q (arcs/n) into slot qi of the demand's set. */
+/* A copy of path q (arcs/n) into pp; the caller sets its flow. */
 static void path_set(struct mpte_path *pp, const int *q, int n)
 {
 	pp->arcs = mpte_xcalloc(n ? n : 1, sizeof(int));
