@@ -445,11 +445,15 @@ static bool swap_pays(struct mpte_ctx *ctx, const int *p, int np,
 	return d < 0;
 }
 
-/* The demand's shortest path under the current lengths, or -1. */
+/*
+ * The demand's shortest path under the current lengths, or -1; its length
+ * into *lo and the longest length of a path with flow into *hi (either may
+ * be NULL).
+ */
 static int shortest_held(const struct mpte_ctx *ctx,
-			 const struct mpte_dstate *s)
+			 const struct mpte_dstate *s, double *lo, double *hi)
 {
-	double bl = HUGE_VAL_D;
+	double bl = HUGE_VAL_D, bh = 0;
 	int p, best = -1;
 
 	for (p = 0; p < s->npaths; p++) {
@@ -460,7 +464,13 @@ static int shortest_held(const struct mpte_ctx *ctx,
 			bl = l;
 			best = p;
 		}
+		if (s->paths[p].flow > 0 && l > bh)
+			bh = l;
 	}
+	if (lo)
+		*lo = bl;
+	if (hi)
+		*hi = bh;
 	return best;
 }
 
@@ -555,7 +565,7 @@ static void update_demand(struct mpte_ctx *ctx, int di, const int *q, int n)
 	if (qi < 0)
 		qi = path_join(ctx, di, q, n);
 	if (qi < 0) {
-		qi = shortest_held(ctx, s);
+		qi = shortest_held(ctx, s, NULL, NULL);
 		if (qi < 0)
 			return;
 		q = s->paths[qi].arcs;
@@ -701,23 +711,12 @@ static void group_fewest_hops(struct mpte_ctx *ctx, const struct mpte_group *gr)
 static void balance_held(struct mpte_ctx *ctx, int di, int *buf)
 {
 	struct mpte_dstate *s = &ctx->st[di];
-	int r, p;
+	int r;
 
 	for (r = 0; r < BALANCE_MOVES && s->npaths > 1; r++) {
-		double lo = HUGE_VAL_D, hi = 0;
-		int best = -1;
+		double lo, hi;
+		int best = shortest_held(ctx, s, &lo, &hi);
 
-		for (p = 0; p < s->npaths; p++) {
-			double l = path_len(ctx->len, s->paths[p].arcs,
-					    s->paths[p].len);
-
-			if (l < lo) {
-				lo = l;
-				best = p;
-			}
-			if (s->paths[p].flow > 0 && l > hi)
-				hi = l;
-		}
 		if (best < 0 || hi <= lo * (1 + BALANCE_GAP))
 			return;
 		memcpy(buf, s->paths[best].arcs,
@@ -857,24 +856,17 @@ static int cut_to_max_paths(struct mpte_ctx *ctx)
 /* PHASE_HELD sweep: move flow among the paths each demand already has. */
 static void restricted_sweep(struct mpte_ctx *ctx, int *buf)
 {
-	int di, p;
+	int di;
 
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];
-		int best = 0;
-		double bl = HUGE_VAL_D;
+		int best;
 
 		if (!s->active || s->npaths < 2)
 			continue;
-		for (p = 0; p < s->npaths; p++) {
-			double l = path_len(ctx->len, s->paths[p].arcs,
-					    s->paths[p].len);
-
-			if (l < bl) {
-				bl = l;
-				best = p;
-			}
-		}
+		best = shortest_held(ctx, s, NULL, NULL);
+		if (best < 0)
+			continue;
 		memcpy(buf, s->paths[best].arcs,
 		       s->paths[best].len * sizeof(int));
 		update_demand(ctx, di, buf, s->paths[best].len);
