@@ -673,13 +673,56 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 	return get_rsvp(s, &c->rsvp, err, errlen);
 }
 
+/*
+ * smo.election_*: only where the registry is in etcd, the one place
+ * several controllers share; with SQLite there is one controller, which
+ * always leads, and a knob that does nothing is refused like a typo.
+ */
+static int get_election(struct json_object *s, struct agent_config *cfg,
+			char *err, int errlen)
+{
+	static const char *const keys[] = {
+		"election_key", "election_lease_s", NULL,
+	};
+	static const char srd_prefix[] = "/dmsc/srd/";	/* store_etcd.c's */
+	struct smo_config *c = &cfg->smo;
+	struct json_object *v;
+
+	for (const char *const *k = keys; *k; k++)
+		if (json_object_object_get_ex(s, *k, NULL) && !cfg->srd.etcd[0]) {
+			snprintf(err, errlen, "smo.%s: the election needs srd.store.etcd (with SQLite the one SMO always leads)",
+				 *k);
+			return -1;
+		}
+	if (json_object_object_get_ex(s, "election_lease_s", &v) &&
+	    get_uint(v, "smo.election_lease_s", 2, 3600, &c->election_lease_s,
+		     err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "election_key", &v)) {
+		if (get_str(v, "smo.election_key", c->election_key,
+			    sizeof(c->election_key), err, errlen))
+			return -1;
+		/* the registry's store reads everything under its prefix */
+		if (!strncmp(c->election_key, srd_prefix, strlen(srd_prefix))) {
+			snprintf(err, errlen, "smo.election_key: \"%s\" is under the registry's prefix %s",
+				 c->election_key, srd_prefix);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int get_smo(struct json_object *root, struct agent_config *cfg,
 		   char *err, int errlen)
 {
-	static const char *const keys[] = { "policies", NULL };
+	static const char *const keys[] = {
+		"policies", "election_key", "election_lease_s", NULL,
+	};
 	struct json_object *s;
 	int bad;
 
+	strcpy(cfg->smo.election_key, CONFIG_ELECTION_KEY);
+	cfg->smo.election_lease_s = CONFIG_ELECTION_LEASE_S;
 	s = section(root, "smo", keys, err, errlen, &bad);
 	if (!s)
 		return -bad;
@@ -689,7 +732,8 @@ static int get_smo(struct json_object *root, struct agent_config *cfg,
 	}
 	cfg->smo.set = true;
 	return get_path(s, "smo", "policies", cfg->smo.policies,
-			sizeof(cfg->smo.policies), false, err, errlen);
+			sizeof(cfg->smo.policies), false, err, errlen) ||
+	       get_election(s, cfg, err, errlen) ? -1 : 0;
 }
 
 static int get_control(struct json_object *root, struct agent_config *cfg,

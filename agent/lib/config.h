@@ -96,10 +96,18 @@ struct sr_config {
 	struct rsvp_config rsvp;
 };
 
-/* "smo": the orchestrator's policies (daemon/smo/smo_role.c). */
+#define CONFIG_ELECTION_KEY	"/dmsc/smo/leader"
+#define CONFIG_ELECTION_LEASE_S	5
+
+/*
+ * "smo": the orchestrator's policies (daemon/smo/smo_role.c), and its
+ * leader election when the store is etcd (daemon/srd/election.h).
+ */
 struct smo_config {
 	bool set;
 	char policies[CONFIG_PATH_MAX];	/* the policy file; "" = none */
+	char election_key[256];		/* etcd key of the seat */
+	unsigned int election_lease_s;	/* the leader's etcd lease */
 };
 
 struct agent_config {

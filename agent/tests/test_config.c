@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(46);
+	ktap_plan(55);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -34,6 +34,44 @@ int main(void)
 			 "\"smo\":{\"policies\":\"p.json\"}}") &&
 		   !strcmp(err, "smo.policies: \"p.json\" is not an absolute path"),
 		   "smo.policies: an absolute path");
+	/* the election: only with etcd, ranges and the key checked by name */
+#define SMO_ETCD(extra) "{\"node\":\"c\",\"roles\":[\"srd\",\"smo\"]," \
+	"\"tls\":{\"ca\":\"/a\",\"cert\":\"/b\",\"key\":\"/c\"}," \
+	"\"srd\":{\"listen\":\"127.0.0.1:1\",\"store\":{\"etcd\":\"http://127.0.0.1:2379\"}}," \
+	"\"smo\":{" extra "}}"
+	ktap_check(!parse(SMO_ETCD("")) &&
+		   !strcmp(cfg.smo.election_key, "/dmsc/smo/leader") &&
+		   cfg.smo.election_lease_s == 5,
+		   "smo election: defaults /dmsc/smo/leader, a lease of 5 s");
+	ktap_check(!parse(SMO_ETCD("\"election_key\":\"/x/leader\",\"election_lease_s\":2")) &&
+		   !strcmp(cfg.smo.election_key, "/x/leader") &&
+		   cfg.smo.election_lease_s == 2,
+		   "smo election: key and lease given");
+	ktap_check(parse(SMO_ETCD("\"election_lease_s\":1")) &&
+		   !strcmp(err, "smo.election_lease_s: must be 2..3600"),
+		   "smo.election_lease_s: below etcd's 2 s refused");
+	ktap_check(parse(SMO_ETCD("\"election_lease_s\":3601")) &&
+		   !strcmp(err, "smo.election_lease_s: must be 2..3600"),
+		   "smo.election_lease_s: above an hour refused");
+	ktap_check(parse(SMO_ETCD("\"election_lease_s\":2.5")) &&
+		   !strcmp(err, "smo.election_lease_s: expected an integer"),
+		   "smo.election_lease_s: not an integer");
+	ktap_check(parse(SMO_ETCD("\"election_key\":\"\"")) &&
+		   !strcmp(err, "smo.election_key: must be 1..255 characters"),
+		   "smo.election_key: empty refused");
+	ktap_check(parse(SMO_ETCD("\"election_key\":\"/dmsc/srd/leader\"")) &&
+		   !strcmp(err, "smo.election_key: \"/dmsc/srd/leader\" is under the registry's prefix /dmsc/srd/"),
+		   "smo.election_key: not under the registry's prefix");
+	ktap_check(parse(SMO_ETCD("\"election\":true")) &&
+		   !strcmp(err, "smo.election: unknown field"),
+		   "smo: an unknown field named");
+	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"srd\",\"smo\"],"
+			 "\"tls\":{\"ca\":\"/a\",\"cert\":\"/b\",\"key\":\"/c\"},"
+			 "\"srd\":{\"listen\":\"127.0.0.1:1\"},"
+			 "\"smo\":{\"election_lease_s\":5}}") &&
+		   !strncmp(err, "smo.election_lease_s: the election needs srd.store.etcd", 55),
+		   "smo.election_lease_s: refused with the SQLite store");
+#undef SMO_ETCD
 	ktap_check(parse("{\"roles\":[\"sr\"]}") &&
 		   !strcmp(err, "node: required"), "node required");
 	ktap_check(parse("{\"node\":\"a\",\"roles\":[\"sr\",\"foo\"]}") &&
