@@ -160,6 +160,25 @@ static void print_qos(struct json_object *d)
 		printf("no smo or sr role\n");
 }
 
+/* The smo's seat: elected through etcd, or the one SMO (SQLite). */
+static void print_election(struct json_object *smo)
+{
+	struct json_object *e, *v;
+
+	if (!json_object_object_get_ex(smo, "election", &e))
+		return;
+	if (!json_object_object_get_ex(e, "elected", &v) || !json_object_get_boolean(v)) {
+		printf("smo election none (one SMO: %s leads)\n", str(e, "leader"));
+		return;
+	}
+	printf("smo election %s leader %s key %s lease_s %s terms_won %s terms_lost %s errors %s withheld %s\n",
+	       str(e, "seat"), *str(e, "leader") ? str(e, "leader") : "none",
+	       str(e, "key"), str(e, "lease_s"), str(e, "terms_won"),
+	       str(e, "terms_lost"), str(e, "errors"), str(e, "withheld"));
+	if (*str(e, "last_error"))
+		printf("  last_error %s\n", str(e, "last_error"));
+}
+
 /* The text form: a line per item under the role that holds it. */
 static void print_text(const char *what, struct json_object *d)
 {
@@ -208,6 +227,7 @@ static void print_text(const char *what, struct json_object *d)
 			json_object_object_get_ex(role, "policies", &v);
 			printf("smo revision %s policies %zu pushes %s\n", str(role, "rev"),
 			       v ? json_object_array_length(v) : 0, str(role, "pushes"));
+			print_election(role);
 			for (size_t i = 0; v && i < json_object_array_length(v); i++) {
 				struct json_object *x = json_object_array_get_idx(v, i);
 

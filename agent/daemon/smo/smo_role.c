@@ -15,7 +15,14 @@
  * revision one more), whether or not its part changed, so that a gap in
  * revisions at an SR is a lost message and not another node's change.
  *
- * No leader election: one SMO per set of SRs (Documentation/agent.md).
+ * Where the registry is in etcd (srd.store.etcd), several controllers
+ * share it and their SMOs elect a leader (srd/election.h): a step every
+ * third of the lease on this loop, and only the leader pushes. A
+ * follower keeps its set and its revisions and pushes nothing; a new
+ * leader pushes its whole set ("full") to every SR it serves, which an
+ * SR takes whatever its revision, so that the SRs converge on the new
+ * leader's set. With SQLite there is one controller: it always leads.
+ *
  * Changes made at run time last until the agent restarts; then the
  * policy file is the set again.
  */
@@ -24,6 +31,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "election.h"
 #include "json_strict.h"
 #include "log.h"
 #include "msg_policy.h"
@@ -43,15 +51,49 @@ struct smo_role {
 	struct smo_peer *peers;
 	uint64_t pushes, applied, withdrawn;
 	struct smo_qos *qos;		/* the SRs' type-5 reports */
+	struct smo_election *el;	/* NULL: no etcd, we always lead */
 };
+
+enum smo_seat { SEAT_FOLLOWER, SEAT_LEADER, SEAT_UNKNOWN };
+
+static const char *const seat_names[] = { "follower", "leader", "unknown" };
+
+/* The SMO's side of the election: what the last step said, and counts. */
+struct smo_election {
+	struct election *el;
+	struct event *tick;
+	enum smo_seat seat;
+	char leader[64];		/* as the last step named it */
+	char error[160];		/* of the last step that failed */
+	bool owed;			/* a push withheld: the SRs lack a change */
+	int64_t since_ms;		/* the seat's last change */
+	uint64_t steps, won, lost, errors, withheld;
+};
+
+/*
+ * May this SMO push now? The last step must have said we lead, and our
+ * lease must not have run out since (election_leading() needs no etcd).
+ */
+static bool smo_leading(struct smo_role *r)
+{
+	return !r->el || (r->el->seat == SEAT_LEADER &&
+			  election_leading(r->el->el));
+}
 
 /* The policies of @node, in a push at the current revision. */
 static void push_one(struct smo_role *r, struct smo_peer *sp, bool full)
 {
 	const char *node = conn_peer(sp->c)->node;
 	struct msg_policy m = { .rev = r->rev, .full = full };
-	struct policy *mine = calloc(r->n ? r->n : 1, sizeof(*mine));
+	struct policy *mine;
 
+	/* the one gate: no push of any kind leaves a non-leader */
+	if (!smo_leading(r)) {
+		r->el->withheld++;
+		r->el->owed = true;
+		return;
+	}
+	mine = calloc(r->n ? r->n : 1, sizeof(*mine));
 	if (!mine)
 		return;
 	for (size_t i = 0; i < r->n; i++)
@@ -65,10 +107,139 @@ static void push_one(struct smo_role *r, struct smo_peer *sp, bool full)
 	free(mine);
 }
 
-static void push_all(struct smo_role *r)
+static void push_all(struct smo_role *r, bool full)
 {
 	for (struct smo_peer *sp = r->peers; sp; sp = sp->next)
-		push_one(r, sp, false);
+		push_one(r, sp, full);
+}
+
+static void seat_set(struct smo_role *r, enum smo_seat seat)
+{
+	struct smo_election *e = r->el;
+
+	if (seat == e->seat)
+		return;
+	e->lost += e->seat == SEAT_LEADER;
+	e->won += seat == SEAT_LEADER;
+	agent_log("smo: election: %s, was %s; leader %s%s%s", seat_names[seat],
+		  seat_names[e->seat], e->leader[0] ? e->leader : "none",
+		  seat == SEAT_UNKNOWN ? ": " : "",
+		  seat == SEAT_UNKNOWN ? e->error : "");
+	e->seat = seat;
+	e->since_ms = agent_now_ms();
+}
+
+/*
+ * A step every third of the lease (election.h). It blocks the loop for
+ * its etcd calls, each bounded by a quarter of the lease; a healthy etcd
+ * answers in a millisecond or two.
+ */
+static void on_elect(evutil_socket_t fd, short what, void *arg)
+{
+	struct smo_role *r = arg;
+	struct smo_election *e = r->el;
+	bool was = smo_leading(r);
+	char err[sizeof(e->error)];
+	int rc;
+
+	(void)fd;
+	(void)what;
+	rc = election_step(e->el, e->leader, sizeof(e->leader), err, sizeof(err));
+	e->steps++;
+	if (rc < 0) {
+		e->errors++;
+		snprintf(e->error, sizeof(e->error), "%s", err);
+	}
+	/* "unknown" stops the pushes as "follower" does: etcd may have moved on */
+	seat_set(r, rc < 0 ? SEAT_UNKNOWN : rc ? SEAT_LEADER : SEAT_FOLLOWER);
+	if (!smo_leading(r) || (was && !e->owed))
+		return;
+	/*
+	 * A new term, or a change withheld in this one: the whole set to
+	 * every SR. "full" is taken whatever the SR's revision, which may
+	 * be another leader's, higher than ours.
+	 */
+	e->owed = false;
+	agent_log("smo: leading: the whole set (revision %llu) to every SR",
+		  (unsigned long long)r->rev);
+	push_all(r, true);
+}
+
+/* Campaign at once, then every third of the lease. -1 (logged). */
+static int election_start(struct smo_role *r)
+{
+	const struct agent_config *cfg = &r->a->cfg;
+	struct timeval tv = {
+		.tv_sec = cfg->smo.election_lease_s / 3,
+		.tv_usec = cfg->smo.election_lease_s % 3 * 1000000 / 3,
+	};
+	struct smo_election *e = calloc(1, sizeof(*e));
+	char err[256];
+
+	if (!e)
+		return -1;
+	r->el = e;
+	e->seat = SEAT_UNKNOWN;
+	e->since_ms = agent_now_ms();
+	e->el = election_open(cfg->srd.etcd, cfg->smo.election_key, cfg->node,
+			      (int)cfg->smo.election_lease_s, err, sizeof(err));
+	e->tick = event_new(r->a->base, -1, EV_PERSIST, on_elect, r);
+	if (!e->el || !e->tick || evtimer_add(e->tick, &tv)) {
+		agent_log("smo: %s", e->el ? "election: no timer" : err);
+		return -1;
+	}
+	agent_log("smo: election on %s, key %s, lease %u s", cfg->srd.etcd,
+		  cfg->smo.election_key, cfg->smo.election_lease_s);
+	on_elect(-1, 0, r);
+	return 0;
+}
+
+/* Step down on a clean stop: the next SMO need not wait out our lease. */
+static void election_stop(struct smo_role *r)
+{
+	struct smo_election *e = r->el;
+
+	if (!e)
+		return;
+	if (e->tick)
+		event_free(e->tick);
+	if (e->el) {
+		if (e->seat == SEAT_LEADER)
+			agent_log("smo: election: resigning");
+		election_resign(e->el);
+		election_close(e->el);
+	}
+	free(e);
+	r->el = NULL;
+}
+
+static struct json_object *election_show(struct smo_role *r)
+{
+	struct json_object *o = json_object_new_object();
+	struct smo_election *e = r->el;
+
+	if (!e) {
+		/* SQLite: one controller, no election, always the leader */
+		json_object_object_add(o, "seat", json_object_new_string("leader"));
+		json_object_object_add(o, "leader", json_object_new_string(r->a->cfg.node));
+		json_object_object_add(o, "elected", json_object_new_boolean(0));
+		return o;
+	}
+	json_object_object_add(o, "seat", json_object_new_string(
+		smo_leading(r) ? "leader" : e->seat == SEAT_LEADER ?
+		"unknown" : seat_names[e->seat]));
+	json_object_object_add(o, "leader", json_object_new_string(e->leader));
+	json_object_object_add(o, "elected", json_object_new_boolean(1));
+	json_object_object_add(o, "key", json_object_new_string(r->a->cfg.smo.election_key));
+	json_object_object_add(o, "lease_s", json_object_new_uint64(r->a->cfg.smo.election_lease_s));
+	json_object_object_add(o, "seat_ms", json_object_new_int64(agent_now_ms() - e->since_ms));
+	json_object_object_add(o, "terms_won", json_object_new_uint64(e->won));
+	json_object_object_add(o, "terms_lost", json_object_new_uint64(e->lost));
+	json_object_object_add(o, "steps", json_object_new_uint64(e->steps));
+	json_object_object_add(o, "errors", json_object_new_uint64(e->errors));
+	json_object_object_add(o, "withheld", json_object_new_uint64(e->withheld));
+	json_object_object_add(o, "last_error", json_object_new_string(e->error));
+	return o;
 }
 
 void smo_role_peer_up(struct smo_role *r, struct conn *c)
@@ -160,7 +331,7 @@ int smo_role_apply(struct smo_role *r, struct json_object *doc, char *err,
 	r->applied += nin;
 	agent_log("smo: %zu policies applied, %zu in all, revision %llu", nin, n,
 		  (unsigned long long)r->rev);
-	push_all(r);
+	push_all(r, false);
 	return 0;
 }
 
@@ -181,7 +352,7 @@ int smo_role_withdraw(struct smo_role *r, const char *name, char *err,
 	r->withdrawn++;
 	agent_log("smo: policy %s withdrawn, revision %llu", name,
 		  (unsigned long long)r->rev);
-	push_all(r);
+	push_all(r, false);
 	return 0;
 }
 
@@ -213,6 +384,10 @@ struct smo_role *smo_role_start(struct agent *a)
 	}
 	agent_log("smo: %zu policies at revision %llu", r->n,
 		  (unsigned long long)r->rev);
+	if (a->cfg.srd.etcd[0] && election_start(r)) {
+		smo_role_stop(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -227,6 +402,7 @@ void smo_role_stop(struct smo_role *r)
 		r->peers = sp->next;
 		free(sp);
 	}
+	election_stop(r);
 	smo_qos_free(r->qos);
 	free(r->p);
 	free(r);
@@ -264,5 +440,6 @@ struct json_object *smo_role_show(struct smo_role *r)
 	json_object_object_add(o, "pushes", json_object_new_uint64(r->pushes));
 	json_object_object_add(o, "applied", json_object_new_uint64(r->applied));
 	json_object_object_add(o, "withdrawn", json_object_new_uint64(r->withdrawn));
+	json_object_object_add(o, "election", election_show(r));
 	return o;
 }
