@@ -9,7 +9,9 @@
  * within 3 heartbeats; what must be refused is refused, counted by reason
  * and not acted on; SIGHUP and SIGTERM. Last, figures: registrations per
  * second through the SRD over TLS, and the latency of a push to 2 and 10
- * SRs (in-process TLS clients), p50 and p99.
+ * SRs (in-process TLS clients), p50 and p99. Then two srd+smo agents on
+ * one etcd (skipped without Debian's etcd-server): only the elected SMO
+ * pushes, and when it is killed the other leads and the SRs take its set.
  *
  *   test_roles AGENT DMSC-PKI DMSC
  */
@@ -39,6 +41,7 @@
 #include "msg_reg.h"
 #include "routes_frame.h"
 #include "tls.h"
+#include "../srd/tests/etcd_cluster.h"
 #include "../../tests/ktap.h"
 
 #define HB_MS	400	/* the SRs' heartbeat: a lease of 1.2 s */
@@ -48,7 +51,7 @@ static const char *agent_bin, *pki_bin, *dmsc_bin;
 static int port;
 static pid_t pid_ctl, pid_n1, pid_n2;
 
-static int64_t now_ms(void)
+static int64_t mono_ms(void)
 {
 	struct timespec ts;
 
@@ -78,6 +81,20 @@ static int sh(const char *fmt, ...)
 
 /* --- agents ------------------------------------------------------------- */
 
+/* A port of loopback free now, for an SRD to listen on. */
+static int free_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	getsockname(fd, (struct sockaddr *)&sa, &l);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
 static void write_config(const char *node, const char *text)
 {
 	char p[256];
@@ -89,7 +106,8 @@ static void write_config(const char *node, const char *text)
 	fclose(f);
 }
 
-static void config_sr(const char *node)
+/* An sr agent of @node whose SRDs are @srds, the JSON array's items. */
+static void config_sr_to(const char *node, const char *srds)
 {
 	char t[2048];
 
@@ -97,11 +115,20 @@ static void config_sr(const char *node)
 		 "{ \"node\": \"%s\", \"roles\": [\"sr\"], \"control\": \"%s/%s.sock\",\n"
 		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/%s.crt\",\n"
 		 "           \"key\": \"%s/ca/%s.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
-		 "  \"sr\": { \"srd\": [ { \"node\": \"ctl\", \"address\": \"127.0.0.1:%d\" } ],\n"
+		 "  \"sr\": { \"srd\": [ %s ],\n"
 		 "          \"heartbeat_ms\": %d, \"kernel\": false, \"state\": \"%s/%s.state\" } }\n",
-		 node, dir, node, dir, dir, node, dir, node, dir, port, HB_MS,
+		 node, dir, node, dir, dir, node, dir, node, dir, srds, HB_MS,
 		 dir, node);
 	write_config(node, t);
+}
+
+static void config_sr(const char *node)
+{
+	char srds[128];
+
+	snprintf(srds, sizeof(srds), "{ \"node\": \"ctl\", \"address\": \"127.0.0.1:%d\" }",
+		 port);
+	config_sr_to(node, srds);
 }
 
 static void config_ctl(const char *extra)
@@ -261,9 +288,9 @@ static int reg(const char *node, const char *id, const char *sid)
 
 /* Wait up to @ms for @cond; true if it held. */
 #define WAIT(ms, cond) ({						\
-	int64_t _t = now_ms() + (ms);					\
+	int64_t _t = mono_ms() + (ms);					\
 	int _ok;							\
-	while (!(_ok = (cond)) && now_ms() < _t)			\
+	while (!(_ok = (cond)) && mono_ms() < _t)			\
 		usleep(20000);						\
 	_ok; })
 
@@ -492,9 +519,9 @@ static int has_seen(struct bsr *s) { return s->seen_us != 0; }
 
 static int spin(struct bsr *s, int n, int (*f)(struct bsr *), int ms)
 {
-	int64_t t = now_ms() + ms;
+	int64_t t = mono_ms() + ms;
 
-	while (!all(s, n, f) && now_ms() < t)
+	while (!all(s, n, f) && mono_ms() < t)
 		event_base_loop(base, EVLOOP_ONCE);
 	return all(s, n, f);
 }
@@ -728,9 +755,9 @@ static void f_policy(uint64_t rev, int full, const char *name, int id)
 
 static void pump(int ms)
 {
-	int64_t t = now_ms() + ms;
+	int64_t t = mono_ms() + ms;
 
-	while (now_ms() < t) {
+	while (mono_ms() < t) {
 		event_base_loop(base, EVLOOP_NONBLOCK);
 		usleep(5000);
 	}
@@ -771,8 +798,8 @@ static void sr_revisions(void)
 	config_sr("n3");
 	port = real_port;
 	pid = spawn("n3");
-	ok = ({ int64_t e = now_ms() + 20000;
-		while (!fake.up && now_ms() < e)
+	ok = ({ int64_t e = mono_ms() + 20000;
+		while (!fake.up && mono_ms() < e)
 			event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
 		fake.up; });
 	if (ok) {
@@ -868,8 +895,8 @@ static void sr_revisions(void)
 		fake_node = "fsr";
 		sh("sed -i 's/\"node\": \"ctl\"/\"node\": \"fsr\"/' %s/n3.json", dir);
 		pid = spawn("n3");
-		ok = ({ int64_t e = now_ms() + 20000;
-			while (!fake.up && now_ms() < e)
+		ok = ({ int64_t e = mono_ms() + 20000;
+			while (!fake.up && mono_ms() < e)
 				event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
 			fake.up; });
 		ok = ok && !sr_pol("n3", &rev, names, tuns, NULL, NULL) && rev == 8 &&
@@ -904,6 +931,208 @@ static void sr_revisions(void)
 	SSL_CTX_free(fake_ctx);
 }
 
+/* --- the SMO election on etcd -------------------------------------------- */
+
+#define LEASE_S		2	/* smo.election_lease_s: etcd's least */
+#define LEASE_MS	(LEASE_S * 1000)
+#define ELECTION_CASES	6
+
+static pid_t pid_sa, pid_sb, pid_e1, pid_e2;
+
+/* An srd+aam+smo agent of @node on the test's etcd, listening on @p. */
+static void config_smo(const char *node, int p)
+{
+	char t[2048];
+
+	snprintf(t, sizeof(t),
+		 "{ \"node\": \"%s\", \"roles\": [\"srd\", \"aam\", \"smo\"], \"control\": \"%s/%s.sock\",\n"
+		 "  \"smo\": { \"policies\": \"%s/%s.pol\", \"election_lease_s\": %d },\n"
+		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/%s.crt\",\n"
+		 "           \"key\": \"%s/ca/%s.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
+		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"etcd\": \"%s\" } } }\n",
+		 node, dir, node, dir, node, LEASE_S, dir, dir, node, dir, node, dir,
+		 p, cluster_endpoints);
+	write_config(node, t);
+}
+
+/* @node's smo election: @key's value as text into @out ("" if none). */
+static const char *el_get(const char *node, const char *key, char *out,
+			  size_t size)
+{
+	struct json_object *d = ask(node, "{\"show\":\"policies\"}");
+	struct json_object *e = path_get(path_get(d, "smo", NULL), "election", NULL);
+	struct json_object *v = path_get(e, key, NULL);
+
+	snprintf(out, size, "%s", v ? json_object_get_string(v) : "");
+	json_object_put(d);
+	return out;
+}
+
+static int seat_is(const char *node, const char *seat)
+{
+	char b[64];
+
+	return !strcmp(el_get(node, "seat", b, sizeof(b)), seat);
+}
+
+static uint64_t smo_counter(const char *node, const char *key)
+{
+	struct json_object *d = ask(node, "{\"show\":\"policies\"}");
+	uint64_t x = json_object_get_uint64(path_get(path_get(d, "smo", NULL), key, NULL));
+
+	json_object_put(d);
+	return x;
+}
+
+/* @node's SR holds exactly @names at revision @rev (0: any); its "full" count in @full. */
+static int sr_holds(const char *node, const char *names, uint64_t rev, uint64_t *full)
+{
+	char n[1024], t[256];
+	uint64_t r = 0, f = 0;
+
+	if (sr_pol(node, &r, n, t, "full", &f))
+		return 0;
+	if (full)
+		*full = f;
+	return !strcmp(n, names) && (!rev || r == rev);
+}
+
+static void election_skip(int from, const char *why)
+{
+	for (int k = from; k < ELECTION_CASES; k++)
+		printf("ok %d election case %d # SKIP %s\n", ++ktap_n, k + 1, why);
+}
+
+/*
+ * Two controllers, smoa and smob (srd+aam+smo, lease 2 s), on one etcd,
+ * with different policy files; e1 dials smoa first, e2 smob first. Only
+ * the leader pushes; smoa killed, smob leads within 2 leases and both
+ * SRs take its set; smob stopped cleanly resigns, and smoa's set (at a
+ * lower revision) replaces it at the SRs.
+ */
+static void election_cases(void)
+{
+	char pa1[1024], pa2[1024], pb1[1024], pb2[1024], srds[256], err[256];
+	char buf[1024], b1[64];
+	int port_a, port_b, ok, status;
+	uint64_t f1 = 0, f2 = 0, g1 = 0, g2 = 0;
+	int64_t t0, t_lead, t_set;
+
+	if (sh("command -v etcd >/dev/null")) {
+		election_skip(0, "no etcd (Debian's etcd-server)");
+		return;
+	}
+	ok = !cluster_up(err, sizeof(err));
+	ktap_check(ok, "election: a three-member etcd on loopback for two controllers");
+	if (!ok) {
+		printf("# %s\n", err);
+		election_skip(1, "no etcd cluster");
+		return;
+	}
+	port_a = free_port();
+	do
+		port_b = free_port();
+	while (port_b == port_a);
+	policy_text(pa1, sizeof(pa1), "pa1", "e1", 300, 1);
+	policy_text(pa2, sizeof(pa2), "pa2", "e2", 301, 1);
+	policy_text(pb1, sizeof(pb1), "pb1", "e1", 310, 1);
+	policy_text(pb2, sizeof(pb2), "pb2", "e2", 311, 1);
+	write_policies("smoa.pol", pa1, pa2);
+	write_policies("smob.pol", pb1, pb2);
+	config_smo("smoa", port_a);
+	config_smo("smob", port_b);
+	snprintf(srds, sizeof(srds),
+		 "{ \"node\": \"smoa\", \"address\": \"127.0.0.1:%d\" }, "
+		 "{ \"node\": \"smob\", \"address\": \"127.0.0.1:%d\" }", port_a, port_b);
+	config_sr_to("e1", srds);
+	snprintf(srds, sizeof(srds),
+		 "{ \"node\": \"smob\", \"address\": \"127.0.0.1:%d\" }, "
+		 "{ \"node\": \"smoa\", \"address\": \"127.0.0.1:%d\" }", port_b, port_a);
+	config_sr_to("e2", srds);
+
+	/* smoa first: it takes the empty seat; smob finds it taken */
+	pid_sa = spawn("smoa");
+	ok = WAIT(15000, seat_is("smoa", "leader"));
+	pid_sb = spawn("smob");
+	ok = ok && WAIT(15000, seat_is("smob", "follower") &&
+			!strcmp(el_get("smob", "leader", b1, sizeof(b1)), "smoa"));
+	snprintf(buf, sizeof(buf),
+		 "%s agent socket %s/smob.sock show policies | grep -q '^smo election follower leader smoa key /dmsc/smo/leader lease_s 2 terms_won 0 ' && "
+		 "%s -j agent socket %s/smob.sock show policies | grep -q '\"seat\":\"follower\",\"leader\":\"smoa\"'",
+		 dmsc_bin, dir, dmsc_bin, dir);
+	ok = ok && !sh("%s", buf);
+	ktap_check(ok, "election: smoa leads, smob follows naming it (dmsc agent show policies, text and -j)");
+
+	/*
+	 * e1 at the leader gets its set; e2 at the follower nothing, not
+	 * even after a change at smob and a whole lease.
+	 */
+	pid_e1 = spawn("e1");
+	pid_e2 = spawn("e2");
+	ok = WAIT(15000, sr_holds("e1", "pa1", 1, NULL) && ({
+		struct json_object *d = ask("smob", "{\"show\":\"peers\"}");
+		struct json_object *p = path_get(path_get(d, "srd", NULL), "peers", NULL);
+		int k = arr_len(p) == 1 && json_object_get_boolean(
+			path_get(json_object_array_get_idx(p, 0), "synced", NULL));
+
+		json_object_put(d);
+		k; }));
+	policy_text(pb1, sizeof(pb1), "pb3", "e2", 312, 1);
+	write_policies("apply-b.json", pb1, NULL);
+	ok = ok && !sh("%s agent socket %s/smob.sock policy apply %s/apply-b.json",
+		       dmsc_bin, dir, dir);
+	usleep(LEASE_MS * 1000);
+	ok = ok && sr_holds("e2", "", 0, NULL) && sr_holds("e1", "pa1", 1, NULL) &&
+	     smo_counter("smob", "pushes") == 0 && smo_counter("smob", "rev") == 2 &&
+	     strtoull(el_get("smob", "withheld", b1, sizeof(b1)), NULL, 10) >= 2 &&
+	     smo_counter("smoa", "pushes") >= 1;
+	ktap_check(ok, "election: only the leader pushes: e1 (at smoa) holds pa1; e2 (at the follower smob) nothing after smob's revision 2 and a lease");
+	if (!ok)
+		printf("# smob pushes %llu withheld %s\n",
+		       (unsigned long long)smo_counter("smob", "pushes"),
+		       el_get("smob", "withheld", b1, sizeof(b1)));
+
+	/* the leader dies: smob leads; e1 fails over to it, e2 is there */
+	sr_holds("e1", "pa1", 0, &f1);
+	sr_holds("e2", "", 0, &f2);
+	stop(&pid_sa);
+	t0 = mono_ms();
+	ok = WAIT(4 * LEASE_MS, seat_is("smob", "leader"));
+	t_lead = mono_ms() - t0;
+	ok = ok && WAIT(4 * LEASE_MS, sr_holds("e1", "pb1", 2, &g1) &&
+			sr_holds("e2", "pb2,pb3", 2, &g2));
+	t_set = mono_ms() - t0;
+	printf("# smoa killed (SIGKILL): smob led after %lld ms, e1 and e2 held its set after %lld ms (lease %d s)\n",
+	       (long long)t_lead, (long long)t_set, LEASE_S);
+	ktap_check(t_lead <= 2 * LEASE_MS && seat_is("smob", "leader") &&
+		   !strcmp(el_get("smob", "terms_won", b1, sizeof(b1)), "1"),
+		   "election: the leader killed: the follower leads within 2 leases");
+	ktap_check(ok && t_set <= 2 * LEASE_MS && g1 > f1 && g2 > f2,
+		   "election: both SRs take the new leader's whole set (full) at its revision 2 within 2 leases");
+
+	/* a clean stop resigns: smoa (back, following) leads within a lease */
+	pid_sa = spawn("smoa");
+	ok = WAIT(15000, seat_is("smoa", "follower"));
+	sr_holds("e1", "pb1", 0, &f1);
+	kill(pid_sb, SIGTERM);
+	waitpid(pid_sb, &status, 0);
+	pid_sb = 0;
+	t0 = mono_ms();
+	ok = ok && WAIT(4 * LEASE_MS, seat_is("smoa", "leader"));
+	t_lead = mono_ms() - t0;
+	ok = ok && WAIT(4 * LEASE_MS, sr_holds("e1", "pa1", 1, &g1) &&
+			sr_holds("e2", "pa2", 1, NULL));
+	printf("# smob stopped (SIGTERM): smoa led after %lld ms\n", (long long)t_lead);
+	snprintf(buf, sizeof(buf), "grep -q 'smo: election: resigning' %s/smob.log", dir);
+	ok = ok && t_lead <= LEASE_MS && !sh("%s", buf) && g1 > f1;
+	ktap_check(ok, "election: the leader stopped (SIGTERM) resigns: the other leads within a lease; the SRs at revision 2 take its full set at revision 1");
+
+	stop(&pid_e1);
+	stop(&pid_e2);
+	stop(&pid_sa);
+	cluster_down();
+}
+
 /* --- the cases ------------------------------------------------------------ */
 
 static void dump_logs(void)
@@ -927,7 +1156,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(29);
+	ktap_plan(29 + ELECTION_CASES);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -935,6 +1164,8 @@ int main(int argc, char **argv)
 		 " $p -d $d/ca node fsr --roles sr;"
 		 " for n in n1 n2 n3; do $p -d $d/ca node $n --roles sr; done;"
 		 " $p -d $d/ca node smo1 --roles smo;"
+		 " for n in smoa smob; do $p -d $d/ca node $n --roles srd,aam,smo; done;"
+		 " for n in e1 e2; do $p -d $d/ca node $n --roles sr; done;"
 		 " $p -d $d/ca node old --roles sr --expired;"
 		 " $p -d $d/ca node gone --roles sr; $p -d $d/ca revoke gone;"
 		 " for i in 0 1 2 3 4 5 6 7 8 9; do $p -d $d/ca node b$i --roles sr; done;"
@@ -943,18 +1174,7 @@ int main(int argc, char **argv)
 	ktap_check(ok, "dmsc-pki made the CA and the node certificates");
 	if (!ok)
 		return ktap_finish();
-	{
-		/* a free port for the SRD */
-		struct sockaddr_in sa = { .sin_family = AF_INET,
-					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		socklen_t l = sizeof(sa);
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-		bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-		getsockname(fd, (struct sockaddr *)&sa, &l);
-		port = ntohs(sa.sin_port);
-		close(fd);
-	}
+	port = free_port();
 	{
 		char a[1024], b[1024];
 
@@ -1087,9 +1307,9 @@ int main(int argc, char **argv)
 	/* n2's restart may have outlasted its lease: count from here */
 	expired0 = srd_expired();
 	stop(&pid_n1);
-	t = now_ms();
+	t = mono_ms();
 	ok = ok && WAIT(5000, sr_routes("n2", &rev, NULL, NULL) == 1);
-	t = now_ms() - t;
+	t = mono_ms() - t;
 	printf("# n1 killed: its 3 instances withdrawn at n2 after %lld ms (heartbeat %d ms)\n",
 	       (long long)t, HB_MS);
 	/* 3 heartbeats, the SRD's 100 ms expiry check, 200 ms for this poll */
@@ -1307,6 +1527,7 @@ int main(int argc, char **argv)
 	ktap_check(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && access(buf, F_OK),
 		   "SIGTERM: the srd stops, dies of the signal, its control socket gone");
 	stop(&pid_n2);
+	election_cases();
 	if (ktap_failed)
 		dump_logs();
 	else
