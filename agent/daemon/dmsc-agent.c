@@ -8,7 +8,7 @@
  *   aam  its policy table is lib/net/policy.c, which every role applies
  *        to every message it receives: nothing to run on its own yet;
  *   smo  the policies pushed to the SRs (smo/smo_role.c), over the srd
- *        role's connections;
+ *        role's connections, by the elected leader on etcd;
  *   mg   not yet (issue 11): said so in the log.
  *
  * Under systemd (Type=notify) it says READY=1 once its roles are running:

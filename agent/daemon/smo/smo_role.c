@@ -139,17 +139,23 @@ static void on_elect(evutil_socket_t fd, short what, void *arg)
 	struct smo_role *r = arg;
 	struct smo_election *e = r->el;
 	bool was = smo_leading(r);
-	char err[sizeof(e->error)];
+	char err[sizeof(e->error)], before[sizeof(e->leader)];
 	int rc;
 
 	(void)fd;
 	(void)what;
+	memcpy(before, e->leader, sizeof(before));
 	rc = election_step(e->el, e->leader, sizeof(e->leader), err, sizeof(err));
 	e->steps++;
 	if (rc < 0) {
 		e->errors++;
 		snprintf(e->error, sizeof(e->error), "%s", err);
 	}
+	/* a follower's leader changed: whose set the SRs now get */
+	if (rc == 0 && e->seat == SEAT_FOLLOWER && strcmp(before, e->leader))
+		agent_log("smo: election: follower; leader %s, was %s",
+			  e->leader[0] ? e->leader : "none",
+			  before[0] ? before : "none");
 	/* "unknown" stops the pushes as "follower" does: etcd may have moved on */
 	seat_set(r, rc < 0 ? SEAT_UNKNOWN : rc ? SEAT_LEADER : SEAT_FOLLOWER);
 	if (!smo_leading(r) || (was && !e->owed))
