@@ -259,6 +259,12 @@ static void print_text(const char *what, struct json_object *d)
 	}
 	if (json_object_object_get_ex(d, "srd", &role)) {
 		printf("srd revision %s\n", str(role, "revision"));
+		if (json_object_object_get_ex(role, "digests", &v))
+			printf("srd pushes %s full_tables %s digests %s matched %s mismatched %s deferred %s\n",
+			       str(role, "pushes"), str(role, "full_tables"),
+			       str(role, "digests"), str(role, "digests_matched"),
+			       str(role, "digest_mismatches"),
+			       str(role, "digests_deferred"));
 		if (json_object_object_get_ex(role, "instances", &v))
 			print_instances(v);
 		if (json_object_object_get_ex(role, "peers", &v))
@@ -272,9 +278,10 @@ static void print_text(const char *what, struct json_object *d)
 	}
 	if (json_object_object_get_ex(d, "sr", &role)) {
 		if (json_object_object_get_ex(role, "routes", &v)) {
-			printf("sr revision %s full %s increments %s gaps %s\n",
+			printf("sr revision %s full %s increments %s gaps %s digests %s\n",
 			       str(role, "revision"), str(role, "full_tables"),
-			       str(role, "increments"), str(role, "gaps"));
+			       str(role, "increments"), str(role, "gaps"),
+			       str(role, "digests_sent"));
 			print_instances(v);
 		}
 		if (json_object_object_get_ex(role, "local", &v)) {

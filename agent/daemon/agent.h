@@ -76,6 +76,10 @@ int sr_role_register(struct sr_role *r, const struct msg_instance *i,
 		     char *err, size_t errlen);
 int sr_role_deregister(struct sr_role *r, const char *id, char *err,
 		       size_t errlen);
+#ifdef DMSC_TEST_HOOKS
+/* Only in the test build (daemon/tests/dmsc-agent-san): ctl's test_drop_route. */
+int sr_role_test_drop_route(struct sr_role *r, const char *id);
+#endif
 
 /* smo: the policies (smo/smo_role.c), pushed over the srd's SR connections. */
 struct smo_role *smo_role_start(struct agent *a);

@@ -165,6 +165,15 @@ static struct json_object *handle(struct agent *a, const char *line, size_t len)
 			resp = fail("deregister: %s", err);
 		else
 			resp = ok(json_object_new_string(json_object_get_string(v)));
+#ifdef DMSC_TEST_HOOKS
+	} else if (json_object_object_get_ex(req, "test_drop_route", &v)) {
+		/* the test build only: a route lost behind the SRD's back */
+		if (!a->sr || !json_object_is_type(v, json_type_string) ||
+		    sr_role_test_drop_route(a->sr, json_object_get_string(v)))
+			resp = fail("test_drop_route: %s", "no such route");
+		else
+			resp = ok(json_object_new_string(json_object_get_string(v)));
+#endif
 	} else if (json_object_object_get_ex(req, "policy_apply", &v)) {
 		if (!a->smo)
 			resp = fail("policy apply: %s runs no smo role", a->cfg.node);

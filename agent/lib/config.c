@@ -606,7 +606,8 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 		  char *err, int errlen)
 {
 	static const char *const keys[] = {
-		"srd", "heartbeat_ms", "state", "kernel", "rsvp", NULL,
+		"srd", "heartbeat_ms", "digest_interval_ms", "state", "kernel",
+		"rsvp", NULL,
 	};
 	static const char *const srd_keys[] = { "node", "address", NULL };
 	struct sr_config *c = &cfg->sr;
@@ -615,6 +616,7 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 	int bad;
 
 	c->heartbeat_ms = CONFIG_HEARTBEAT_MS;
+	c->digest_interval_ms = CONFIG_DIGEST_MS;
 	c->kernel = true;
 	s = section(root, "sr", keys, err, errlen, &bad);
 	if (!s)
@@ -660,6 +662,16 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 	    get_uint(v, "sr.heartbeat_ms", 100, 600000, &c->heartbeat_ms, err,
 		     errlen))
 		return -1;
+	if (json_object_object_get_ex(s, "digest_interval_ms", &v)) {
+		if (get_uint(v, "sr.digest_interval_ms", 0, 3600000,
+			     &c->digest_interval_ms, err, errlen))
+			return -1;
+		if (c->digest_interval_ms && c->digest_interval_ms < 100) {
+			snprintf(err, errlen, "sr.digest_interval_ms: %u is neither 0 (none) nor 100..3600000",
+				 c->digest_interval_ms);
+			return -1;
+		}
+	}
 	if (get_path(s, "sr", "state", c->state, sizeof(c->state), false, err,
 		     errlen))
 		return -1;

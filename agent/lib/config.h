@@ -45,6 +45,7 @@ struct telemetry_config {
 #define CONFIG_SR_SRDS		4
 #define CONFIG_HEARTBEAT_MS	1000
 #define CONFIG_FULL_MS		30000
+#define CONFIG_DIGEST_MS	30000
 
 /* "tls": this node's certificate for the agents' mutual TLS. */
 struct tls_files {
@@ -91,6 +92,7 @@ struct sr_config {
 		char address[128];
 	} srd[CONFIG_SR_SRDS];
 	unsigned int heartbeat_ms;	/* renewal of this node's MIs */
+	unsigned int digest_interval_ms; /* its table's digest to the SRD; 0 = none */
 	char state[CONFIG_PATH_MAX];	/* "" = none */
 	bool kernel;			/* program the dmsc module (default) */
 	struct rsvp_config rsvp;

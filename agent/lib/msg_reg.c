@@ -4,13 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "msg_reg.h"
 
 static const char *const op_names[] = {
 	[REG_REGISTER] = "register", [REG_RENEW] = "renew",
 	[REG_DEREGISTER] = "deregister", [REG_SYNC] = "sync",
+	[REG_DIGEST] = "digest",
 };
-static const char *const reg_keys[] = { "op", "instance", "id", "since", NULL };
+static const char *const reg_keys[] = {
+	"op", "instance", "id", "since", "rev", "sha256", NULL,
+};
 static const char *const inst_keys[] = {
 	"id", "node", "sid", "prefix", "rtype", "capability", "state",
 	"ttl_ms", NULL,
@@ -21,7 +26,61 @@ static const char *const routes_keys[] = {
 
 const char *msg_reg_op_name(enum reg_op op)
 {
-	return op <= REG_SYNC ? op_names[op] : "?";
+	return op <= REG_DIGEST ? op_names[op] : "?";
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp((*(const struct msg_instance *const *)a)->id,
+		      (*(const struct msg_instance *const *)b)->id);
+}
+
+int msg_routes_digest(const struct msg_instance *routes, size_t n,
+		      char hex[MSG_DIGEST_HEX])
+{
+	const struct msg_instance **v = malloc((n + 1) * sizeof(*v));
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	int ok;
+
+	ok = v && ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	for (size_t i = 0; ok && i < n; i++)
+		v[i] = &routes[i];
+	if (ok && n)
+		qsort(v, n, sizeof(*v), by_id);
+	for (size_t i = 0; ok && i < n; i++) {
+		const struct msg_instance *x = v[i];
+		char cap[16], ttl[16];
+		const char *f[] = { x->id, x->node, x->sid, x->prefix, x->rtype,
+				    cap, x->state, ttl };
+
+		snprintf(cap, sizeof(cap), "%u", x->capability);
+		snprintf(ttl, sizeof(ttl), "%u", x->ttl_ms);
+		for (size_t k = 0; ok && k < sizeof(f) / sizeof(*f); k++)
+			ok = EVP_DigestUpdate(ctx, f[k], strlen(f[k]) + 1);
+	}
+	ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
+	for (unsigned int i = 0; ok && i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	EVP_MD_CTX_free(ctx);
+	free(v);
+	return ok ? 0 : -1;
+}
+
+/* "sha256": 64 lowercase hex digits. */
+static int get_sha256(struct json_object *root, char out[MSG_DIGEST_HEX],
+		      char *err, size_t errlen)
+{
+	if (msg_get_string(root, "", "sha256", out, MSG_DIGEST_HEX, err, errlen))
+		return -1;
+	if (strlen(out) != MSG_DIGEST_HEX - 1 ||
+	    strspn(out, "0123456789abcdef") != MSG_DIGEST_HEX - 1) {
+		snprintf(err, errlen, "sha256: expected %d lowercase hex digits",
+			 MSG_DIGEST_HEX - 1);
+		return -1;
+	}
+	return 0;
 }
 
 /* An instance as types 1 and 2 carry it; the sr role shows it the same. */
@@ -75,16 +134,24 @@ static int reg_encode(struct json_object *root, const void *body, char *err,
 {
 	const struct msg_reg *r = body;
 
-	if (r->op > REG_SYNC) {
+	if (r->op > REG_DIGEST) {
 		snprintf(err, errlen, "op: %d is no operation", (int)r->op);
 		return -1;
 	}
 	json_object_object_add(root, "op", json_object_new_string(op_names[r->op]));
-	if (r->op == REG_REGISTER)
+	if (r->op == REG_REGISTER) {
 		json_object_object_add(root, "instance", msg_instance_json(&r->inst));
-	else if (r->op == REG_SYNC)
+	} else if (r->op == REG_SYNC) {
 		json_object_object_add(root, "since", json_object_new_uint64(r->since));
-	else
+	} else if (r->op == REG_DIGEST) {
+		if (strlen(r->sha256) != MSG_DIGEST_HEX - 1) {
+			snprintf(err, errlen, "sha256: expected %d hex digits",
+				 MSG_DIGEST_HEX - 1);
+			return -1;
+		}
+		json_object_object_add(root, "rev", json_object_new_uint64(r->rev));
+		json_object_object_add(root, "sha256", json_object_new_string(r->sha256));
+	} else
 		json_object_object_add(root, "id", json_object_new_string(r->id));
 	return 0;
 }
@@ -92,10 +159,11 @@ static int reg_encode(struct json_object *root, const void *body, char *err,
 static int reg_decode(struct json_object *root, void *body, char *err,
 		      size_t errlen)
 {
-	/* the one key each op takes, besides "op" */
-	static const char *const op_key[] = {
-		[REG_REGISTER] = "instance", [REG_RENEW] = "id",
-		[REG_DEREGISTER] = "id", [REG_SYNC] = "since",
+	/* the keys each op takes, besides "op" */
+	static const char *const op_keys[][3] = {
+		[REG_REGISTER] = { "instance" }, [REG_RENEW] = { "id" },
+		[REG_DEREGISTER] = { "id" }, [REG_SYNC] = { "since" },
+		[REG_DIGEST] = { "rev", "sha256" },
 	};
 	struct msg_reg *r = body;
 	struct json_object *o;
@@ -104,16 +172,17 @@ static int reg_decode(struct json_object *root, void *body, char *err,
 
 	if (msg_get_string(root, "", "op", op, sizeof(op), err, errlen))
 		return -1;
-	while (n <= REG_SYNC && strcmp(op, op_names[n]))
+	while (n <= REG_DIGEST && strcmp(op, op_names[n]))
 		n++;
-	if (n > REG_SYNC) {
-		snprintf(err, errlen, "op: \"%s\" is not register, renew, deregister or sync",
+	if (n > REG_DIGEST) {
+		snprintf(err, errlen, "op: \"%s\" is not register, renew, deregister, sync or digest",
 			 op);
 		return -1;
 	}
 	r->op = (enum reg_op)n;
 	for (size_t k = 1; reg_keys[k]; k++)
-		if (strcmp(reg_keys[k], op_key[n]) &&
+		if ((!op_keys[n][0] || strcmp(reg_keys[k], op_keys[n][0])) &&
+		    (!op_keys[n][1] || strcmp(reg_keys[k], op_keys[n][1])) &&
 		    json_object_object_get_ex(root, reg_keys[k], NULL)) {
 			snprintf(err, errlen, "%s: not a field of op %s",
 				 reg_keys[k], op);
@@ -126,6 +195,10 @@ static int reg_decode(struct json_object *root, void *body, char *err,
 	case REG_SYNC:
 		return msg_get_u64(root, "", "since", UINT64_MAX, &r->since,
 				   err, errlen);
+	case REG_DIGEST:
+		return msg_get_u64(root, "", "rev", UINT64_MAX, &r->rev, err,
+				   errlen) ||
+		       get_sha256(root, r->sha256, err, errlen) ? -1 : 0;
 	default:
 		return msg_get_string(root, "", "id", r->id, sizeof(r->id), err,
 				      errlen);

@@ -12,6 +12,10 @@
  *   renew       "id"        (a heartbeat: the lease starts again)
  *   deregister  "id"
  *   sync        "since"     (the SR's revision: send me the full table)
+ *   digest      "rev", "sha256"  (anti-entropy: the SR's revision and the
+ *                             digest of its table, msg_routes_digest();
+ *                             the SRD sends the full table only if it
+ *                             differs)
  * and no other key: "id" with register is refused, as is "instance"
  * with renew.
  *
@@ -53,13 +57,18 @@ struct msg_instance {
 	uint32_t ttl_ms;
 };
 
-enum reg_op { REG_REGISTER, REG_RENEW, REG_DEREGISTER, REG_SYNC };
+enum reg_op { REG_REGISTER, REG_RENEW, REG_DEREGISTER, REG_SYNC, REG_DIGEST };
+
+/* A table's SHA-256 in lowercase hex, with the NUL. */
+#define MSG_DIGEST_HEX	65
 
 struct msg_reg {
 	enum reg_op op;
 	struct msg_instance inst;	/* register */
 	char id[MSG_ID_MAX];		/* renew, deregister */
 	uint64_t since;			/* sync */
+	uint64_t rev;			/* digest: the SR's revision */
+	char sha256[MSG_DIGEST_HEX];	/* digest: of its table at rev */
 };
 
 struct msg_routes {
@@ -78,5 +87,16 @@ const char *msg_reg_op_name(enum reg_op op);
 struct json_object;
 /* An instance as JSON, in the form types 1 and 2 carry it. */
 struct json_object *msg_instance_json(const struct msg_instance *i);
+
+/*
+ * The digest of a route table, the same at both ends whatever the order
+ * of @routes: SHA-256 (OpenSSL's EVP) over the instances sorted by id
+ * (ids are unique in a table), each as its eight fields in the order of
+ * struct msg_instance, every one a NUL-terminated string (capability and
+ * ttl_ms in decimal). An empty table is SHA-256 of nothing. Into @hex,
+ * lowercase; 0, or -1 if out of memory or OpenSSL fails.
+ */
+int msg_routes_digest(const struct msg_instance *routes, size_t n,
+		      char hex[MSG_DIGEST_HEX]);
 
 #endif /* DMSC_MSG_REG_H */

@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(55);
+	ktap_plan(56);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -166,7 +166,15 @@ int main(void)
 		   cfg.sr.nsrd == 2 && !strcmp(cfg.sr.srd[1].node, "d") && cfg.sr.heartbeat_ms == 250 &&
 		   !cfg.sr.kernel && !strcmp(cfg.sr.state, "/var/s.json"), "sr with two SRDs");
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\"]}") && cfg.sr.kernel &&
-		   cfg.sr.heartbeat_ms == 1000 && !cfg.sr.nsrd, "sr defaults");
+		   cfg.sr.heartbeat_ms == 1000 && !cfg.sr.nsrd &&
+		   cfg.sr.digest_interval_ms == 30000, "sr defaults");
+	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\"],\"sr\":{\"digest_interval_ms\":0}}") &&
+		   !cfg.sr.digest_interval_ms &&
+		   !parse("{\"node\":\"pe1\",\"roles\":[\"sr\"],\"sr\":{\"digest_interval_ms\":100}}") &&
+		   cfg.sr.digest_interval_ms == 100 &&
+		   parse("{\"node\":\"pe1\",\"roles\":[\"sr\"],\"sr\":{\"digest_interval_ms\":99}}") &&
+		   !strcmp(err, "sr.digest_interval_ms: 99 is neither 0 (none) nor 100..3600000"),
+		   "sr.digest_interval_ms: 0 (none) or 100..3,600,000");
 	ktap_check(parse("{\"node\":\"pe1\",\"roles\":[\"sr\"]," TLS ",\"sr\":{\"srd\":[{\"node\":\"c\"}]}}") &&
 		   !strcmp(err, "sr.srd[0].address: required"), "sr.srd address required, by index");
 	ktap_check(parse("{\"node\":\"pe1\",\"roles\":[\"aam\"],\"sr\":{}}") &&

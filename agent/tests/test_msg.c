@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the messages between agents: framing, the strict JSON
- * reader and type 5 (msg.c, json_strict.c, msg_qos.c). Each refused input
+ * reader, type 5 (msg.c, json_strict.c, msg_qos.c) and type 1's anti-entropy
+ * digest (msg_reg.c). Each refused input
  * is a valid report with one thing changed, and the error must name the
  * field.
  */
@@ -11,6 +12,7 @@
 #include "msg.h"
 #include "json_strict.h"
 #include "msg_qos.h"
+#include "msg_reg.h"
 #include "tests/ktap.h"
 
 static char err[256];
@@ -147,6 +149,83 @@ static int roundtrip(void)
 	return ok;
 }
 
+/* --- type 1 "digest" and the table digest (msg_reg.c) -------------------- */
+
+#define DG "c285aeb01bd66a64524103b83be06e93b51d727c406108906626ea56f3c5ab34"
+#define DIGEST(x) "{\"version\":1,\"type\":1,\"node\":\"pe1\",\"seq\":3,\"op\":\"digest\"" x "}"
+
+static void digest_cases(void)
+{
+	struct msg_instance t[3] = {
+		{ "mi-b1", "pe2", "fc00:2::b1", "fc00:b1::/64", "cpu", 4294967295u,
+		  "faulted", 100 },
+		{ "mi-a1", "pe1", "fc00:1::a1", "fc00:a1::/64", "gpu", 100, "active",
+		  3000 },
+	};
+	char a[MSG_DIGEST_HEX], b[MSG_DIGEST_HEX], c[MSG_DIGEST_HEX], *frame;
+	struct msg_reg g = { .op = REG_DIGEST, .rev = 42 };
+	struct msg m = { .type = &msg_reg_type, .node = "pe1", .seq = 3, .body = &g };
+	struct msg back;
+	size_t len;
+	int ok;
+
+	/*
+	 * The value computed apart (Python's hashlib over the canonical
+	 * encoding of registry.md), whatever the order of the table.
+	 */
+	ok = !msg_routes_digest(t, 2, a) && !strcmp(a, DG);
+	t[2] = t[0];
+	ok = ok && !msg_routes_digest(t + 1, 2, b) && !strcmp(a, b);
+	ktap_check(ok, "digest: SHA-256 of the entries sorted by id, the value computed apart, any order");
+	if (!ok)
+		printf("# %s\n# %s\n", a, b);
+	ok = !msg_routes_digest(t, 0, c) &&
+	     !strcmp(c, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	t[1].ttl_ms = 3001;
+	ok = ok && !msg_routes_digest(t, 2, b) && strcmp(a, b);
+	t[1].ttl_ms = 3000;
+	strcpy(t[1].sid, "fc00:1::a2");
+	ok = ok && !msg_routes_digest(t, 2, c) && strcmp(a, c) && strcmp(b, c);
+	/* a field's end is part of it: "ab"+"c" is not "a"+"bc" */
+	strcpy(t[1].sid, "fc00:1::a1");
+	strcpy(t[1].node, "pe1f");
+	strcpy(t[1].sid, "c00:1::a1");
+	ok = ok && !msg_routes_digest(t, 2, c) && strcmp(a, c);
+	ktap_check(ok, "digest: the empty table is SHA-256 of nothing; a changed ttl, sid or field boundary changes it");
+
+	memcpy(g.sha256, DG, sizeof(DG));
+	ok = !msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+	     !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err, sizeof(err));
+	ok = ok && ((struct msg_reg *)back.body)->op == REG_DIGEST &&
+	     ((struct msg_reg *)back.body)->rev == 42 &&
+	     !strcmp(((struct msg_reg *)back.body)->sha256, DG) &&
+	     strstr(frame + MSG_HDR_LEN, "\"op\":\"digest\",\"rev\":42,\"sha256\":\"" DG "\"");
+	if (ok)
+		msg_free(&back);
+	free(ok ? frame : NULL);
+	ktap_check(ok, "type 1 digest: encoded as {op, rev, sha256} and decoded back");
+	ktap_check(starts(decode_text(DIGEST(",\"rev\":1")), "sha256: required") &&
+		   starts(decode_text(DIGEST(",\"sha256\":\"" DG "\"")), "rev: required"),
+		   "type 1 digest: rev and sha256 required");
+	ktap_check(starts(decode_text(DIGEST(",\"rev\":1,\"sha256\":\"" DG "0\"")),
+			  "sha256: must be 1..64 bytes") &&
+		   starts(decode_text(DIGEST(",\"rev\":1,\"sha256\":\"C285aeb01bd66a64524103b83be06e93b51d727c406108906626ea56f3c5ab34\"")),
+			  "sha256: expected 64 lowercase hex digits") &&
+		   starts(decode_text(DIGEST(",\"rev\":1,\"sha256\":\"c285\"")),
+			  "sha256: expected 64 lowercase hex digits") &&
+		   starts(decode_text(DIGEST(",\"rev\":-1,\"sha256\":\"" DG "\"")), "rev: negative"),
+		   "type 1 digest: a sha256 of 65 or 4 digits, one in capitals, a negative rev refused");
+	ktap_check(starts(decode_text(DIGEST(",\"rev\":1,\"sha256\":\"" DG "\",\"since\":1")),
+			  "since: not a field of op digest") &&
+		   starts(decode_text("{\"version\":1,\"type\":1,\"node\":\"pe1\",\"seq\":3,"
+				      "\"op\":\"sync\",\"since\":1,\"rev\":1}"),
+			  "rev: not a field of op sync") &&
+		   starts(decode_text("{\"version\":1,\"type\":1,\"node\":\"pe1\",\"seq\":3,"
+				      "\"op\":\"renew\",\"id\":\"x\",\"sha256\":\"" DG "\"}"),
+			  "sha256: not a field of op renew"),
+		   "type 1: since with digest, rev with sync, sha256 with renew refused");
+}
+
 int main(void)
 {
 	unsigned char hdr[4];
@@ -156,7 +235,7 @@ int main(void)
 	struct qos_dev d;
 	struct qos_qp q[2];
 
-	ktap_plan(45);
+	ktap_plan(51);
 	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
 	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
 		   "the sample is accepted as it is");
@@ -291,5 +370,6 @@ int main(void)
 		ktap_check(msg_encode(&m, &frame, &len, err, sizeof(err)) &&
 			   starts(err, "more than"), "encoder refuses more QPs than a report carries");
 	}
+	digest_cases();
 	return ktap_finish();
 }

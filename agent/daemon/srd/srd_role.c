@@ -4,9 +4,11 @@
  * mutual TLS; type 1 from an SR registers, renews and deregisters the
  * instances of its own node in the store (registry.h); every change is
  * pushed to every SR as type 2 with the store's revision, and each SR gets
- * the full table when it connects, when it asks (a gap), and every
- * full_interval_ms (anti-entropy). Leases are checked every tenth of a
- * second, so an instance expires within its ttl and 100 ms.
+ * the full table when it connects and when it asks (a gap). Anti-entropy:
+ * an SR that sends digests of its table (type 1 "digest") gets the full
+ * table only when its digest differs from the registry's; one that sends
+ * none gets it every full_interval_ms. Leases are checked every tenth of
+ * a second, so an instance expires within its ttl and 100 ms.
  */
 #define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
@@ -25,12 +27,21 @@
 
 #define EXPIRE_CHECK_MS	100
 #define SRD_LOG_KEEP	100000
+/*
+ * A digest at another revision than the SRD last sent that SR cannot be
+ * compared (pushes are on the way); after this many in a row the SR gets
+ * the full table anyway, so a registry that never rests is checked too.
+ */
+#define DIGEST_BEHIND_MAX	3
 
 struct srd_peer {
 	struct srd_role *r;
 	struct conn *c;
 	int up, synced;
 	uint64_t msgs;
+	uint64_t sent_rev;	/* the revision of the last type 2 sent it */
+	uint64_t digests;	/* received: it checks itself, no periodic table */
+	unsigned int behind;	/* digests in a row that could not be compared */
 	struct srd_peer *next;
 };
 
@@ -44,6 +55,10 @@ struct srd_role {
 	uint64_t pushed;	/* the revision every synced SR has been sent */
 	uint64_t registered, renewed, deregistered, expired, pushes, fulls;
 	uint64_t watch_wakes;	/* changes through another SRD (etcd) */
+	/* anti-entropy by digest */
+	uint64_t digests, digests_matched, digest_mismatches, digests_deferred;
+	int dg_valid;		/* dg is the table's since the last push */
+	char dg[MSG_DIGEST_HEX];
 };
 
 /* --- type 2 out ----------------------------------------------------------- */
@@ -112,7 +127,7 @@ static int table_change(const struct srd_change *c, void *arg)
 	return 0;
 }
 
-static void send_full(struct srd_role *r, struct srd_peer *p);
+static void send_full(struct srd_role *r, struct srd_peer *p, int periodic);
 
 /*
  * Push what changed since the last push to every synced SR. @foreign: the
@@ -140,7 +155,8 @@ static void push_now(struct srd_role *r, int foreign)
 	} else if (rc == SRD_GAP) {
 		/* the log is shorter than the distance: full tables for all */
 		r->pushed = rev;
-		send_full(r, NULL);
+		r->dg_valid = 0;
+		send_full(r, NULL, 0);
 	} else {
 		struct msg m = { .type = &msg_routes_type, .body = &t.mr,
 				 .seq = ++r->a->seq };
@@ -156,16 +172,20 @@ static void push_now(struct srd_role *r, int foreign)
 				  (unsigned long long)r->pushed,
 				  (unsigned long long)rev, err);
 			r->pushed = rev;
-			send_full(r, NULL);
+			r->dg_valid = 0;
+			send_full(r, NULL, 0);
 			goto out;
 		}
 		for (struct srd_peer *p = r->peers; p; p = p->next)
 			if (p->synced &&
-			    !conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN))
+			    !conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
 				p->msgs++;
+				p->sent_rev = rev;
+			}
 		free(frame);
 		r->pushes++;
 		r->pushed = rev;
+		r->dg_valid = 0;
 	}
 out:
 	free(t.mr.routes);
@@ -173,10 +193,11 @@ out:
 }
 
 /*
- * The full table to @only, or to every synced SR if NULL: listed and
- * encoded once, whatever the number of SRs.
+ * The full table to @only, or to every synced SR if NULL (@periodic: but
+ * those that send digests): listed and encoded once, whatever the number
+ * of SRs.
  */
-static void send_full(struct srd_role *r, struct srd_peer *only)
+static void send_full(struct srd_role *r, struct srd_peer *only, int periodic)
 {
 	struct table t = { 0 };
 	struct msg m = { .type = &msg_routes_type, .body = &t.mr };
@@ -195,11 +216,13 @@ static void send_full(struct srd_role *r, struct srd_peer *only)
 		goto out;
 	}
 	for (struct srd_peer *p = r->peers; p; p = p->next) {
-		if (only ? p != only : !p->synced)
+		if (only ? p != only : !p->synced || (periodic && p->digests))
 			continue;
 		if (!conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
 			p->msgs++;
 			p->synced = 1;
+			p->sent_rev = t.mr.rev;
+			p->behind = 0;
 			r->fulls++;
 		}
 	}
@@ -249,7 +272,70 @@ static void sync_peer(struct srd_role *r, struct srd_peer *p)
 {
 	p->synced = 0;
 	push_now(r, 0);
-	send_full(r, p);
+	send_full(r, p, 0);
+}
+
+/*
+ * The digest of the registry's table as the SRs hold it, computed once
+ * per revision pushed, whatever the number of SRs asking.
+ */
+static int table_digest(struct srd_role *r, char *err, size_t errlen)
+{
+	struct table t = { 0 };
+	uint64_t rev;
+	int rc = -1;
+
+	if (r->dg_valid)
+		return 0;
+	if (r->st->ops->list(r->st, table_add, &t, &rev, err, errlen))
+		goto out;
+	if (msg_routes_digest(t.mr.routes, t.mr.nroutes, r->dg)) {
+		snprintf(err, errlen, "SHA-256 failed");
+		goto out;
+	}
+	r->dg_valid = 1;
+	rc = 0;
+out:
+	free(t.mr.routes);
+	return rc;
+}
+
+/*
+ * An SR's digest of its table at revision @g->rev. Equal to the
+ * registry's: in sync, nothing is sent. Different, at the revision this
+ * SRD last sent it: its table is wrong, it gets the full table. At
+ * another revision, pushes are on their way to it and the two cannot be
+ * compared: wait for the next digest, but not more than
+ * DIGEST_BEHIND_MAX times in a row.
+ */
+static void digest_check(struct srd_role *r, struct srd_peer *p,
+			 const struct msg_reg *g)
+{
+	const char *node = conn_peer(p->c)->node;
+	char err[256];
+
+	p->digests++;
+	r->digests++;
+	if (!p->synced)
+		return;		/* its full table is on the way */
+	push_now(r, 0);		/* what it is compared with is what it was sent */
+	if (table_digest(r, err, sizeof(err))) {
+		agent_log("srd: digest of the registry: %s", err);
+		return;
+	}
+	if (!strcmp(g->sha256, r->dg)) {
+		r->digests_matched++;
+		p->behind = 0;
+		return;
+	}
+	if (g->rev != p->sent_rev && ++p->behind < DIGEST_BEHIND_MAX) {
+		r->digests_deferred++;
+		return;
+	}
+	r->digest_mismatches++;
+	agent_log("srd: %s's table at revision %llu differs from the registry's (sent it %llu): the full table",
+		  node, (unsigned long long)g->rev, (unsigned long long)p->sent_rev);
+	send_full(r, p, 0);
 }
 
 /* --- type 1 in ------------------------------------------------------------ */
@@ -312,6 +398,9 @@ static void registration(struct srd_role *r, struct srd_peer *p,
 		agent_log("srd: %s asks for the full table (it is at %llu)", node,
 			  (unsigned long long)g->since);
 		sync_peer(r, p);
+		break;
+	case REG_DIGEST:
+		digest_check(r, p, g);
 		break;
 	}
 	if (rc)
@@ -437,7 +526,7 @@ static void on_full(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	push_now(r, 0);
-	send_full(r, NULL);
+	send_full(r, NULL, 1);
 }
 
 /* --- the role ------------------------------------------------------------ */
@@ -581,12 +670,17 @@ struct json_object *srd_role_show(struct srd_role *r, const char *what)
 				peer_roles_text(conn_peer(p->c)->roles, roles, sizeof(roles))));
 			json_object_object_add(x, "synced", json_object_new_boolean(p->synced));
 			json_object_object_add(x, "messages", json_object_new_uint64(p->msgs));
+			json_object_object_add(x, "digests", json_object_new_uint64(p->digests));
 			json_object_array_add(arr, x);
 		}
 		json_object_object_add(o, "revision", json_object_new_uint64(r->pushed));
 		json_object_object_add(o, "pushes", json_object_new_uint64(r->pushes));
 		json_object_object_add(o, "full_tables", json_object_new_uint64(r->fulls));
 		json_object_object_add(o, "watch_wakes", json_object_new_uint64(r->watch_wakes));
+		json_object_object_add(o, "digests", json_object_new_uint64(r->digests));
+		json_object_object_add(o, "digests_matched", json_object_new_uint64(r->digests_matched));
+		json_object_object_add(o, "digest_mismatches", json_object_new_uint64(r->digest_mismatches));
+		json_object_object_add(o, "digests_deferred", json_object_new_uint64(r->digests_deferred));
 		json_object_object_add(o, "peers", arr);
 	}
 	return o;
