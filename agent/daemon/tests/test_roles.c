@@ -45,6 +45,8 @@
 #include "../../tests/ktap.h"
 
 #define HB_MS	400	/* the SRs' heartbeat: a lease of 1.2 s */
+#define DIGEST_MS	300	/* the SRs' sr.digest_interval_ms */
+#define FULL_MS		1000	/* the srd's full_interval_ms, for SRs without digests */
 
 static char dir[] = "/tmp/dmsc-roles.XXXXXX";
 static const char *agent_bin, *pki_bin, *dmsc_bin;
@@ -116,9 +118,10 @@ static void config_sr_to(const char *node, const char *srds)
 		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/%s.crt\",\n"
 		 "           \"key\": \"%s/ca/%s.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
 		 "  \"sr\": { \"srd\": [ %s ],\n"
-		 "          \"heartbeat_ms\": %d, \"kernel\": false, \"state\": \"%s/%s.state\" } }\n",
+		 "          \"heartbeat_ms\": %d, \"digest_interval_ms\": %d,\n"
+		 "          \"kernel\": false, \"state\": \"%s/%s.state\" } }\n",
 		 node, dir, node, dir, dir, node, dir, node, dir, srds, HB_MS,
-		 dir, node);
+		 DIGEST_MS, dir, node);
 	write_config(node, t);
 }
 
@@ -141,8 +144,8 @@ static void config_ctl(const char *extra)
 		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/ctl.crt\",\n"
 		 "           \"key\": \"%s/ca/ctl.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
 		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"sqlite\": \"%s/srd.db\" },\n"
-		 "           \"full_interval_ms\": 10000 }%s }\n",
-		 dir, dir, dir, dir, dir, dir, port, dir, extra);
+		 "           \"full_interval_ms\": %d }%s }\n",
+		 dir, dir, dir, dir, dir, dir, port, dir, FULL_MS, extra);
 	write_config("ctl", t);
 }
 
@@ -251,6 +254,16 @@ static uint64_t srd_revision(int *ninst)
 	*ninst = arr_len(path_get(path_get(d, "srd", NULL), "instances", NULL));
 	json_object_put(d);
 	return rev;
+}
+
+/* A counter of the srd's show peers (full_tables, digests_matched, ...). */
+static uint64_t srd_peers_counter(const char *key)
+{
+	struct json_object *d = ask("ctl", "{\"show\":\"peers\"}");
+	uint64_t x = json_object_get_uint64(path_get(path_get(d, "srd", NULL), key, NULL));
+
+	json_object_put(d);
+	return x;
 }
 
 static uint64_t srd_expired(void)
@@ -632,6 +645,67 @@ static int bench(int n, int rounds, int nreg)
 	}
 	free(lat);
 	return ok;
+}
+
+/* --- anti-entropy by digest ------------------------------------------------ */
+
+static uint64_t sr_counter(const char *node, const char *key);
+
+/*
+ * n1 and n2 in sync, 3 routes each: for more than two of the srd's full
+ * table periods, their digests match and neither gets a full table. Then
+ * a route dropped from n1's table behind the SRD's back (the test build's
+ * hook): its next digest differs, and it alone gets the full table.
+ */
+static void digest_cases(void)
+{
+	uint64_t f0, m0, x0, d1, d2, a1, a2, f, m, x, rev = 0;
+	int ok, has = 0;
+	int64_t t;
+
+	f0 = srd_peers_counter("full_tables");
+	m0 = srd_peers_counter("digests_matched");
+	x0 = srd_peers_counter("digest_mismatches");
+	a1 = sr_counter("n1", "full_tables");
+	a2 = sr_counter("n2", "full_tables");
+	d1 = sr_counter("n1", "digests_sent");
+	d2 = sr_counter("n2", "digests_sent");
+	usleep((2 * FULL_MS + FULL_MS / 2) * 1000);
+	f = srd_peers_counter("full_tables");
+	m = srd_peers_counter("digests_matched");
+	x = srd_peers_counter("digest_mismatches");
+	ok = f == f0 && x == x0 && m >= m0 + 8 &&
+	     sr_counter("n1", "digests_sent") >= d1 + 4 &&
+	     sr_counter("n2", "digests_sent") >= d2 + 4 &&
+	     sr_counter("n1", "full_tables") == a1 && sr_counter("n2", "full_tables") == a2;
+	printf("# in sync for %d ms: digests matched %llu, mismatched %llu, full tables %llu (srd full_interval_ms %d, sr digest_interval_ms %d)\n",
+	       2 * FULL_MS + FULL_MS / 2, (unsigned long long)(m - m0),
+	       (unsigned long long)(x - x0), (unsigned long long)(f - f0), FULL_MS,
+	       DIGEST_MS);
+	ktap_check(ok, "digest: SRs in sync send digests that match; no full table sent over 2.5 full-table periods");
+
+	/* n1 loses mi-b1 behind the SRD's back */
+	a1 = sr_counter("n1", "full_tables");
+	a2 = sr_counter("n2", "full_tables");
+	{
+		struct json_object *d = ask("n1", "{\"test_drop_route\":\"mi-b1\"}");
+
+		ok = d != NULL;
+		json_object_put(d);
+	}
+	ok = ok && sr_routes("n1", &rev, "mi-b1", &has) == 2 && !has;
+	t = mono_ms();
+	ok = ok && WAIT(3000, sr_routes("n1", &rev, "mi-b1", &has) == 3 && has);
+	t = mono_ms() - t;
+	printf("# n1's table corrupted (mi-b1 dropped): repaired after %lld ms; srd mismatches %llu, full tables %llu\n",
+	       (long long)t,
+	       (unsigned long long)(srd_peers_counter("digest_mismatches") - x),
+	       (unsigned long long)(srd_peers_counter("full_tables") - f));
+	ok = ok && srd_peers_counter("digest_mismatches") == x + 1 &&
+	     srd_peers_counter("full_tables") == f + 1 &&
+	     sr_counter("n1", "full_tables") == a1 + 1 &&
+	     sr_counter("n2", "full_tables") == a2;
+	ktap_check(ok, "digest: a route dropped behind the SRD's back: n1's next digest differs, n1 alone gets the full table, mi-b1 is back");
 }
 
 /* --- a fake SRD, to hold an SR agent to its revisions -------------------- */
@@ -1156,7 +1230,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(29 + ELECTION_CASES);
+	ktap_plan(31 + ELECTION_CASES);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -1231,6 +1305,7 @@ int main(int argc, char **argv)
 		json_object_put(d);
 	}
 	ktap_check(ok, "dmsc -j agent show routes: 3 routes at revision 3");
+	digest_cases();
 
 	/* the smo: each SR got its node's policies from the file, revision 1 */
 	{
