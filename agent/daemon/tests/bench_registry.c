@@ -10,6 +10,10 @@
  *     store's file);
  *   - the latency of one registration change to all N SRs, p50/p99/max,
  *     while every instance renews (goal: p99 under 1 s at 100 SRs);
+ *   - the bytes the SRD sends in one anti-entropy period, the full table
+ *     to every SR (one full table's frame, measured, times N) against
+ *     every SR sending the digest of its table (type 1 "digest"), all
+ *     frames the SRs receive in that period counted;
  *   - that no instance expired meanwhile (renewals kept up).
  *
  *   bench_registry AGENT DMSC-PKI [SRS [INSTANCES [CHANGES]]]
@@ -56,7 +60,13 @@ struct sr {
 	int up;
 	uint64_t rev, want, seq;
 	double seen_us;
+	uint64_t rx;		/* bytes received, headers included */
+	int capture;		/* keep the next full table's digest */
 };
+/* the full table b0 asked for: its frame's size, revision and digest */
+static size_t full_len;
+static uint64_t full_rev;
+static char full_dg[MSG_DIGEST_HEX];
 static struct sr *srs;
 
 static double now_us(void)
@@ -123,16 +133,24 @@ static struct json_object *ask(const char *req)
 	return d;
 }
 
-static uint64_t srd_count(const char *key)
+static uint64_t srd_count_of(const char *what, const char *key)
 {
-	struct json_object *d = ask("{\"show\":\"instances\"}"), *s, *v;
+	char req[64];
+	struct json_object *d, *s, *v;
 	uint64_t n = UINT64_MAX;
 
+	snprintf(req, sizeof(req), "{\"show\":\"%s\"}", what);
+	d = ask(req);
 	if (d && json_object_object_get_ex(d, "srd", &s) &&
 	    json_object_object_get_ex(s, key, &v))
 		n = json_object_get_uint64(v);
 	json_object_put(d);
 	return n;
+}
+
+static uint64_t srd_count(const char *key)
+{
+	return srd_count_of("instances", key);
 }
 
 static int sr_up(struct conn *c, void *arg)
@@ -147,6 +165,23 @@ static int sr_frame(struct conn *c, const unsigned char *p, size_t len, void *ar
 	struct sr *s = arg;
 
 	(void)c;
+	s->rx += MSG_HDR_LEN + len;
+	if (s->capture) {
+		char err[256];
+		struct msg m;
+
+		if (!msg_decode((const char *)p, len, &m, err, sizeof(err))) {
+			struct msg_routes *r = m.body;
+
+			if (m.type->type == MSG_ROUTES && r->full &&
+			    !msg_routes_digest(r->routes, r->nroutes, full_dg)) {
+				full_len = MSG_HDR_LEN + len;
+				full_rev = r->rev;
+				s->capture = 0;
+			}
+			msg_free(&m);
+		}
+	}
 	routes_frame_seen(p, len, &s->rev, s->want, &s->seen_us, now_us());
 	return 0;
 }
@@ -163,10 +198,13 @@ static void sr_down(struct conn *c, const char *why, void *arg)
 
 static const struct conn_ops sr_ops = { sr_up, sr_frame, sr_down };
 
-/* Send one type-1 message from @s: register @id, or renew it. */
-static void send_reg(struct sr *s, enum reg_op op, const char *id)
+/*
+ * Send one type-1 message from @s: register @id, or renew it; sync and
+ * digest (@id the digest) at the SR's revision. Its size.
+ */
+static size_t send_reg(struct sr *s, enum reg_op op, const char *id)
 {
-	struct msg_reg g = { .op = op };
+	struct msg_reg g = { .op = op, .since = s->rev, .rev = s->rev };
 	struct msg m = { .type = &msg_reg_type, .seq = ++s->seq, .body = &g };
 	char err[256], *f;
 	size_t len;
@@ -185,16 +223,19 @@ static void send_reg(struct sr *s, enum reg_op op, const char *id)
 		snprintf(i->state, sizeof(i->state), "active");
 		i->capability = 100;
 		i->ttl_ms = TTL_MS;
-	} else {
+	} else if (op == REG_DIGEST) {
+		snprintf(g.sha256, sizeof(g.sha256), "%s", id);
+	} else if (op != REG_SYNC) {
 		snprintf(g.id, sizeof(g.id), "%s", id);
 	}
 	if (msg_encode(&m, &f, &len, err, sizeof(err))) {
 		printf("# encode: %s\n", err);
-		return;
+		return 0;
 	}
 	if (s->c)
 		conn_send(s->c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
 	free(f);
+	return len;
 }
 
 static void mi_id(char *id, size_t len, int k)
@@ -236,6 +277,7 @@ static int spin(int (*f)(const struct sr *), int ms)
 }
 
 static int is_up(const struct sr *s) { return s->up; }
+static int captured(const struct sr *s) { return !s->capture; }
 static int has_seen(const struct sr *s) { return s->seen_us != 0; }
 
 static void want_all(uint64_t want)
@@ -257,6 +299,68 @@ static int write_file(const char *name, const char *text)
 		return -1;
 	fputs(text, f);
 	return fclose(f);
+}
+
+static int same_rev(const struct sr *s) { return s->rev == full_rev; }
+
+/*
+ * One anti-entropy period at this scale, both ways. Before: the full
+ * table to every SR; its frame is measured once (b0 asks for it with a
+ * sync) and the period sends that frame to each SR. After: every SR
+ * sends the digest of its table (the SRs got the same pushes, so b0's
+ * table's digest stands for each) and everything the SRs receive until
+ * the SRD has answered all of them is counted. Then one SR with a wrong
+ * digest, to see that it gets the table. 0, or -1 if the SRD did not.
+ */
+static int anti_entropy(void)
+{
+	uint64_t m0 = srd_count_of("peers", "digests_matched");
+	uint64_t f0 = srd_count_of("peers", "full_tables"), up = 0, rx = 0;
+	double t0, t1;
+	char bad[MSG_DIGEST_HEX];
+
+	srs[0].capture = 1;
+	send_reg(&srs[0], REG_SYNC, NULL);
+	if (!spin(captured, 30000) || !spin(same_rev, 10000)) {
+		printf("# anti-entropy: no full table for b0, or the SRs at other revisions\n");
+		return -1;
+	}
+	for (int i = 0; i < nsr; i++)
+		srs[i].rx = 0;
+	t0 = now_us();
+	for (int i = 0; i < nsr; i++)
+		up += send_reg(&srs[i], REG_DIGEST, full_dg);
+	/* the SRD answers a match with nothing: ask it when it has read them */
+	while (srd_count_of("peers", "digests_matched") < m0 + (uint64_t)nsr &&
+	       now_us() - t0 < 30e6)
+		event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	t1 = now_us();
+	/* anything it sends after them comes within this */
+	while (now_us() - t1 < 500000)
+		event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	for (int i = 0; i < nsr; i++)
+		rx += srs[i].rx;
+	printf("anti-entropy period, %d SRs, %d instances: full tables %zu bytes x %d = %.1f MB from the SRD (before); digests: %llu bytes from the SRD, %llu bytes of digests to it, %llu of %d matched in %.1f ms, %llu full tables (after)\n",
+	       nsr, nmi, full_len, nsr, (double)full_len * nsr / 1e6,
+	       (unsigned long long)rx, (unsigned long long)up,
+	       (unsigned long long)(srd_count_of("peers", "digests_matched") - m0), nsr,
+	       (t1 - t0) / 1e3,
+	       (unsigned long long)(srd_count_of("peers", "full_tables") - f0 - 1));
+	/* b1's table wrong: the full table for it alone */
+	snprintf(bad, sizeof(bad), "%s", full_dg);
+	bad[0] = bad[0] == '0' ? '1' : '0';
+	for (int i = 0; i < nsr; i++)
+		srs[i].rx = 0;
+	send_reg(&srs[nsr > 1], REG_DIGEST, bad);
+	t0 = now_us();
+	while (srs[nsr > 1].rx < full_len && now_us() - t0 < 30e6)
+		event_base_loop(base, EVLOOP_ONCE);
+	rx = 0;
+	for (int i = 0; i < nsr; i++)
+		rx += srs[i].rx;
+	printf("one SR's digest wrong: %llu bytes from the SRD (its full table), %.1f ms\n",
+	       (unsigned long long)rx, (now_us() - t0) / 1e3);
+	return srs[nsr > 1].rx < full_len ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -411,12 +515,14 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nsr; i++)
 			lat[k++] = (srs[i].seen_us - t0) / 1e3;
 	}
-	event_free(tick);
 	qsort(lat, (size_t)k, sizeof(*lat), cmp_d);
 	printf("push latency: %d changes to %d SRs, %d instances renewing (%llu renewals): p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
 	       changes, nsr, nmi, (unsigned long long)renewals, lat[k / 2],
 	       lat[(size_t)k * 99 / 100], lat[k - 1]);
 	printf("p99 goal of 1 s: %s\n", lat[(size_t)k * 99 / 100] < 1000 ? "met" : "missed");
+	if (anti_entropy())
+		goto out;
+	event_free(tick);
 	{
 		uint64_t expired = srd_count("expired"), renewed = srd_count("renewed");
 
