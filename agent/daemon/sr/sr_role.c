@@ -445,6 +445,12 @@ static void on_digest(evutil_socket_t fd, short what, void *arg)
 	/* before its first table, or with one asked for, there is nothing to check */
 	if (!r->up || !r->synced || r->sync_asked)
 		return;
+	/*
+	 * A registration the SRD could not store (its store failed) shows
+	 * as an instance of this node missing from the table: the periodic
+	 * full table used to bring it up, a matching digest does not.
+	 */
+	reassert_local(r);
 	g.rev = r->rev;
 	if (msg_routes_digest(r->routes, r->nroutes, g.sha256)) {
 		agent_log("sr: digest of the routes: SHA-256 failed");

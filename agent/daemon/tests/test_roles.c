@@ -109,6 +109,8 @@ static void write_config(const char *node, const char *text)
 }
 
 /* An sr agent of @node whose SRDs are @srds, the JSON array's items. */
+static int sr_hb_ms = HB_MS;	/* etcd's SRs: a lease of at least 2 s */
+
 static void config_sr_to(const char *node, const char *srds)
 {
 	char t[2048];
@@ -120,7 +122,7 @@ static void config_sr_to(const char *node, const char *srds)
 		 "  \"sr\": { \"srd\": [ %s ],\n"
 		 "          \"heartbeat_ms\": %d, \"digest_interval_ms\": %d,\n"
 		 "          \"kernel\": false, \"state\": \"%s/%s.state\" } }\n",
-		 node, dir, node, dir, dir, node, dir, node, dir, srds, HB_MS,
+		 node, dir, node, dir, dir, node, dir, node, dir, srds, sr_hb_ms,
 		 DIGEST_MS, dir, node);
 	write_config(node, t);
 }
@@ -1009,7 +1011,7 @@ static void sr_revisions(void)
 
 #define LEASE_S		2	/* smo.election_lease_s: etcd's least */
 #define LEASE_MS	(LEASE_S * 1000)
-#define ELECTION_CASES	6
+#define ELECTION_CASES	10
 
 static pid_t pid_sa, pid_sb, pid_e1, pid_e2;
 
@@ -1077,6 +1079,87 @@ static void election_skip(int from, const char *why)
 		printf("ok %d election case %d # SKIP %s\n", ++ktap_n, k + 1, why);
 }
 
+/* A counter of @node's srd show peers. */
+static uint64_t peers_counter(const char *node, const char *key)
+{
+	struct json_object *d = ask(node, "{\"show\":\"peers\"}");
+	uint64_t x = json_object_get_uint64(path_get(path_get(d, "srd", NULL), key, NULL));
+
+	json_object_put(d);
+	return x;
+}
+
+/*
+ * The registry shared by two SRD agents on one etcd, each with an SR:
+ * smoa (e1's) and smob (e2's). An instance registered through one
+ * reaches the other's SR by the etcd watch; with an etcd member killed
+ * it still does; an instance whose SR died expires in etcd and is
+ * withdrawn at the SR of the other SRD. The SRs' digests match on the
+ * etcd store too.
+ */
+static void shared_registry(void)
+{
+	int ok, has = 0;
+	uint64_t rev = 0;
+	int64_t t;
+
+	/* smob back (following), e2 at it again (it dials smob first) */
+	pid_sb = spawn("smob");
+	ok = WAIT(15000, seat_is("smob", "follower"));
+	stop(&pid_e2);
+	pid_e2 = spawn("e2");
+	ok = ok && WAIT(15000, ({
+		struct json_object *d = ask("smob", "{\"show\":\"peers\"}");
+		struct json_object *p = path_get(path_get(d, "srd", NULL), "peers", NULL);
+		int k = arr_len(p) == 1 && json_object_get_boolean(
+			path_get(json_object_array_get_idx(p, 0), "synced", NULL));
+
+		json_object_put(d);
+		k; }));
+	ok = ok && !reg("e1", "mi-ea", "fc00:e1::a");
+	t = mono_ms();
+	ok = ok && WAIT(5000, sr_routes("e2", &rev, "mi-ea", &has) == 1 && has);
+	t = mono_ms() - t;
+	ok = ok && sr_routes("e1", &rev, "mi-ea", &has) == 1 && has;
+	printf("# mi-ea registered through e1 at smoa: at e2 (at smob) after %lld ms\n",
+	       (long long)t);
+	ktap_check(ok && peers_counter("smob", "watch_wakes") > 0,
+		   "shared etcd: an instance registered through SRD smoa reaches the SR of SRD smob (etcd watch)");
+
+	/* one etcd member killed: the registry goes on */
+	cluster_kill(0);
+	ok = !reg("e2", "mi-eb", "fc00:e2::b");
+	t = mono_ms();
+	ok = ok && WAIT(8000, sr_routes("e1", &rev, "mi-eb", &has) == 2 && has);
+	t = mono_ms() - t;
+	ok = ok && WAIT(3000, sr_routes("e2", &rev, "mi-eb", &has) == 2 && has);
+	printf("# etcd member 0 killed: mi-eb registered through e2 at smob, at e1 (at smoa) after %lld ms\n",
+	       (long long)t);
+	ktap_check(ok, "shared etcd: with an etcd member killed, an instance registered through smob reaches smoa's SR");
+
+	/* e2 dies: mi-eb's lease runs out in etcd, smoa's SR loses it */
+	stop(&pid_e2);
+	t = mono_ms();
+	ok = sr_routes("e1", &rev, "mi-eb", &has) == 2 && has;
+	ok = ok && WAIT(10000, sr_routes("e1", &rev, "mi-eb", &has) == 1 && !has);
+	t = mono_ms() - t;
+	ok = ok && sr_routes("e1", &rev, "mi-ea", &has) == 1 && has;
+	printf("# e2 killed: its mi-eb withdrawn at e1 after %lld ms (ttl %d ms)\n",
+	       (long long)t, 3 * sr_hb_ms);
+	ktap_check(ok, "shared etcd: an instance whose SR died expires in etcd and is withdrawn at the other SRD's SR; mi-ea stays");
+
+	/* the SRs' digests on the etcd store: matched, no table repaired */
+	ok = WAIT(3000, peers_counter("smoa", "digests_matched") > 0) &&
+	     peers_counter("smob", "digests_matched") > 0 &&
+	     peers_counter("smoa", "digest_mismatches") == 0;
+	printf("# digests on etcd: smoa matched %llu deferred %llu mismatched %llu; smob matched %llu\n",
+	       (unsigned long long)peers_counter("smoa", "digests_matched"),
+	       (unsigned long long)peers_counter("smoa", "digests_deferred"),
+	       (unsigned long long)peers_counter("smoa", "digest_mismatches"),
+	       (unsigned long long)peers_counter("smob", "digests_matched"));
+	ktap_check(ok, "shared etcd: the SRs' digests match the registry on etcd at both SRDs, none mismatched");
+}
+
 /*
  * Two controllers, smoa and smob (srd+aam+smo, lease 2 s), on one etcd,
  * with different policy files; e1 dials smoa first, e2 smob first. Only
@@ -1118,6 +1201,7 @@ static void election_cases(void)
 	snprintf(srds, sizeof(srds),
 		 "{ \"node\": \"smoa\", \"address\": \"127.0.0.1:%d\" }, "
 		 "{ \"node\": \"smob\", \"address\": \"127.0.0.1:%d\" }", port_a, port_b);
+	sr_hb_ms = 700;		/* a lease of 2.1 s: etcd's least is 2 s */
 	config_sr_to("e1", srds);
 	snprintf(srds, sizeof(srds),
 		 "{ \"node\": \"smob\", \"address\": \"127.0.0.1:%d\" }, "
@@ -1201,9 +1285,11 @@ static void election_cases(void)
 	ok = ok && t_lead <= LEASE_MS && !sh("%s", buf) && g1 > f1;
 	ktap_check(ok, "election: the leader stopped (SIGTERM) resigns: the other leads within a lease; the SRs at revision 2 take its full set at revision 1");
 
+	shared_registry();
 	stop(&pid_e1);
 	stop(&pid_e2);
 	stop(&pid_sa);
+	stop(&pid_sb);
 	cluster_down();
 }
 
