@@ -9,9 +9,12 @@
  * within 3 heartbeats; what must be refused is refused, counted by reason
  * and not acted on; SIGHUP and SIGTERM. Last, figures: registrations per
  * second through the SRD over TLS, and the latency of a push to 2 and 10
- * SRs (in-process TLS clients), p50 and p99. Then two srd+smo agents on
- * one etcd (skipped without Debian's etcd-server): only the elected SMO
- * pushes, and when it is killed the other leads and the SRs take its set.
+ * SRs (in-process TLS clients), p50 and p99. Anti-entropy by digest:
+ * SRs in sync get no full table, one whose table lost a route (a hook of
+ * the test build) gets it alone. Then two srd+smo agents on one etcd
+ * (skipped without Debian's etcd-server): only the elected SMO pushes,
+ * and when it is killed the other leads and the SRs take its set; the
+ * registry shared by the two, an etcd member killed on the way.
  *
  *   test_roles AGENT DMSC-PKI DMSC
  */
