@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the messages between agents: framing, the strict JSON
- * reader, type 5 (msg.c, json_strict.c, msg_qos.c) and type 1's anti-entropy
+ * reader, type 4 (msg_node.c), type 5 (msg.c, json_strict.c, msg_qos.c) and type 1's anti-entropy
  * digest (msg_reg.c). Each refused input
  * is a valid report with one thing changed, and the error must name the
  * field.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "json_strict.h"
+#include "msg_node.h"
 #include "msg_qos.h"
 #include "msg_reg.h"
 #include "tests/ktap.h"
@@ -149,6 +151,157 @@ static int roundtrip(void)
 	return ok;
 }
 
+
+/* --- type 4, the node state report (msg_node.c) ------------------------- */
+
+#define NODE(load, links, insts) "{\"version\":1,\"type\":4,\"node\":\"n1\",\"seq\":9," \
+	"\"time_ms\":1764000000123,\"load\":{" load "},\"links\":[" links "]," \
+	"\"instances\":[" insts "]}"
+#define LOAD "\"loadavg\":[0.5,0.25,0],\"cpus\":8,\"mem_total_kb\":1000,\"mem_available_kb\":400"
+#define LINKS "{\"dev\":\"eth0\",\"oper\":\"up\",\"mtu\":9000,\"speed_mbps\":100000}," \
+	"{\"dev\":\"veth1\",\"oper\":\"down\",\"mtu\":1500}"
+#define INSTS "{\"id\":\"mi-a1\",\"state\":\"active\",\"registration_rtt_ms\":3}," \
+	"{\"id\":\"mi-a2\",\"state\":\"pending\"}"
+
+static int node_roundtrip(void)
+{
+	struct node_link l[2] = {
+		{ "eth0", "up", 9000, true, 100000 }, { "veth1", "down", 1500, false, 0 },
+	};
+	struct node_inst in[2] = {
+		{ "mi-a1", "active", true, 3 }, { "mi-a2", "pending", false, 0 },
+	};
+	struct node_state s = {
+		.time_ms = 1764000000123ull, .loadavg = { 0.5, 0.25, 1e6 }, .cpus = 8,
+		.mem_total_kb = UINT64_MAX, .mem_available_kb = 400,
+		.links = l, .nlinks = 2, .insts = in, .ninsts = 2,
+	};
+	struct msg m = { .type = &msg_node_type, .node = "n1", .seq = 9, .body = &s };
+	struct msg back;
+	struct node_state *o;
+	char *frame;
+	size_t len;
+	int ok;
+
+	if (msg_encode(&m, &frame, &len, err, sizeof(err)))
+		return 0;
+	ok = !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err,
+			 sizeof(err));
+	free(frame);
+	if (!ok) {
+		printf("# %s\n", err);
+		return 0;
+	}
+	o = back.body;
+	ok = back.type->type == MSG_NODE_STATE && back.seq == 9 &&
+	     !strcmp(back.node, "n1") && o->time_ms == s.time_ms &&
+	     o->loadavg[0] == 0.5 && o->loadavg[1] == 0.25 && o->loadavg[2] == 1e6 &&
+	     o->cpus == 8 && o->mem_total_kb == UINT64_MAX &&
+	     o->mem_available_kb == 400 && o->nlinks == 2 && o->ninsts == 2 &&
+	     o->nlinks == 2 && o->ninsts == 2;
+	for (size_t i = 0; ok && i < 2; i++)
+		ok = !strcmp(o->links[i].dev, l[i].dev) &&
+		     !strcmp(o->links[i].oper, l[i].oper) &&
+		     o->links[i].mtu == l[i].mtu &&
+		     o->links[i].has_speed == l[i].has_speed &&
+		     o->links[i].speed_mbps == l[i].speed_mbps &&
+		     !strcmp(o->insts[i].id, in[i].id) &&
+		     !strcmp(o->insts[i].state, in[i].state) &&
+		     o->insts[i].has_rtt == in[i].has_rtt &&
+		     o->insts[i].registration_rtt_ms == in[i].registration_rtt_ms;
+	if (!ok)
+		printf("# decoded: %llu %g %g %g %llu %zu %zu\n",
+		       (unsigned long long)o->time_ms, o->loadavg[0], o->loadavg[1],
+		       o->loadavg[2], (unsigned long long)o->cpus, o->nlinks, o->ninsts);
+	msg_free(&back);
+	return ok;
+}
+
+/* This host, read as the sr role reads it: plausible values. */
+static int node_host(void)
+{
+	struct node_state s = { 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int lo = 0, ok;
+
+	if (node_state_read_host(&s, err, sizeof(err))) {
+		printf("# %s\n", err);
+		return 0;
+	}
+	for (size_t i = 0; i < s.nlinks; i++)
+		lo |= !strcmp(s.links[i].dev, "lo") && s.links[i].mtu > 0 &&
+		      !s.links[i].has_speed;
+	ok = s.cpus == (uint64_t)cpus && s.mem_total_kb > 0 &&
+	     s.mem_available_kb <= s.mem_total_kb && s.loadavg[0] >= 0 && lo &&
+	     s.time_ms > 1700000000000ull;
+	if (!ok)
+		printf("# cpus %llu (sysconf %ld) mem %llu/%llu links %zu lo %d\n",
+		       (unsigned long long)s.cpus, cpus,
+		       (unsigned long long)s.mem_available_kb,
+		       (unsigned long long)s.mem_total_kb, s.nlinks, lo);
+	node_state_free(&s);
+	return ok;
+}
+
+#define NODE_CASES 16
+static void node_cases(void)
+{
+	ktap_check(node_roundtrip(), "type 4 encoded and decoded: every field, optional ones absent and present");
+	ktap_check(node_host(), "type 4: this host read: cpus is sysconf's, memory available <= total, lo without a speed");
+	ktap_check(!strcmp(decode_text(NODE(LOAD, LINKS, INSTS)), "(accepted)"),
+		   "type 4: a report of two links and two instances accepted");
+	ktap_check(!strcmp(decode_text(NODE(LOAD, "", "")), "(accepted)"),
+		   "type 4: no links, no instances accepted");
+	ktap_check(starts(decode_text(NODE(LOAD ",\"gpus\":1", LINKS, INSTS)),
+			  "load.gpus: unknown field"), "type 4: an unknown key in load, by path");
+	ktap_check(starts(decode_text(NODE("\"loadavg\":[0.5,0.25],\"cpus\":8,\"mem_total_kb\":1,\"mem_available_kb\":0",
+					   LINKS, INSTS)),
+			  "load.loadavg: expected 3 numbers"), "type 4: two load averages");
+	ktap_check(starts(decode_text(NODE("\"loadavg\":[0.5,-1,0],\"cpus\":8,\"mem_total_kb\":1,\"mem_available_kb\":0",
+					   LINKS, INSTS)),
+			  "load.loadavg[1]: -1 is outside 0..1e+06"), "type 4: a negative load average");
+	ktap_check(starts(decode_text(NODE("\"loadavg\":[0,0,0],\"cpus\":0,\"mem_total_kb\":1,\"mem_available_kb\":0",
+					   LINKS, INSTS)),
+			  "load.cpus: 0"), "type 4: no CPU");
+	ktap_check(starts(decode_text(NODE("\"loadavg\":[0,0,0],\"cpus\":1,\"mem_total_kb\":1,\"mem_available_kb\":2",
+					   LINKS, INSTS)),
+			  "load.mem_available_kb: 2 is above mem_total_kb 1"), "type 4: more memory available than there is");
+	ktap_check(starts(decode_text(NODE(LOAD, "{\"dev\":\"eth0\",\"oper\":\"sideways\",\"mtu\":1}", "")),
+			  "links[0].oper: \"sideways\" is not an operstate"), "type 4: a link's operstate unknown");
+	ktap_check(starts(decode_text(NODE(LOAD, "{\"dev\":\"eth0\",\"oper\":\"up\",\"mtu\":1,\"speed_mbps\":0}", "")),
+			  "links[0].speed_mbps: 0"), "type 4: a speed of 0 (absent when unknown)");
+	ktap_check(starts(decode_text(NODE(LOAD, LINKS ",{\"dev\":\"eth0\",\"oper\":\"up\",\"mtu\":1}", "")),
+			  "links[2].dev: \"eth0\" is named twice"), "type 4: one link twice");
+	ktap_check(starts(decode_text(NODE(LOAD, "{\"dev\":\"a-name-too-long-x\",\"oper\":\"up\",\"mtu\":1}", "")),
+			  "links[0].dev: must be 1..15 bytes"), "type 4: a link name above IF_NAMESIZE");
+	ktap_check(starts(decode_text(NODE(LOAD, LINKS, "{\"id\":\"mi-a1\",\"state\":\"gone\"}")),
+			  "instances[0].state: \"gone\" is not pending, active or faulted"),
+		   "type 4: an instance's state unknown");
+	ktap_check(starts(decode_text(NODE(LOAD, LINKS, INSTS ",{\"id\":\"mi-a1\",\"state\":\"active\",\"registration_rtt_ms\":3600001}")),
+			  "instances[2].registration_rtt_ms: 3600001 is above 3600000"),
+		   "type 4: a registration round trip above an hour");
+	{
+		/* at the cap: 257 links */
+		static char text[NODE_MAX_LEN];
+		size_t n = 0;
+
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "{\"version\":1,\"type\":4,\"node\":\"n1\",\"seq\":9,\"time_ms\":1,\"load\":{"
+				      LOAD "},\"instances\":[],\"links\":[");
+		for (int i = 0; i <= NODE_MAX_LINKS; i++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+					      "%s{\"dev\":\"e%d\",\"oper\":\"up\",\"mtu\":1}",
+					      i ? "," : "", i);
+		snprintf(text + n, sizeof(text) - n, "]}");
+		ktap_check(starts(decode_text(text), "links: more than 256 elements"),
+			   "type 4: more links than a report carries");
+	}
+}
+#undef NODE
+#undef LOAD
+#undef LINKS
+#undef INSTS
+
 /* --- type 1 "digest" and the table digest (msg_reg.c) -------------------- */
 
 #define DG "c285aeb01bd66a64524103b83be06e93b51d727c406108906626ea56f3c5ab34"
@@ -235,7 +388,7 @@ int main(void)
 	struct qos_dev d;
 	struct qos_qp q[2];
 
-	ktap_plan(51);
+	ktap_plan(51 + NODE_CASES);
 	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
 	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
 		   "the sample is accepted as it is");
@@ -371,5 +524,6 @@ int main(void)
 			   starts(err, "more than"), "encoder refuses more QPs than a report carries");
 	}
 	digest_cases();
+	node_cases();
 	return ktap_finish();
 }
