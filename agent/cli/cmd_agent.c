@@ -4,7 +4,7 @@
  * (daemon/ctl.c has the protocol): what it holds and what it refused, and
  * the registration of this node's instances. No netlink.
  *
- *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | rejected }
+ *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | rejected }
  *   dmsc agent [socket PATH] register id ID sid SID prefix PREFIX
  *              [rtype TYPE] [capability N] [state { active | pending | faulted }]
  *   dmsc agent [socket PATH] deregister ID
@@ -28,7 +28,7 @@
 
 static void agent_usage(void)
 {
-	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | rejected }\n"
+	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | rejected }\n"
 	       "       dmsc agent [socket PATH] register id ID sid SID prefix PREFIX\n"
 	       "                  [rtype TYPE] [capability N] [state { active | pending | faulted }]\n"
 	       "       dmsc agent [socket PATH] deregister ID\n"
@@ -160,6 +160,63 @@ static void print_qos(struct json_object *d)
 		printf("no smo or sr role\n");
 }
 
+/*
+ * show nodes: at the smo a line per reporting node (its load), one per
+ * link and one per instance of its last node state report; at an sr what
+ * became of its reports.
+ */
+static void print_nodes(struct json_object *d)
+{
+	struct json_object *role, *v, *last, *load, *links, *insts, *avg;
+
+	if (json_object_object_get_ex(d, "smo", &role)) {
+		printf("smo reports %s refused %s\n", str(role, "reports"),
+		       str(role, "refused"));
+		json_object_object_get_ex(role, "nodes", &v);
+		for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+			struct json_object *x = json_object_array_get_idx(v, i);
+
+			last = load = links = insts = avg = NULL;
+			json_object_object_get_ex(x, "last", &last);
+			if (last) {
+				json_object_object_get_ex(last, "load", &load);
+				json_object_object_get_ex(last, "links", &links);
+				json_object_object_get_ex(last, "instances", &insts);
+			}
+			if (load)
+				json_object_object_get_ex(load, "loadavg", &avg);
+			printf("  node %s reports %s missed %s restarts %s seq %s age_ms %s cpus %s loadavg %s mem_available_kb %s mem_total_kb %s\n",
+			       str(x, "node"), str(x, "reports"), str(x, "missed"),
+			       str(x, "restarts"), str(x, "seq"), str(x, "age_ms"),
+			       str(load, "cpus"),
+			       avg ? json_object_to_json_string_ext(avg, JSON_C_TO_STRING_PLAIN) : "",
+			       str(load, "mem_available_kb"), str(load, "mem_total_kb"));
+			for (size_t j = 0; links && j < json_object_array_length(links); j++) {
+				struct json_object *l = json_object_array_get_idx(links, j);
+
+				printf("    link %s oper %s mtu %s speed_mbps %s\n",
+				       str(l, "dev"), str(l, "oper"), str(l, "mtu"),
+				       *str(l, "speed_mbps") ? str(l, "speed_mbps") : "unknown");
+			}
+			for (size_t j = 0; insts && j < json_object_array_length(insts); j++) {
+				struct json_object *n = json_object_array_get_idx(insts, j);
+
+				printf("    instance %s state %s registration_rtt_ms %s\n",
+				       str(n, "id"), str(n, "state"),
+				       *str(n, "registration_rtt_ms") ?
+				       str(n, "registration_rtt_ms") : "unknown");
+			}
+		}
+	}
+	if (json_object_object_get_ex(d, "sr", &role))
+		printf("sr interval_ms %s reports %s queued %s dropped %s\n",
+		       str(role, "interval_ms"), str(role, "reports"),
+		       str(role, "queued"), str(role, "dropped"));
+	if (!json_object_object_get_ex(d, "smo", &role) &&
+	    !json_object_object_get_ex(d, "sr", &role))
+		printf("no smo or sr role\n");
+}
+
 /* The smo's seat: elected through etcd, or the one SMO (SQLite). */
 static void print_election(struct json_object *smo)
 {
@@ -200,6 +257,10 @@ static void print_text(const char *what, struct json_object *d)
 	}
 	if (!strcmp(what, "qos")) {
 		print_qos(d);
+		return;
+	}
+	if (!strcmp(what, "nodes")) {
+		print_nodes(d);
 		return;
 	}
 	if (!strcmp(what, "rsvp")) {
@@ -411,16 +472,16 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	if (matches(argv[0], "show")) {
 		static const char *const what[] = {
 			"instances", "routes", "peers", "policies", "rsvp", "qos",
-			"rejected", NULL,
+			"nodes", "rejected", NULL,
 		};
 		size_t k;
 
 		if (argc != 2)
-			return usage_error("show: one of instances, routes, peers, policies, rsvp, qos, rejected");
+			return usage_error("show: one of instances, routes, peers, policies, rsvp, qos, nodes, rejected");
 		for (k = 0; what[k] && !matches(argv[1], what[k]); k++)
 			;
 		if (!what[k])
-			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos or rejected",
+			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes or rejected",
 					   argv[1]);
 		snprintf(line, sizeof(line), "{\"show\":\"%s\"}", what[k]);
 		d = ask(path, line);

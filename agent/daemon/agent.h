@@ -96,6 +96,10 @@ int smo_role_withdraw(struct smo_role *r, const char *name, char *err,
 void smo_role_qos(struct smo_role *r, const struct msg *m,
 		  const unsigned char *payload, size_t len);
 struct json_object *smo_role_show_qos(struct smo_role *r);
+/* A node state report (type 4) likewise: the last of each node kept. */
+void smo_role_node(struct smo_role *r, const struct msg *m,
+		   const unsigned char *payload, size_t len);
+struct json_object *smo_role_show_nodes(struct smo_role *r);
 
 struct ctl *ctl_start(struct agent *a, const char *path);
 void ctl_stop(struct ctl *c);

@@ -4,7 +4,7 @@
  * that root and the socket's group may ask; the CLI (dmsc agent) is its
  * client. One request per connection, one line of JSON:
  *
- *   { "show": "instances" | "routes" | "peers" | "policies" | "rsvp" | "qos" |
+ *   { "show": "instances" | "routes" | "peers" | "policies" | "rsvp" | "qos" | "nodes" |
  *             "rejected" }
  *   { "register": { "id", "sid", "prefix", "rtype", "capability",
  *                   "state", "node" (optional: this node) } }
@@ -87,6 +87,14 @@ static struct json_object *show(struct agent *a, const char *what)
 			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
 		return ok(d);
 	}
+	if (!strcmp(what, "nodes")) {
+		/* the smo's table of node state reports; the sr's reports made */
+		if (a->smo)
+			json_object_object_add(d, "smo", smo_role_show_nodes(a->smo));
+		if (a->sr)
+			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
+		return ok(d);
+	}
 	if (!strcmp(what, "rsvp")) {
 		/* the sr role's speaker (sr.rsvp) */
 		if (a->sr)
@@ -96,7 +104,7 @@ static struct json_object *show(struct agent *a, const char *what)
 	if (strcmp(what, "instances") && strcmp(what, "routes") &&
 	    strcmp(what, "peers")) {
 		json_object_put(d);
-		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos or rejected",
+		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes or rejected",
 			    what);
 	}
 	if (a->srd && strcmp(what, "routes"))

@@ -606,8 +606,8 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 		  char *err, int errlen)
 {
 	static const char *const keys[] = {
-		"srd", "heartbeat_ms", "digest_interval_ms", "state", "kernel",
-		"rsvp", NULL,
+		"srd", "heartbeat_ms", "digest_interval_ms", "node_report_ms",
+		"state", "kernel", "rsvp", NULL,
 	};
 	static const char *const srd_keys[] = { "node", "address", NULL };
 	struct sr_config *c = &cfg->sr;
@@ -617,6 +617,7 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 
 	c->heartbeat_ms = CONFIG_HEARTBEAT_MS;
 	c->digest_interval_ms = CONFIG_DIGEST_MS;
+	c->node_report_ms = CONFIG_NODE_REPORT_MS;
 	c->kernel = true;
 	s = section(root, "sr", keys, err, errlen, &bad);
 	if (!s)
@@ -669,6 +670,16 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 		if (c->digest_interval_ms && c->digest_interval_ms < 100) {
 			snprintf(err, errlen, "sr.digest_interval_ms: %u is neither 0 (none) nor 100..3600000",
 				 c->digest_interval_ms);
+			return -1;
+		}
+	}
+	if (json_object_object_get_ex(s, "node_report_ms", &v)) {
+		if (get_uint(v, "sr.node_report_ms", 0, 3600000,
+			     &c->node_report_ms, err, errlen))
+			return -1;
+		if (c->node_report_ms && c->node_report_ms < 100) {
+			snprintf(err, errlen, "sr.node_report_ms: %u is neither 0 (none) nor 100..3600000",
+				 c->node_report_ms);
 			return -1;
 		}
 	}

@@ -46,6 +46,7 @@ struct telemetry_config {
 #define CONFIG_HEARTBEAT_MS	1000
 #define CONFIG_FULL_MS		30000
 #define CONFIG_DIGEST_MS	30000
+#define CONFIG_NODE_REPORT_MS	10000
 
 /* "tls": this node's certificate for the agents' mutual TLS. */
 struct tls_files {
@@ -93,6 +94,7 @@ struct sr_config {
 	} srd[CONFIG_SR_SRDS];
 	unsigned int heartbeat_ms;	/* renewal of this node's MIs */
 	unsigned int digest_interval_ms; /* its table's digest to the SRD; 0 = none */
+	unsigned int node_report_ms;	/* type 4 to the controller's smo; 0 = none */
 	char state[CONFIG_PATH_MAX];	/* "" = none */
 	bool kernel;			/* program the dmsc module (default) */
 	struct rsvp_config rsvp;

@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(56);
+	ktap_plan(57);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -175,6 +175,15 @@ int main(void)
 		   parse("{\"node\":\"pe1\",\"roles\":[\"sr\"],\"sr\":{\"digest_interval_ms\":99}}") &&
 		   !strcmp(err, "sr.digest_interval_ms: 99 is neither 0 (none) nor 100..3600000"),
 		   "sr.digest_interval_ms: 0 (none) or 100..3,600,000");
+	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\"]}") &&
+		   cfg.sr.node_report_ms == 10000 &&
+		   !parse("{\"node\":\"pe1\",\"roles\":[\"sr\"],\"sr\":{\"node_report_ms\":0}}") &&
+		   !cfg.sr.node_report_ms &&
+		   parse("{\"node\":\"pe1\",\"roles\":[\"sr\"],\"sr\":{\"node_report_ms\":50}}") &&
+		   !strcmp(err, "sr.node_report_ms: 50 is neither 0 (none) nor 100..3600000") &&
+		   parse("{\"node\":\"pe1\",\"roles\":[\"sr\"],\"sr\":{\"node_report_ms\":\"1s\"}}") &&
+		   !strncmp(err, "sr.node_report_ms: ", 19),
+		   "sr.node_report_ms: default 10,000, 0 (none) or 100..3,600,000, a string refused by name");
 	ktap_check(parse("{\"node\":\"pe1\",\"roles\":[\"sr\"]," TLS ",\"sr\":{\"srd\":[{\"node\":\"c\"}]}}") &&
 		   !strcmp(err, "sr.srd[0].address: required"), "sr.srd address required, by index");
 	ktap_check(parse("{\"node\":\"pe1\",\"roles\":[\"aam\"],\"sr\":{}}") &&

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The QoS reports (signalling type 5, msg_qos.h) the SRs send the SMO over
- * their connection to the controller (telemetry.report_to "smo"): the last
- * report of each node, for the closed loop that will re-plan from it and
- * for `dmsc agent show qos`.
+ * their connection to the controller (telemetry.report_to "smo"), and
+ * their node state reports (type 4, msg_node.h, every sr.node_report_ms),
+ * each type in a table of its own: the last report of each node, for the
+ * closed loop that will re-plan from it and for `dmsc agent show qos` and
+ * `dmsc agent show nodes`.
  *
  * A node's reports are numbered by its agent from 1, one per report made,
  * whether or not it could be sent, so a number skipped is a report lost
@@ -39,15 +41,20 @@ struct smo_qos_node {
 };
 
 struct smo_qos {
+	const char *what;		/* "QoS report", for the log */
 	struct smo_qos_node *nodes;
 	size_t n, bytes;		/* nodes; last_len summed */
 	uint64_t reports, refused;
 	bool full_said, bytes_said;	/* logged once, until it passes again */
 };
 
-struct smo_qos *smo_qos_new(void)
+struct smo_qos *smo_qos_new(const char *what)
 {
-	return calloc(1, sizeof(struct smo_qos));
+	struct smo_qos *q = calloc(1, sizeof(struct smo_qos));
+
+	if (q)
+		q->what = what;
+	return q;
 }
 
 void smo_qos_free(struct smo_qos *q)
@@ -77,7 +84,7 @@ static void refuse(struct smo_qos *q, bool *said, const struct msg *m,
 		   const char *why)
 {
 	if (!*said)
-		agent_log("smo: QoS report %llu from %s dropped: %s",
+		agent_log("smo: %s %llu from %s dropped: %s", q->what,
 			  (unsigned long long)m->seq, m->node, why);
 	*said = true;
 	q->refused++;
@@ -106,7 +113,7 @@ void smo_qos_report(struct smo_qos *q, const struct msg *m,
 		free(copy);
 		if (x && !x->node[0])
 			free(x);
-		agent_log("smo: QoS report from %s: out of memory", m->node);
+		agent_log("smo: %s from %s: out of memory", q->what, m->node);
 		q->refused++;
 		return;
 	}
@@ -119,8 +126,8 @@ void smo_qos_report(struct smo_qos *q, const struct msg *m,
 	memcpy(copy, payload, len);
 	if (x->reports && m->seq <= x->last_seq) {
 		x->restarts++;
-		agent_log("smo: %s reports from %llu again (was at %llu): its agent restarted",
-			  m->node, (unsigned long long)m->seq,
+		agent_log("smo: %s's %ss from %llu again (was at %llu): its agent restarted",
+			  m->node, q->what, (unsigned long long)m->seq,
 			  (unsigned long long)x->last_seq);
 	} else if (x->reports && m->seq > x->last_seq + 1) {
 		x->missed += m->seq - x->last_seq - 1;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The SMO's table of the SRs' QoS reports (type 5): the last one of each
- * node, with the reports it missed (smo_qos.c).
+ * The SMO's table of the SRs' periodic reports, QoS (type 5) or node
+ * state (type 4), one table per type: the last one of each node, with the
+ * reports it missed (smo_qos.c).
  */
 #ifndef DMSC_SMO_QOS_H
 #define DMSC_SMO_QOS_H
@@ -13,10 +14,11 @@
 
 struct smo_qos;
 
-struct smo_qos *smo_qos_new(void);
+/* @what names the reports in the log: "QoS report", "node state report". */
+struct smo_qos *smo_qos_new(const char *what);
 void smo_qos_free(struct smo_qos *q);
 /*
- * @m: a type-5 message agent_msg_accept() let through, decoded from
+ * @m: a message of the table's type agent_msg_accept() let through, decoded from
  * @payload (@len bytes), at @now_ms.
  */
 void smo_qos_report(struct smo_qos *q, const struct msg *m,

@@ -51,6 +51,7 @@ struct smo_role {
 	struct smo_peer *peers;
 	uint64_t pushes, applied, withdrawn;
 	struct smo_qos *qos;		/* the SRs' type-5 reports */
+	struct smo_qos *nodes;		/* ... and type-4 ones */
 	struct smo_election *el;	/* NULL: no etcd, we always lead */
 };
 
@@ -371,8 +372,11 @@ struct smo_role *smo_role_start(struct agent *a)
 	if (!r)
 		return NULL;
 	r->a = a;
-	r->qos = smo_qos_new();
-	if (!r->qos) {
+	r->qos = smo_qos_new("QoS report");
+	r->nodes = smo_qos_new("node state report");
+	if (!r->qos || !r->nodes) {
+		smo_qos_free(r->qos);
+		smo_qos_free(r->nodes);
 		free(r);
 		return NULL;
 	}
@@ -382,6 +386,7 @@ struct smo_role *smo_role_start(struct agent *a)
 			agent_log("smo: %s: %s", a->cfg.smo.policies, err);
 			json_object_put(doc);
 			smo_qos_free(r->qos);
+			smo_qos_free(r->nodes);
 			free(r->p);
 			free(r);
 			return NULL;
@@ -410,6 +415,7 @@ void smo_role_stop(struct smo_role *r)
 	}
 	election_stop(r);
 	smo_qos_free(r->qos);
+	smo_qos_free(r->nodes);
 	free(r->p);
 	free(r);
 }
@@ -423,6 +429,17 @@ void smo_role_qos(struct smo_role *r, const struct msg *m,
 struct json_object *smo_role_show_qos(struct smo_role *r)
 {
 	return smo_qos_show(r->qos, agent_now_ms());
+}
+
+void smo_role_node(struct smo_role *r, const struct msg *m,
+		   const unsigned char *payload, size_t len)
+{
+	smo_qos_report(r->nodes, m, payload, len, agent_now_ms());
+}
+
+struct json_object *smo_role_show_nodes(struct smo_role *r)
+{
+	return smo_qos_show(r->nodes, agent_now_ms());
 }
 
 struct json_object *smo_role_show(struct smo_role *r)

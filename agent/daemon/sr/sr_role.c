@@ -20,7 +20,11 @@
  *    programs into its kernel and reconciles (sr_policy.c), on record in
  *    sr.state;
  *  - with sr.rsvp, the RSVP-CBFC speaker (sr_rsvp.c): the hop-by-hop
- *    set-up and teardown of credit sessions, on this loop.
+ *    set-up and teardown of credit sessions, on this loop;
+ *  - every sr.node_report_ms, its node's state (type 4, msg_node.h): load,
+ *    links and this node's instances, with the round trip of each one's
+ *    last registration to its route's advertisement, to the controller's
+ *    smo over the same connection.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +39,7 @@
 #include "agent.h"
 #include "json_strict.h"
 #include "log.h"
+#include "msg_node.h"
 #include "msg_policy.h"
 #include "msg_reg.h"
 #include "nl.h"
@@ -72,7 +77,13 @@ struct sr_role {
 	/* this node's instances */
 	struct msg_instance local[SR_LOCAL_MAX];
 	int64_t local_sent[SR_LOCAL_MAX];	/* its last registration */
+	bool local_wait[SR_LOCAL_MAX];		/* ... whose route has not come */
+	int64_t local_rtt[SR_LOCAL_MAX];	/* the last round trip, or -1 */
 	size_t nlocal;
+	/* node state reports (type 4) */
+	struct event *nr_ev;
+	uint64_t node_seq, node_queued, node_dropped;
+	bool node_down_said;
 	/* policies (type 6) */
 	struct sr_policy *pol;
 	struct event *rec_ev;
@@ -253,8 +264,29 @@ static void reassert_local(struct sr_role *r)
 		}
 }
 
+/*
+ * The round trip of a registration: from this SR's last registration of a
+ * local instance to the first advertisement since that carries it back.
+ */
+static void registration_rtt(struct sr_role *r, const struct msg_routes *m)
+{
+	int64_t now = agent_now_ms();
+
+	for (size_t i = 0; i < r->nlocal; i++) {
+		if (!r->local_wait[i])
+			continue;
+		for (size_t j = 0; j < m->nroutes; j++)
+			if (!strcmp(m->routes[j].id, r->local[i].id)) {
+				r->local_rtt[i] = now - r->local_sent[i];
+				r->local_wait[i] = false;
+				break;
+			}
+	}
+}
+
 static void routes_apply(struct sr_role *r, const struct msg_routes *m)
 {
+	registration_rtt(r, m);
 	if (m->full) {
 		r->nroutes = 0;
 		for (size_t i = 0; i < m->nroutes; i++)
@@ -368,6 +400,7 @@ static int state_load(struct sr_role *r)
 		if (json_object_object_get_ex(x, "capability", &v))
 			m->capability = (uint32_t)json_object_get_int64(v);
 		m->ttl_ms = 3 * r->a->cfg.sr.heartbeat_ms;
+		r->local_rtt[r->nlocal] = -1;
 		if (m->id[0])
 			r->nlocal++;
 	}
@@ -381,6 +414,7 @@ static void send_register(struct sr_role *r, const struct msg_instance *i)
 	struct msg_reg g = { .op = REG_REGISTER, .inst = *i };
 
 	r->local_sent[i - r->local] = agent_now_ms();
+	r->local_wait[i - r->local] = r->up;
 	if (r->up)
 		agent_msg_send(r->a, r->c, &msg_reg_type, &g);
 }
@@ -405,8 +439,10 @@ int sr_role_register(struct sr_role *r, const struct msg_instance *i,
 		return -1;
 	}
 	r->local[k] = m;
-	if (k == r->nlocal)
+	if (k == r->nlocal) {
+		r->local_rtt[k] = -1;
 		r->nlocal++;
+	}
 	state_save(r);
 	send_register(r, &r->local[k]);
 	return 0;
@@ -427,6 +463,8 @@ int sr_role_deregister(struct sr_role *r, const char *id, char *err,
 	r->nlocal--;
 	r->local[k] = r->local[r->nlocal];
 	r->local_sent[k] = r->local_sent[r->nlocal];
+	r->local_wait[k] = r->local_wait[r->nlocal];
+	r->local_rtt[k] = r->local_rtt[r->nlocal];
 	state_save(r);
 	snprintf(g.id, sizeof(g.id), "%s", id);
 	if (r->up)
@@ -485,6 +523,66 @@ static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
 		snprintf(g.id, sizeof(g.id), "%s", r->local[i].id);
 		agent_msg_send(r->a, r->c, &msg_reg_type, &g);
 	}
+}
+
+/* --- node state reports (type 4) --------------------------------------- */
+
+/*
+ * Every sr.node_report_ms: this node's state to the controller's smo.
+ * Numbered from 1 per report made, sent or not, as type 5 is, so the smo
+ * counts the ones it missed; dropped while there is no connection, the
+ * controller runs no smo, or it is not reading (tm_send()).
+ */
+static void on_node_report(evutil_socket_t fd, short what, void *arg)
+{
+	struct sr_role *r = arg;
+	struct node_state s = { 0 };
+	struct msg m = { .type = &msg_node_type, .body = &s };
+	char err[256], *frame = NULL;
+	const char *why = "";
+	size_t len;
+
+	(void)fd;
+	(void)what;
+	if (node_state_read_host(&s, err, sizeof(err))) {
+		agent_log("sr: node state: %s: no report", err);
+		return;
+	}
+	s.insts = calloc(r->nlocal + 1, sizeof(*s.insts));
+	if (!s.insts) {
+		node_state_free(&s);
+		return;
+	}
+	for (size_t i = 0; i < r->nlocal; i++) {
+		struct node_inst *n = &s.insts[s.ninsts++];
+
+		snprintf(n->id, sizeof(n->id), "%s", r->local[i].id);
+		snprintf(n->state, sizeof(n->state), "%s", r->local[i].state);
+		n->has_rtt = r->local_rtt[i] >= 0;
+		n->registration_rtt_ms = n->has_rtt ? (uint64_t)r->local_rtt[i] : 0;
+		if (n->registration_rtt_ms > 3600000)
+			n->registration_rtt_ms = 3600000;
+	}
+	snprintf(m.node, sizeof(m.node), "%s", r->a->cfg.node);
+	m.seq = ++r->node_seq;
+	if (msg_encode(&m, &frame, &len, err, sizeof(err))) {
+		agent_log("sr: node state report %llu: %s",
+			  (unsigned long long)m.seq, err);
+		r->node_dropped++;
+	} else if (tm_send(r, frame, len, &why)) {
+		if (!r->node_down_said)
+			agent_log("sr: node state report: %s (reports are dropped until it is)",
+				  why);
+		r->node_down_said = true;
+		r->node_dropped++;
+	} else {
+		if (r->node_down_said)
+			agent_log("sr: node state reports reach the smo again");
+		r->node_down_said = false;
+		r->node_queued++;
+	}
+	free(frame);
+	node_state_free(&s);
 }
 
 /* --- the SRD connection ---------------------------------------------- */
@@ -670,6 +768,14 @@ struct sr_role *sr_role_start(struct agent *a)
 			if (!r->dg_ev || event_add(r->dg_ev, &dg))
 				goto fail;
 		}
+		if (a->cfg.sr.node_report_ms) {
+			unsigned int ms = a->cfg.sr.node_report_ms;
+			struct timeval nr = { ms / 1000, ms % 1000 * 1000 };
+
+			r->nr_ev = event_new(a->base, -1, EV_PERSIST, on_node_report, r);
+			if (!r->nr_ev || event_add(r->nr_ev, &nr))
+				goto fail;
+		}
 		connect_srd(r);
 	}
 	return r;
@@ -696,6 +802,8 @@ void sr_role_stop(struct sr_role *r)
 		event_free(r->hb_ev);
 	if (r->dg_ev)
 		event_free(r->dg_ev);
+	if (r->nr_ev)
+		event_free(r->nr_ev);
 	if (r->rec_ev)
 		event_free(r->rec_ev);
 	/* Its own netlink socket deletes the sessions it made. */
@@ -742,6 +850,12 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 			return sr_telemetry_show(r->tm);
 		o = json_object_new_object();
 		json_object_object_add(o, "report_to", json_object_new_string("none"));
+	} else if (!strcmp(what, "nodes")) {
+		json_object_object_add(o, "interval_ms",
+				       json_object_new_uint64(r->a->cfg.sr.node_report_ms));
+		json_object_object_add(o, "reports", json_object_new_uint64(r->node_seq));
+		json_object_object_add(o, "queued", json_object_new_uint64(r->node_queued));
+		json_object_object_add(o, "dropped", json_object_new_uint64(r->node_dropped));
 	} else if (!strcmp(what, "instances")) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < r->nlocal; i++)

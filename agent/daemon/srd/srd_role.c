@@ -22,6 +22,7 @@
 
 #include "agent.h"
 #include "log.h"
+#include "msg_node.h"
 #include "msg_reg.h"
 #include "registry.h"
 
@@ -444,12 +445,15 @@ static int on_frame(struct conn *c, const unsigned char *payload, size_t len,
 	struct smo_role *smo = p->r->a->smo;
 	struct msg m;
 
-	/* the SRs' QoS reports ride the same connection, for the smo */
+	/* the SRs' QoS and node state reports ride the same connection, for the smo */
 	if (agent_msg_accept(p->r->a, c, payload, len, MSG_BIT(MSG_REGISTRATION) |
-			     (smo ? MSG_BIT(MSG_QOS_REPORT) : 0), &m))
+			     (smo ? MSG_BIT(MSG_QOS_REPORT) | MSG_BIT(MSG_NODE_STATE) : 0),
+			     &m))
 		return 0;
 	if (m.type->type == MSG_QOS_REPORT)
 		smo_role_qos(smo, &m, payload, len);
+	else if (m.type->type == MSG_NODE_STATE)
+		smo_role_node(smo, &m, payload, len);
 	else
 		registration(p->r, p, m.body);
 	msg_free(&m);

@@ -39,6 +39,7 @@
 
 #include "conn.h"
 #include "msg.h"
+#include "msg_node.h"
 #include "msg_policy.h"
 #include "msg_qos.h"
 #include "msg_reg.h"
@@ -50,6 +51,7 @@
 #define HB_MS	400	/* the SRs' heartbeat: a lease of 1.2 s */
 #define DIGEST_MS	300	/* the SRs' sr.digest_interval_ms */
 #define FULL_MS		1000	/* the srd's full_interval_ms, for SRs without digests */
+#define NODE_MS		300	/* the SRs' sr.node_report_ms */
 
 static char dir[] = "/tmp/dmsc-roles.XXXXXX";
 static const char *agent_bin, *pki_bin, *dmsc_bin;
@@ -124,9 +126,10 @@ static void config_sr_to(const char *node, const char *srds)
 		 "           \"key\": \"%s/ca/%s.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
 		 "  \"sr\": { \"srd\": [ %s ],\n"
 		 "          \"heartbeat_ms\": %d, \"digest_interval_ms\": %d,\n"
+		 "          \"node_report_ms\": %d,\n"
 		 "          \"kernel\": false, \"state\": \"%s/%s.state\" } }\n",
 		 node, dir, node, dir, dir, node, dir, node, dir, srds, sr_hb_ms,
-		 DIGEST_MS, dir, node);
+		 DIGEST_MS, NODE_MS, dir, node);
 	write_config(node, t);
 }
 
@@ -464,6 +467,19 @@ static size_t frame_qos(const char *node, uint64_t seq, uint64_t packets,
 	struct msg m = { .type = &msg_qos_type, .seq = seq, .body = &r };
 
 	d.total.packets = packets;
+	return frame_of(&m, node, out, size);
+}
+
+/* A type-4 node state report from @node, number @seq, @cpus CPUs. */
+static size_t frame_node(const char *node, uint64_t seq, uint64_t cpus,
+			 char *out, size_t size)
+{
+	struct node_inst in = { "mi-n", "active", true, 7 };
+	struct node_state s = { .time_ms = 1800000000000ull, .loadavg = { 1, 2, 3 },
+				.cpus = cpus, .mem_total_kb = 2048,
+				.mem_available_kb = 1024, .insts = &in, .ninsts = 1 };
+	struct msg m = { .type = &msg_node_type, .seq = seq, .body = &s };
+
 	return frame_of(&m, node, out, size);
 }
 
@@ -1319,7 +1335,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(31 + ELECTION_CASES);
+	ktap_plan(33 + ELECTION_CASES);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -1394,6 +1410,76 @@ int main(int argc, char **argv)
 		json_object_put(d);
 	}
 	ktap_check(ok, "dmsc -j agent show routes: 3 routes at revision 3");
+
+	/*
+	 * Type 4: n1's agent reports its node's state every NODE_MS to the
+	 * controller's smo, which keeps the last: this machine's CPU count,
+	 * memory, lo among the links, its two instances with the round trip
+	 * of their registration.
+	 */
+	{
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		struct json_object *d = NULL, *x, *last = NULL, *in, *l;
+		int lo = 0, rtts = 0;
+
+		ok = WAIT(5000, ({
+			json_object_put(d);
+			d = ask("ctl", "{\"show\":\"nodes\"}");
+			x = smo_qos_node(d, "n1");
+			last = path_get(x, "last", NULL);
+			in = path_get(last, "instances", NULL);
+			rtts = 0;
+			for (int i = 0; i < arr_len(in); i++)
+				rtts += !!path_get(json_object_array_get_idx(in, i),
+						   "registration_rtt_ms", NULL);
+			x && u64(x, "reports", NULL) >= 2 && arr_len(in) == 2 && rtts == 2; }));
+		l = path_get(last, "links", NULL);
+		for (int i = 0; i < arr_len(l); i++)
+			lo |= !strcmp(json_object_get_string(path_get(
+				json_object_array_get_idx(l, i), "dev", NULL)), "lo");
+		ok = ok && u64(last, "load", "cpus") == (uint64_t)cpus &&
+		     u64(last, "load", "mem_total_kb") > 0 &&
+		     u64(last, "load", "mem_available_kb") <= u64(last, "load", "mem_total_kb") &&
+		     arr_len(path_get(last, "load", "loadavg")) == 3 && lo &&
+		     json_object_get_int64(path_get(json_object_array_get_idx(in, 0),
+						    "registration_rtt_ms", NULL)) < 3000 &&
+		     smo_qos_node(d, "n2");
+		if (!ok)
+			printf("# show nodes: %s\n", json_object_to_json_string(d));
+		json_object_put(d);
+		snprintf(buf, sizeof(buf),
+			 "%s -j agent socket %s/ctl.sock show nodes > %s/nodes.json && "
+			 "%s agent socket %s/ctl.sock show nodes | grep -q '^  node n1 .* cpus %ld ' && "
+			 "%s agent socket %s/n1.sock show nodes | grep -q '^sr interval_ms %d reports [1-9]'",
+			 dmsc_bin, dir, dir, dmsc_bin, dir, cpus, dmsc_bin, dir, NODE_MS);
+		ok = ok && !system(buf);
+		if (ok) {
+			snprintf(buf, sizeof(buf), "%s/nodes.json", dir);
+			d = json_object_from_file(buf);
+			ok = u64(path_get(smo_qos_node(d, "n1"), "last", NULL), "load", "cpus") ==
+			     (uint64_t)cpus;
+			json_object_put(d);
+		}
+		ktap_check(ok, "nodes: n1's type-4 reports at the smo: cpus = sysconf's, memory, lo, 2 instances with a registration round trip; dmsc [-j] agent show nodes");
+	}
+	{
+		/* n3 reports for itself; then as n9, another node: refused */
+		uint64_t a = rejected("node");
+		struct json_object *d;
+		size_t len;
+
+		len = frame_node("n3", 1, 4, buf, sizeof(buf));
+		len += frame_node("n9", 1, 4, buf + len, sizeof(buf) - len);
+		raw_send("ca", "n3", buf, len);
+		ok = WAIT(2000, rejected("node") == a + 1);
+		d = ask("ctl", "{\"show\":\"nodes\"}");
+		ok = ok && smo_qos_node(d, "n3") && !smo_qos_node(d, "n9") &&
+		     u64(path_get(smo_qos_node(d, "n3"), "last", NULL), "load", "cpus") == 4;
+		if (!ok)
+			printf("# show nodes: %s\n", json_object_to_json_string(d));
+		json_object_put(d);
+		ktap_check(ok, "nodes: n3's own report kept, one naming node n9 refused (node) and not in the table");
+	}
 	digest_cases();
 
 	/* the smo: each SR got its node's policies from the file, revision 1 */
