@@ -7,7 +7,13 @@
  *                  "qp_overflow", "total": C, "interval": V } ],
  *   "qps": [ { "dev", "direction", "src", "sport", "dst", "qpn",
  *              "total": C, "interval": V } ],
- *   "qps_omitted": N
+ *   "qps_omitted": N,
+ *   "tunnels": [ { "id", "active": "primary"|"backup", "state": "up"|"down",
+ *                  "packets", "bytes", "flows", "switches",
+ *                  "paths": [ T ], "backup": T } ],     (backup optional)
+ *   "tunnels_omitted": N                       (both optional: with the module)
+ *
+ *   T = { "packets", "bytes", "flows" }, a segment list's
  *
  *   C = { "packets", "bytes", "lost", "out_of_order", "duplicates" }
  *   V = C + { "throughput_bps", "loss_rate" }
@@ -53,6 +59,9 @@ void qos_report_free(struct qos_report *r)
 {
 	free(r->devs);
 	free(r->qps);
+	free(r->tunnels);
+	r->tunnels = NULL;
+	r->ntunnels = 0;
 	r->devs = NULL;
 	r->qps = NULL;
 	r->ndevs = r->nqps = 0;
@@ -79,6 +88,50 @@ static struct json_object *interval_json(const struct qos_interval *iv)
 	json_object_object_add(o, "loss_rate",
 			       json_object_new_double(iv->loss_rate));
 	return o;
+}
+
+static const char *const tpath_keys[] = { "packets", "bytes", "flows", NULL };
+static const char *const tunnel_keys[] = {
+	"id", "active", "state", "packets", "bytes", "flows", "switches",
+	"paths", "backup", NULL,
+};
+
+static struct json_object *tpath_json(const struct qos_tpath *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "packets", json_object_new_uint64(p->packets));
+	json_object_object_add(o, "bytes", json_object_new_uint64(p->bytes));
+	json_object_object_add(o, "flows", json_object_new_uint64(p->flows));
+	return o;
+}
+
+static struct json_object *tunnels_json(const struct qos_report *r)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < r->ntunnels; i++) {
+		const struct qos_tunnel *t = &r->tunnels[i];
+		struct json_object *o = json_object_new_object(), *ps;
+
+		json_object_object_add(o, "id", json_object_new_uint64(t->id));
+		json_object_object_add(o, "active", json_object_new_string(
+			t->on_backup ? "backup" : "primary"));
+		json_object_object_add(o, "state", json_object_new_string(
+			t->up ? "up" : "down"));
+		json_object_object_add(o, "packets", json_object_new_uint64(t->packets));
+		json_object_object_add(o, "bytes", json_object_new_uint64(t->bytes));
+		json_object_object_add(o, "flows", json_object_new_uint64(t->flows));
+		json_object_object_add(o, "switches", json_object_new_uint64(t->switches));
+		ps = json_object_new_array();
+		for (uint32_t j = 0; j < t->npaths && j < 8; j++)
+			json_object_array_add(ps, tpath_json(&t->paths[j]));
+		json_object_object_add(o, "paths", ps);
+		if (t->has_backup)
+			json_object_object_add(o, "backup", tpath_json(&t->backup));
+		json_object_array_add(arr, o);
+	}
+	return arr;
 }
 
 static void add_where(struct json_object *o, const char *dev, unsigned int dir)
@@ -134,6 +187,15 @@ static int qos_encode(struct json_object *root, const void *body, char *err,
 	json_object_object_add(root, "qps", qps);
 	json_object_object_add(root, "qps_omitted",
 			       json_object_new_uint64(r->qps_omitted));
+	if (r->has_tunnels) {
+		if (r->ntunnels > QOS_MAX_TUNNELS) {
+			snprintf(err, errlen, "more than %d tunnels", QOS_MAX_TUNNELS);
+			return -1;
+		}
+		json_object_object_add(root, "tunnels", tunnels_json(r));
+		json_object_object_add(root, "tunnels_omitted",
+				       json_object_new_uint64(r->tunnels_omitted));
+	}
 	return 0;
 }
 
@@ -293,6 +355,120 @@ static int get_qp(struct json_object *o, const char *path, uint64_t iv_us,
 	return get_total_interval(o, path, iv_us, &q->total, &q->iv, err, errlen);
 }
 
+static int get_tpath(struct json_object *o, const char *path,
+		     struct qos_tpath *p, char *err, size_t errlen)
+{
+	if (!json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "%s: expected an object", path);
+		return -1;
+	}
+	return msg_keys_only(o, path, tpath_keys, NULL, err, errlen) ||
+	       msg_get_u64(o, path, "packets", UINT64_MAX, &p->packets, err, errlen) ||
+	       msg_get_u64(o, path, "bytes", UINT64_MAX, &p->bytes, err, errlen) ||
+	       msg_get_u64(o, path, "flows", UINT32_MAX, &p->flows, err, errlen) ?
+	       -1 : 0;
+}
+
+static int get_word(struct json_object *o, const char *path, const char *key,
+		    const char *no, const char *yes, bool *v, char *err,
+		    size_t errlen)
+{
+	char s[16];
+
+	if (msg_get_string(o, path, key, s, sizeof(s), err, errlen))
+		return -1;
+	if (strcmp(s, no) && strcmp(s, yes)) {
+		snprintf(err, errlen, "%s.%s: \"%s\" is not %s or %s", path, key,
+			 s, no, yes);
+		return -1;
+	}
+	*v = !strcmp(s, yes);
+	return 0;
+}
+
+static int get_tunnel(struct json_object *o, const char *path,
+		      struct qos_tunnel *t, char *err, size_t errlen)
+{
+	struct json_object *ps, *b;
+	char p[64];
+	uint64_t v;
+
+	if (!json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "%s: expected an object", path);
+		return -1;
+	}
+	if (msg_keys_only(o, path, tunnel_keys, NULL, err, errlen) ||
+	    msg_get_u64(o, path, "id", UINT32_MAX, &v, err, errlen))
+		return -1;
+	if (!v) {
+		snprintf(err, errlen, "%s.id: 0 is no tunnel", path);
+		return -1;
+	}
+	t->id = (uint32_t)v;
+	if (get_word(o, path, "active", "primary", "backup", &t->on_backup, err,
+		     errlen) ||
+	    get_word(o, path, "state", "down", "up", &t->up, err, errlen) ||
+	    msg_get_u64(o, path, "packets", UINT64_MAX, &t->packets, err, errlen) ||
+	    msg_get_u64(o, path, "bytes", UINT64_MAX, &t->bytes, err, errlen) ||
+	    msg_get_u64(o, path, "flows", UINT32_MAX, &t->flows, err, errlen) ||
+	    msg_get_u64(o, path, "switches", UINT64_MAX, &t->switches, err, errlen) ||
+	    msg_get_array(o, path, "paths", 8, &ps, err, errlen))
+		return -1;
+	if (!json_object_array_length(ps)) {
+		snprintf(err, errlen, "%s.paths: a tunnel has 1..8 segment lists", path);
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(ps); i++) {
+		snprintf(p, sizeof(p), "%s.paths[%zu]", path, i);
+		if (get_tpath(json_object_array_get_idx(ps, i), p, &t->paths[i],
+			      err, errlen))
+			return -1;
+		t->npaths++;
+	}
+	if (json_object_object_get_ex(o, "backup", &b)) {
+		snprintf(p, sizeof(p), "%s.backup", path);
+		if (get_tpath(b, p, &t->backup, err, errlen))
+			return -1;
+		t->has_backup = true;
+	}
+	return 0;
+}
+
+static int get_tunnels(struct json_object *root, struct qos_report *r,
+		       char *err, size_t errlen)
+{
+	struct json_object *ts;
+	char path[32];
+
+	if (!json_object_object_get_ex(root, "tunnels", NULL) &&
+	    !json_object_object_get_ex(root, "tunnels_omitted", NULL))
+		return 0;
+	if (msg_get_array(root, "", "tunnels", QOS_MAX_TUNNELS, &ts, err, errlen) ||
+	    msg_get_u64(root, "", "tunnels_omitted", UINT64_MAX,
+			&r->tunnels_omitted, err, errlen))
+		return -1;
+	r->has_tunnels = true;
+	r->tunnels = calloc(json_object_array_length(ts) + 1, sizeof(*r->tunnels));
+	if (!r->tunnels) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(ts); i++) {
+		snprintf(path, sizeof(path), "tunnels[%zu]", i);
+		if (get_tunnel(json_object_array_get_idx(ts, i), path,
+			       &r->tunnels[i], err, errlen))
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (r->tunnels[j].id == r->tunnels[i].id) {
+				snprintf(err, errlen, "%s.id: tunnel %u twice", path,
+					 r->tunnels[i].id);
+				return -1;
+			}
+		r->ntunnels++;
+	}
+	return 0;
+}
+
 static int qos_decode(struct json_object *root, void *body, char *err,
 		      size_t errlen)
 {
@@ -328,7 +504,7 @@ static int qos_decode(struct json_object *root, void *body, char *err,
 			return -1;
 		r->nqps++;
 	}
-	return 0;
+	return get_tunnels(root, r, err, errlen);
 }
 
 static void qos_free(void *body)
@@ -337,7 +513,8 @@ static void qos_free(void *body)
 }
 
 static const char *const qos_keys[] = {
-	"time_ms", "interval_us", "devices", "qps", "qps_omitted", NULL,
+	"time_ms", "interval_us", "devices", "qps", "qps_omitted", "tunnels",
+	"tunnels_omitted", NULL,
 };
 
 const struct msg_type msg_qos_type = {

@@ -6,11 +6,16 @@
  * direction and per QP: the counters since the attachment ("total") and
  * what changed over the report's interval ("interval"), with the
  * throughput and loss rate of that interval. Latency is not measured by
- * the program and is not in the report.
+ * the program and is not in the report. With the dmsc module, the
+ * counters it keeps per tunnel and per segment list (DMSC_CMD_TUNNEL_GET:
+ * packets, bytes, flows, primary/backup switches), totals since the
+ * tunnel was made; the module counts encapsulation errors per namespace
+ * only (DMSC_STATS_A_DROP_*, `dmsc -s info`), not per tunnel.
  */
 #ifndef DMSC_MSG_QOS_H
 #define DMSC_MSG_QOS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "msg.h"
@@ -18,6 +23,7 @@
 #define QOS_MAX_DEVS	1024	/* RT_MAX_ATTACH */
 #define QOS_MAX_QPS	4096	/* per report; the rest counted as omitted */
 #define QOS_MAX_LEN	(4u << 20)
+#define QOS_MAX_TUNNELS	1024	/* per report; the rest counted as omitted */
 
 struct qos_counts {
 	uint64_t packets, bytes, lost, out_of_order, duplicates;
@@ -51,6 +57,23 @@ struct qos_qp {
 	struct qos_interval iv;
 };
 
+/* A segment list's counters: DMSC_PATH_A_PACKETS, _BYTES, _FLOWS. */
+struct qos_tpath {
+	uint64_t packets, bytes, flows;
+};
+
+/* A tunnel's (DMSC_TUNNEL_A_*): totals since it was made. */
+struct qos_tunnel {
+	uint32_t id;
+	bool on_backup;			/* DMSC_TUNNEL_A_ACTIVE */
+	bool up;			/* DMSC_TUNNEL_A_ADMIN_UP */
+	uint64_t packets, bytes, flows, switches;
+	uint32_t npaths;		/* 1..DMSC_MAX_PATHS, in their order */
+	struct qos_tpath paths[8];	/* DMSC_MAX_PATHS */
+	bool has_backup;
+	struct qos_tpath backup;
+};
+
 struct qos_report {
 	uint64_t time_ms;		/* Unix time of the later snapshot */
 	uint64_t interval_us;		/* between the two snapshots */
@@ -59,6 +82,11 @@ struct qos_report {
 	struct qos_qp *qps;		/* the busiest QOS_MAX_QPS */
 	size_t nqps;
 	uint64_t qps_omitted;		/* QPs beyond those */
+	/* "tunnels": only when read from the module (sr.kernel) */
+	bool has_tunnels;
+	struct qos_tunnel *tunnels;
+	size_t ntunnels;
+	uint64_t tunnels_omitted;
 };
 
 extern const struct msg_type msg_qos_type;

@@ -161,6 +161,87 @@ int dmsc_nl_tunnel_dump(struct dmsc_nl *nl, struct policy **out, size_t *n)
 		    (void **)out, n);
 }
 
+static void tpath_of(struct nlattr *nest, struct qos_tpath *p)
+{
+	struct nlattr *tb[DMSC_PATH_A_MAX + 1];
+
+	if (nla_parse_nested(tb, DMSC_PATH_A_MAX, nest, NULL) < 0)
+		return;
+	p->packets = tb[DMSC_PATH_A_PACKETS] ? nla_get_u64(tb[DMSC_PATH_A_PACKETS]) : 0;
+	p->bytes = tb[DMSC_PATH_A_BYTES] ? nla_get_u64(tb[DMSC_PATH_A_BYTES]) : 0;
+	p->flows = tb[DMSC_PATH_A_FLOWS] ? nla_get_u32(tb[DMSC_PATH_A_FLOWS]) : 0;
+}
+
+int dmsc_nl_tunnel_counters_one(struct nlattr **top, void *arg)
+{
+	struct nlattr *tb[DMSC_TUNNEL_A_MAX + 1], *a;
+	struct qos_tunnel_vec *v = arg;
+	struct qos_tunnel *t;
+	int rem;
+
+	if (!top[DMSC_A_TUNNEL] ||
+	    nla_parse_nested(tb, DMSC_TUNNEL_A_MAX, top[DMSC_A_TUNNEL], NULL) < 0 ||
+	    !tb[DMSC_TUNNEL_A_ID])
+		return 0;
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 16;
+		void *p = realloc(v->v, cap * sizeof(*v->v));
+
+		if (!p) {
+			v->err = -ENOMEM;
+			return -1;
+		}
+		v->v = p;
+		v->cap = cap;
+	}
+	t = &v->v[v->n++];
+	memset(t, 0, sizeof(*t));
+	t->id = nla_get_u32(tb[DMSC_TUNNEL_A_ID]);
+	t->on_backup = tb[DMSC_TUNNEL_A_ACTIVE] &&
+		       nla_get_u8(tb[DMSC_TUNNEL_A_ACTIVE]) == DMSC_ACTIVE_BACKUP;
+	t->up = !tb[DMSC_TUNNEL_A_ADMIN_UP] || nla_get_u8(tb[DMSC_TUNNEL_A_ADMIN_UP]);
+	if (tb[DMSC_TUNNEL_A_PACKETS])
+		t->packets = nla_get_u64(tb[DMSC_TUNNEL_A_PACKETS]);
+	if (tb[DMSC_TUNNEL_A_BYTES])
+		t->bytes = nla_get_u64(tb[DMSC_TUNNEL_A_BYTES]);
+	if (tb[DMSC_TUNNEL_A_FLOWS])
+		t->flows = nla_get_u32(tb[DMSC_TUNNEL_A_FLOWS]);
+	if (tb[DMSC_TUNNEL_A_SWITCHES])
+		t->switches = nla_get_u64(tb[DMSC_TUNNEL_A_SWITCHES]);
+	/* the paths repeat inside the tunnel nest, in their order */
+	nla_for_each_nested(a, top[DMSC_A_TUNNEL], rem)
+		if (nla_type(a) == DMSC_TUNNEL_A_PATH && t->npaths < DMSC_MAX_PATHS)
+			tpath_of(a, &t->paths[t->npaths++]);
+	if (tb[DMSC_TUNNEL_A_BACKUP]) {
+		t->has_backup = true;
+		tpath_of(tb[DMSC_TUNNEL_A_BACKUP], &t->backup);
+	}
+	if (!t->npaths)		/* not a tunnel the module would make */
+		v->n--;
+	return 0;
+}
+
+int dmsc_nl_tunnel_counters(struct dmsc_nl *nl, struct qos_tunnel **out,
+			    size_t *n)
+{
+	struct qos_tunnel_vec v = { 0 };
+	struct nl_msg *msg = dmsc_nl_msg(DMSC_CMD_TUNNEL_GET, NLM_F_DUMP);
+	int err;
+
+	if (!msg)
+		return -ENOMEM;
+	err = dmsc_nl_talk(nl, msg, dmsc_nl_tunnel_counters_one, &v);
+	if (!err)
+		err = v.err;
+	if (err) {
+		free(v.v);
+		return err;
+	}
+	*out = v.v;
+	*n = v.n;
+	return 0;
+}
+
 static int rule_msg(struct dmsc_nl *nl, int cmd, const struct pol_rule *r)
 {
 	struct nl_msg *msg = dmsc_nl_msg(cmd, 0);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "msg_policy.h"
+#include "msg_qos.h"
 #include "nl.h"
 
 /* DMSC_CMD_TUNNEL_NEW or _SET of @p's tunnel: id, src, paths, backup. */
@@ -18,6 +19,20 @@ int dmsc_nl_tunnel_put(struct dmsc_nl *nl, int cmd, const struct policy *p);
 int dmsc_nl_tunnel_del(struct dmsc_nl *nl, uint32_t id);
 /* Every tunnel of this namespace, as policies without name or rules. */
 int dmsc_nl_tunnel_dump(struct dmsc_nl *nl, struct policy **out, size_t *n);
+
+/*
+ * The counters of every tunnel of this namespace (type 5's "tunnels",
+ * msg_qos.h), from the same dump. tunnel_counters_one() is the parser of
+ * one answer, for the unit tests.
+ */
+int dmsc_nl_tunnel_counters(struct dmsc_nl *nl, struct qos_tunnel **out,
+			    size_t *n);
+int dmsc_nl_tunnel_counters_one(struct nlattr **top, void *arg);
+struct qos_tunnel_vec {
+	struct qos_tunnel *v;
+	size_t n, cap;
+	int err;
+};
 
 int dmsc_nl_rule_add(struct dmsc_nl *nl, const struct pol_rule *r);
 int dmsc_nl_rule_del(struct dmsc_nl *nl, const struct pol_rule *r);

@@ -15,6 +15,7 @@
 #include "msg_node.h"
 #include "msg_qos.h"
 #include "msg_reg.h"
+#include "nl_policy.h"
 #include "tests/ktap.h"
 
 static char err[256];
@@ -151,6 +152,113 @@ static int roundtrip(void)
 	return ok;
 }
 
+
+/* --- type 5's tunnel counters (msg_qos.c, nl_policy.c) ------------------ */
+
+/* A dump answer of the module for one tunnel, parsed as the SR parses it. */
+static int tunnel_from_kernel(struct qos_tunnel *t)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlattr *top[DMSC_A_MAX + 1], *n, *p;
+	struct qos_tunnel_vec v = { 0 };
+	int ok;
+
+	n = nla_nest_start(msg, DMSC_A_TUNNEL);
+	nla_put_u32(msg, DMSC_TUNNEL_A_ID, 7);
+	nla_put_u8(msg, DMSC_TUNNEL_A_ACTIVE, DMSC_ACTIVE_BACKUP);
+	nla_put_u8(msg, DMSC_TUNNEL_A_ADMIN_UP, 1);
+	nla_put_u64(msg, DMSC_TUNNEL_A_PACKETS, 30);
+	nla_put_u64(msg, DMSC_TUNNEL_A_BYTES, 30000);
+	nla_put_u32(msg, DMSC_TUNNEL_A_FLOWS, 3);
+	nla_put_u64(msg, DMSC_TUNNEL_A_SWITCHES, 2);
+	for (int i = 0; i < 2; i++) {
+		p = nla_nest_start(msg, DMSC_TUNNEL_A_PATH);
+		nla_put_u32(msg, DMSC_PATH_A_INDEX, (uint32_t)i);
+		nla_put_u64(msg, DMSC_PATH_A_PACKETS, 10u + (unsigned)i);
+		nla_put_u64(msg, DMSC_PATH_A_BYTES, 10000u + (unsigned)i);
+		nla_put_u32(msg, DMSC_PATH_A_FLOWS, 1);
+		nla_nest_end(msg, p);
+	}
+	p = nla_nest_start(msg, DMSC_TUNNEL_A_BACKUP);
+	nla_put_u64(msg, DMSC_PATH_A_PACKETS, 9);
+	nla_put_u64(msg, DMSC_PATH_A_BYTES, 9999);
+	nla_put_u32(msg, DMSC_PATH_A_FLOWS, 1);
+	nla_nest_end(msg, p);
+	nla_nest_end(msg, n);
+	ok = !nla_parse(top, DMSC_A_MAX, nlmsg_attrdata(nlmsg_hdr(msg), 0),
+			nlmsg_attrlen(nlmsg_hdr(msg), 0), NULL) &&
+	     !dmsc_nl_tunnel_counters_one(top, &v) && v.n == 1;
+	if (ok)
+		*t = v.v[0];
+	free(v.v);
+	nlmsg_free(msg);
+	return ok;
+}
+
+#define TUNNEL_CASES 6
+static void tunnel_cases(void)
+{
+	struct qos_report r, *o;
+	struct qos_dev d;
+	struct qos_qp q[2];
+	struct qos_tunnel t;
+	struct msg m = { .type = &msg_qos_type, .node = "h2", .seq = 7, .body = &r };
+	struct msg back;
+	char *frame, text[8192];
+	size_t len;
+	int ok;
+
+	ok = tunnel_from_kernel(&t);
+	ktap_check(ok && t.id == 7 && t.on_backup && t.up && t.packets == 30 &&
+		   t.bytes == 30000 && t.flows == 3 && t.switches == 2 &&
+		   t.npaths == 2 && t.paths[1].packets == 11 &&
+		   t.paths[1].bytes == 10001 && t.has_backup && t.backup.packets == 9,
+		   "type 5: a tunnel's counters read from a dump answer (tunnel, segment lists, backup)");
+	sample(&r, &d, q);
+	r.has_tunnels = true;
+	r.tunnels = &t;
+	r.ntunnels = 1;
+	r.tunnels_omitted = 4;
+	ok = ok && !msg_encode(&m, &frame, &len, err, sizeof(err));
+	ok = ok && !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err,
+			       sizeof(err));
+	if (ok) {
+		memcpy(text, frame + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		text[len - MSG_HDR_LEN] = 0;
+		free(frame);
+		o = back.body;
+		ok = o->has_tunnels && o->ntunnels == 1 && o->tunnels_omitted == 4 &&
+		     !memcmp(&o->tunnels[0], &t, sizeof(t));
+		msg_free(&back);
+	} else {
+		printf("# %s\n", err);
+	}
+	ktap_check(ok, "type 5 with tunnels encoded and decoded: every counter");
+	{
+		/* edits of that report: the error names the field */
+		const struct { const char *from, *to, *want, *what; } e[] = {
+			{ "\"id\":7", "\"id\":0", "tunnels[0].id: 0 is no tunnel",
+			  "type 5: a tunnel id 0 refused" },
+			{ "\"active\":\"backup\"", "\"active\":\"both\"",
+			  "tunnels[0].active: \"both\" is not primary or backup",
+			  "type 5: a tunnel neither on its primary nor its backup" },
+			{ "\"paths\":[", "\"paths\":[{\"packets\":1,\"bytes\":1,\"flows\":1,\"drops\":1},",
+			  "tunnels[0].paths[0].drops: unknown field",
+			  "type 5: an unknown counter of a segment list, by path" },
+			{ "\"tunnels_omitted\":4", "\"tunnels_omitted\":-4",
+			  "tunnels_omitted: negative", "type 5: tunnels_omitted negative" },
+		};
+
+		for (size_t i = 0; i < sizeof(e) / sizeof(*e); i++) {
+			char buf[8192];
+			const char *at = strstr(text, e[i].from);
+
+			snprintf(buf, sizeof(buf), "%.*s%s%s", at ? (int)(at - text) : 0, text,
+				 e[i].to, at ? at + strlen(e[i].from) : "");
+			ktap_check(at && starts(decode_text(buf), e[i].want), e[i].what);
+		}
+	}
+}
 
 /* --- type 4, the node state report (msg_node.c) ------------------------- */
 
@@ -388,7 +496,7 @@ int main(void)
 	struct qos_dev d;
 	struct qos_qp q[2];
 
-	ktap_plan(51 + NODE_CASES);
+	ktap_plan(51 + NODE_CASES + TUNNEL_CASES);
 	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
 	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
 		   "the sample is accepted as it is");
@@ -525,5 +633,6 @@ int main(void)
 	}
 	digest_cases();
 	node_cases();
+	tunnel_cases();
 	return ktap_finish();
 }

@@ -14,6 +14,10 @@
  * is dropped, since the reader could not find the next frame after a
  * partial one, and the next report connects again. Either way sequence
  * numbers count the reports made, so the reader sees those it missed.
+ *
+ * Each report carries the dmsc module's tunnel counters too ("tunnels",
+ * read with nl_policy.c's dump on a netlink socket of its own): when the
+ * module cannot be read, the report goes without them, said once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +33,7 @@
 #include "log.h"
 #include "msg.h"
 #include "msg_qos.h"
+#include "nl_policy.h"
 #include "sr_telemetry.h"
 #include "telemetry.h"
 #include "telemetry_qos.h"
@@ -47,6 +52,8 @@ struct sr_telemetry {
 	void *send_arg;
 	uint64_t seq, queued, dropped;
 	struct telemetry_snap prev;
+	struct dmsc_nl nl;		/* the tunnels' counters */
+	bool nl_open, nl_said;
 };
 
 /*
@@ -160,6 +167,10 @@ struct sr_telemetry *sr_telemetry_start(const struct telemetry_config *cfg,
 		/* The first report's counters change from here. */
 		if (snapshot(&t->prev))
 			goto fail;
+		if (!dmsc_nl_open(&t->nl))
+			t->nl_open = true;
+		else
+			agent_log("telemetry: no dmsc module to read tunnel counters from: reports go without them");
 		t->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (t->timer < 0 || timerfd_settime(t->timer, 0, &its, NULL)) {
 			agent_log("telemetry: report timer: %s", strerror(errno));
@@ -251,6 +262,29 @@ static int send_frame(struct sr_telemetry *t, const char *frame, size_t len)
 	return 0;
 }
 
+/* The module's tunnel counters into @r; without them if it cannot say. */
+static void add_tunnels(struct sr_telemetry *t, struct qos_report *r)
+{
+	int err;
+
+	if (!t->nl_open)
+		return;
+	err = dmsc_nl_tunnel_counters(&t->nl, &r->tunnels, &r->ntunnels);
+	if (err) {
+		if (!t->nl_said)
+			agent_log("telemetry: tunnel counters: %s (reports go without them until it answers)",
+				  strerror(-err));
+		t->nl_said = true;
+		return;
+	}
+	t->nl_said = false;
+	r->has_tunnels = true;
+	if (r->ntunnels > QOS_MAX_TUNNELS) {
+		r->tunnels_omitted = r->ntunnels - QOS_MAX_TUNNELS;
+		r->ntunnels = QOS_MAX_TUNNELS;
+	}
+}
+
 void sr_telemetry_tick(struct sr_telemetry *t)
 {
 	struct telemetry_snap cur;
@@ -273,6 +307,7 @@ void sr_telemetry_tick(struct sr_telemetry *t)
 	}
 	telemetry_snap_free(&t->prev);
 	t->prev = cur;
+	add_tunnels(t, &r);
 	snprintf(m.node, sizeof(m.node), "%s", t->node);
 	m.seq = ++t->seq;
 	if (msg_encode(&m, &frame, &len, err, sizeof(err)))
@@ -309,5 +344,7 @@ void sr_telemetry_stop(struct sr_telemetry *t)
 	if (t->sock >= 0)
 		close(t->sock);
 	telemetry_snap_free(&t->prev);
+	if (t->nl_open)
+		dmsc_nl_close(&t->nl);
 	free(t);
 }
