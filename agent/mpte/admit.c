@@ -479,35 +479,23 @@ void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted)
 	ctx->opt = save;
 }
 
-/* Per group, one search tells which members can be routed at all. */
+/*
+ * Which demands can be routed at all: the group's fewest-hop search
+ * (hops.c) reaches an egress of each member that can, over the links its
+ * colours allow that still work, so it answers this too.
+ */
 static void check_feasible_all(struct mpte_ctx *ctx)
 {
-	int g, k;
+	int di;
 
-	for (g = 0; g < ctx->ngroups; g++) {
-		const struct mpte_group *gr = &ctx->groups[g];
-		struct mpte_filter f;
+	for (di = 0; di < ctx->ds->n; di++) {
+		const struct mpte_demand *d = &ctx->ds->d[di];
+		int h = mpte_fewest_hops(ctx, di);
 
-		memset(&f, 0, sizeof(f));
-		f.include_any = gr->include_any;
-		f.include_all = gr->include_all;
-		f.exclude_any = gr->exclude_any;
-		f.failed = ctx->failed;
-		mpte_dijkstra(ctx->t, &ctx->sp, gr->ingress, gr->ningress, NULL,
-			      &f, gr->targets, gr->ntargets);
-		for (k = 0; k < gr->nmembers; k++) {
-			int di = gr->members[k], j, ok = 0;
-			const struct mpte_demand *d = &ctx->ds->d[di];
-
-			for (j = 0; j < d->negress; j++)
-				ok |= ctx->sp.dist[d->egress[j]] != HUGE_VAL_D;
-			/* unreachable, delay- or hop-bound: the full check
-			 * says why */
-			ctx->st[di].status = ok && d->max_delay <= 0 &&
-					     mpte_fewest_hops(ctx, di) <=
-					     mpte_hop_limit(ctx, di) ?
-					     MPTE_ADMITTED : MPTE_PENDING;
-		}
+		/* unreachable, delay- or hop-bound: the full check says why */
+		ctx->st[di].status = h >= 0 && d->max_delay <= 0 &&
+				     h <= mpte_hop_limit(ctx, di) ?
+				     MPTE_ADMITTED : MPTE_PENDING;
 	}
 }
 

@@ -226,7 +226,6 @@ void mpte_free(struct mpte_ctx *ctx)
 	free(ctx->mark_b);
 	free(ctx->hop_limit);
 	free(ctx->fewest_hops);
-	free(ctx->unit);
 	free(ctx->bgp);
 	mpte_sid_cache_free(ctx->sids);
 	mpte_sp_fini(&ctx->sp);

@@ -217,7 +217,7 @@ int mpte_arc_usable(const struct mpte_topology *t, int a,
  * stale copies are skipped when popped.  Simpler than decrease-key and just
  * as fast on sparse graphs.
  */
-static void heap_push(struct mpte_sp *sp, int v, double key)
+void mpte_sp_push(struct mpte_sp *sp, int v, double key)
 {
 	int i;
 
@@ -242,7 +242,7 @@ static void heap_push(struct mpte_sp *sp, int v, double key)
 	sp->heap_key[i] = key;
 }
 
-static int heap_pop(struct mpte_sp *sp, double *key)
+int mpte_sp_pop(struct mpte_sp *sp, double *key)
 {
 	int top = sp->heap_node[0], i = 0, v;
 	double k;
@@ -271,7 +271,7 @@ static int heap_pop(struct mpte_sp *sp, double *key)
 	return top;
 }
 
-static void sp_reset(struct mpte_sp *sp)
+void mpte_sp_reset(struct mpte_sp *sp)
 {
 	int i;
 
@@ -287,7 +287,7 @@ static void sp_reset(struct mpte_sp *sp)
 	sp->heap_len = 0;
 }
 
-static void sp_set(struct mpte_sp *sp, int v, double d, int pred)
+void mpte_sp_set(struct mpte_sp *sp, int v, double d, int pred)
 {
 	if (sp->dist[v] == HUGE_VAL_D)
 		sp->touched[sp->ntouched++] = v;
@@ -310,14 +310,14 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 	const unsigned char *failed;
 	double per_hop;
 
-	sp_reset(sp);
+	mpte_sp_reset(sp);
 	for (i = 0; i < nsrc; i++) {
 		if (f && f->node_off && f->node_off[src[i]])
 			continue;
 		if (sp->dist[src[i]] == 0)
 			continue;
-		sp_set(sp, src[i], 0, -1);
-		heap_push(sp, src[i], 0);
+		mpte_sp_set(sp, src[i], 0, -1);
+		mpte_sp_push(sp, src[i], 0);
 	}
 	if (ntargets) {
 		/* done[] doubles as the settled mark; targets use bit 1 */
@@ -338,7 +338,7 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 	per_hop = f ? f->per_hop : 0;
 	while (sp->heap_len) {
 		double d;
-		int u = heap_pop(sp, &d), k, end;
+		int u = mpte_sp_pop(sp, &d), k, end;
 
 		if ((sp->done[u] & 1) || d > sp->dist[u])
 			continue;
@@ -360,8 +360,8 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 				continue;
 			nd = d + (len ? len[a] : t->arcs[a].igp_metric) + per_hop;
 			if (nd < sp->dist[v]) {
-				sp_set(sp, v, nd, a);
-				heap_push(sp, v, nd);
+				mpte_sp_set(sp, v, nd, a);
+				mpte_sp_push(sp, v, nd);
 			}
 		}
 	}
@@ -374,6 +374,68 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 				sp->done[targets[i]] &= 1;
 		}
 	}
+}
+
+/*
+ * Fewest hops from the source set (every arc counts 1): a breadth-first
+ * search, a node's distance final when it is first reached, so no heap.
+ * The hop counts of every demand group are a search each, on 10,000 nodes
+ * 10,000 of them, and this is several times cheaper than mpte_dijkstra
+ * with unit lengths.  f->per_hop is ignored.  With targets, stop once all
+ * of them are reached.  sp->settled holds the nodes reached, in order.
+ */
+void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
+	      const int *src, int nsrc, const struct mpte_filter *f,
+	      const int *targets, int ntargets)
+{
+	int i, head = 0, left = ntargets;
+	unsigned char *is_target = NULL;
+
+	mpte_sp_reset(sp);
+	if (ntargets) {
+		/* done[] is free here: bit 1 marks a target, as in Dijkstra */
+		is_target = sp->done;
+		for (i = 0; i < ntargets; i++) {
+			if (is_target[targets[i]] & 2) {
+				left--;
+				continue;
+			}
+			is_target[targets[i]] |= 2;
+		}
+	}
+	for (i = 0; i < nsrc; i++) {
+		int v = src[i];
+
+		if ((f && f->node_off && f->node_off[v]) ||
+		    sp->dist[v] == 0)
+			continue;
+		mpte_sp_set(sp, v, 0, -1);
+		sp->settled[sp->nsettled++] = v;
+		if (is_target && (sp->done[v] & 2))
+			left--;
+	}
+	while (head < sp->nsettled && (!is_target || left > 0)) {
+		int u = sp->settled[head++], k, end;
+		double d = sp->dist[u] + 1;
+
+		end = t->out_start[u + 1];
+		for (k = t->out_start[u]; k < end; k++) {
+			int a = t->out_arc[k], v = t->out_to[k];
+
+			if (sp->dist[v] != HUGE_VAL_D)
+				continue;
+			if (f ? !mpte_arc_usable(t, a, f) :
+			    t->arcs[a].capacity <= 0)
+				continue;
+			mpte_sp_set(sp, v, d, a);
+			sp->settled[sp->nsettled++] = v;
+			if (is_target && (sp->done[v] & 2) && --left == 0)
+				break;
+		}
+	}
+	if (is_target)
+		for (i = 0; i < ntargets; i++)
+			sp->done[targets[i]] = 0;
 }
 
 /* Walk predecessors back from node; arcs come out in forward order. */

@@ -15,7 +15,7 @@
  * being pinned to their shortest paths (below).
  * A demand's own value beats --max-stretch, which beats the topology's.
  *
- * h is found per demand group (one breadth-first Dijkstra serves every
+ * h is found per demand group (one breadth-first search serves every
  * member) and cached until a link fails.  When the shortest path under the
  * optimiser's lengths is over the limit, a demand without a route takes
  * its group's fewest-hop path (solve.c), one with routes re-balances among
@@ -74,19 +74,14 @@ static void compute_group(struct mpte_ctx *ctx, int di)
 	struct mpte_filter f;
 	int k, j;
 
-	if (!ctx->unit) {
-		ctx->unit = mpte_xcalloc(ctx->t->narcs, sizeof(double));
-		for (k = 0; k < ctx->t->narcs; k++)
-			ctx->unit[k] = 1;
-	}
 	memset(&f, 0, sizeof(f));
 	f.include_any = gr->include_any;
 	f.include_all = gr->include_all;
 	f.exclude_any = gr->exclude_any;
 	f.failed = ctx->failed;
 	/* sp2: callers compute the limit before their own search in sp2 */
-	mpte_dijkstra(ctx->t, &ctx->sp2, gr->ingress, gr->ningress, ctx->unit,
-		      &f, gr->targets, gr->ntargets);
+	mpte_bfs(ctx->t, &ctx->sp2, gr->ingress, gr->ningress, &f,
+		 gr->targets, gr->ntargets);
 	for (k = 0; k < gr->nmembers; k++) {
 		int m = gr->members[k], h = -1;
 		const struct mpte_demand *d = &ctx->ds->d[m];

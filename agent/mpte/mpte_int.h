@@ -206,7 +206,6 @@ struct mpte_ctx {
 
 	/* hop bounds (hops.c), per demand, 0 = not computed yet */
 	int *hop_limit, *fewest_hops;
-	double *unit;			/* length 1 per arc, for fewest hops */
 	int ignore_hops;		/* backups: not bounded */
 };
 
@@ -225,6 +224,14 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 		   const int *src, int nsrc, const double *len,
 		   const struct mpte_filter *f, const int *targets,
 		   int ntargets);
+/* the pieces of mpte_dijkstra, for a search grown in steps (segments.c) */
+void mpte_sp_reset(struct mpte_sp *sp);
+void mpte_sp_set(struct mpte_sp *sp, int v, double d, int pred);
+void mpte_sp_push(struct mpte_sp *sp, int v, double key);
+int mpte_sp_pop(struct mpte_sp *sp, double *key);
+void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
+	      const int *src, int nsrc, const struct mpte_filter *f,
+	      const int *targets, int ntargets);
 int mpte_sp_extract(const struct mpte_topology *t, const struct mpte_sp *sp,
 		    int node, int *arcs, int max);
 void mpte_filter_for(const struct mpte_ctx *ctx, const struct mpte_demand *d,
@@ -303,6 +310,7 @@ void mpte_dag_write(struct jw *w, const struct mpte_ctx *ctx, int di);
 struct mpte_sid_cache;
 struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx);
 void mpte_sid_cache_free(struct mpte_sid_cache *c);
+void mpte_sid_cache_set_local(struct mpte_sid_cache *c, bool local);
 /* arc a recovered: drop the trees it gives a path as short or shorter */
 void mpte_sid_cache_recover_arc(struct mpte_sid_cache *c, int a);
 /* arc a failed: drop the trees it was on */

@@ -12,8 +12,13 @@
  *
  * IGP routing ignores TE colours but not failures, so the shortest-path
  * trees are computed over all working arcs.  Trees are cached by head
- * node (direct-mapped, one slot per node up to SID_CACHE_MAX_SLOTS).
+ * node (direct-mapped, one slot per node) up to SID_CACHE_MAX_SLOTS
+ * nodes.  A larger topology has more heads than a cache could hold (on a
+ * 10,000-node WAN the misses made a full Dijkstra per segment, seven
+ * tenths of the whole solve): there a segment's search grows from its head
+ * only as far as the segment reaches (local_*), a ball of a few hops.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +30,15 @@ _Static_assert(MPTE_DEFAULT_MAX_SIDS == DMSC_MAX_SEGS,
 	       "the solver's default SID limit is the data plane's");
 
 #define SID_CACHE_MAX_SLOTS 4096	/* one tree per head node up to this many nodes */
+#define SID_LOCAL_SEARCHES 8	/* searches kept, the least recently used reused */
+
+/* One head's search, grown only as far as asked (large topologies). */
+struct sid_local {
+	int root;		/* -1: none */
+	unsigned long used;	/* when last asked, for the LRU */
+	struct mpte_sp sp;
+	unsigned char *count;	/* shortest paths to a settled node, <= 2 */
+};
 
 struct sid_tree {
 	int root;		/* -1: empty slot */
@@ -41,6 +55,11 @@ struct mpte_sid_cache {
 	double *igp;		/* IGP metric in CSR order (out_arc[k]'s) */
 	double uniform;		/* every arc's IGP metric, if all are equal
 				 * and positive; else 0 */
+	/* large topologies: searches from a few heads, grown on demand;
+	 * a group's members share their ingress, the first segment's head */
+	bool local;
+	struct sid_local loc[SID_LOCAL_SEARCHES];
+	unsigned long clock;
 };
 
 static int near(double a, double b)
@@ -68,7 +87,29 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 	for (i = 0; i < ctx->t->narcs; i++)
 		if (c->igp[i] != c->uniform || !(c->uniform > 0))
 			c->uniform = 0;
+	for (i = 0; i < SID_LOCAL_SEARCHES; i++) {
+		c->loc[i].root = -1;
+		mpte_sp_init(&c->loc[i].sp, ctx->t->nnodes);
+		c->loc[i].count = mpte_xcalloc(ctx->t->nnodes, 1);
+	}
+	c->local = ctx->t->nnodes > SID_CACHE_MAX_SLOTS;
 	return c;
+}
+
+/* A failure or a recovery changes IGP distances: forget every search. */
+static void local_forget(struct mpte_sid_cache *c)
+{
+	int i;
+
+	for (i = 0; i < SID_LOCAL_SEARCHES; i++)
+		c->loc[i].root = -1;
+}
+
+/* Tests compare the two ways on the same paths: they must agree. */
+void mpte_sid_cache_set_local(struct mpte_sid_cache *c, bool local)
+{
+	local_forget(c);
+	c->local = local;
 }
 
 /*
@@ -82,6 +123,7 @@ void mpte_sid_cache_fail_arc(struct mpte_sid_cache *c, int a)
 	const struct mpte_arc *arc = &c->ctx->t->arcs[a];
 	int i;
 
+	local_forget(c);
 	for (i = 0; i < c->nslots; i++) {
 		struct sid_tree *s = &c->slot[i];
 
@@ -102,6 +144,7 @@ void mpte_sid_cache_recover_arc(struct mpte_sid_cache *c, int a)
 	const struct mpte_arc *arc = &c->ctx->t->arcs[a];
 	int i;
 
+	local_forget(c);
 	for (i = 0; i < c->nslots; i++) {
 		struct sid_tree *s = &c->slot[i];
 
@@ -128,6 +171,10 @@ void mpte_sid_cache_free(struct mpte_sid_cache *c)
 	mpte_sp_fini(&c->sp);
 	free(c->order);
 	free(c->igp);
+	for (i = 0; i < SID_LOCAL_SEARCHES; i++) {
+		mpte_sp_fini(&c->loc[i].sp);
+		free(c->loc[i].count);
+	}
 	free(c);
 }
 
@@ -217,6 +264,87 @@ static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
 	return s;
 }
 
+/*
+ * The local search: a Dijkstra from one head that settles nodes only up to
+ * the distance asked for, counting shortest paths (capped at 2) as it
+ * settles.  A node's count is final when it is settled: every arc on a
+ * shortest path into it comes from a node settled before it (as in
+ * tree(), nodes at equal distance over a zero-metric arc are the
+ * exception both ways share).
+ */
+static struct sid_local *local_start(struct mpte_sid_cache *c, int root)
+{
+	struct sid_local *l = &c->loc[0];
+	int i;
+
+	for (i = 0; i < SID_LOCAL_SEARCHES; i++) {
+		if (c->loc[i].root == root) {
+			l = &c->loc[i];
+			goto found;
+		}
+		if (c->loc[i].used < l->used)
+			l = &c->loc[i];
+	}
+	for (i = 0; i < l->sp.ntouched; i++)
+		l->count[l->sp.touched[i]] = 0;
+	mpte_sp_reset(&l->sp);
+	mpte_sp_set(&l->sp, root, 0, -1);
+	mpte_sp_push(&l->sp, root, 0);
+	l->count[root] = 1;
+	l->root = root;
+found:
+	l->used = ++c->clock;
+	return l;
+}
+
+/* Settle every node at IGP distance up to bound from the head. */
+static void local_grow(struct mpte_sid_cache *c, struct sid_local *l,
+		       double bound)
+{
+	const struct mpte_topology *t = c->ctx->t;
+	const unsigned char *failed = c->ctx->failed;
+	struct mpte_sp *sp = &l->sp;
+
+	while (sp->heap_len && sp->heap_key[0] <= bound) {
+		double d;
+		int u = mpte_sp_pop(sp, &d), k;
+
+		if ((sp->done[u] & 1) || d > sp->dist[u])
+			continue;
+		sp->done[u] |= 1;
+		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
+			int v = t->out_to[k], cnt;
+			double nd = d + c->igp[k];
+
+			if (v == l->root || failed[t->out_arc[k]] ||
+			    (sp->done[v] & 1))
+				continue;
+			/* near() holds for anything against infinity */
+			if (sp->dist[v] != HUGE_VAL_D && near(nd, sp->dist[v])) {
+				cnt = l->count[v] + l->count[u];
+				l->count[v] = cnt > 2 ? 2 : cnt;
+			} else if (nd < sp->dist[v]) {
+				mpte_sp_set(sp, v, nd, t->out_arc[k]);
+				mpte_sp_push(sp, v, nd);
+				l->count[v] = l->count[u];
+			}
+		}
+	}
+}
+
+/* Is the walk of IGP length cum from the head to v its unique shortest? */
+static bool unique_shortest(struct mpte_sid_cache *c, const struct sid_tree *tr,
+			    struct sid_local *l, int v, double cum)
+{
+	if (tr)
+		return near(cum, tr->dist[v]) && tr->count[v] == 1;
+	/* v is settled when its distance is within near() of cum or less;
+	 * one that is not settled is farther than the walk: not shortest */
+	local_grow(c, l, cum + 1e-9 * (1 + 2 * fabs(cum)));
+	return (l->sp.done[v] & 1) && near(cum, l->sp.dist[v]) &&
+	       l->count[v] == 1;
+}
+
 int mpte_segments(struct mpte_sid_cache *c, const int *arcs, int len,
 		  const char **sids, int max, int *exact, int *missing)
 {
@@ -242,15 +370,20 @@ int mpte_segments(struct mpte_sid_cache *c, const int *arcs, int len,
 		*missing = -1;
 	while (i < len) {
 		int head = t->arcs[arcs[i]].from, j = i, end;
-		const struct sid_tree *tr = tree(c, head);
+		const struct sid_tree *tr = NULL;
+		struct sid_local *l = NULL;
 		double cum = 0;
 
+		if (c->local)
+			l = local_start(c, head);
+		else
+			tr = tree(c, head);
 		/* extend while arcs[i..j] is the unique shortest path */
 		while (j < len) {
 			int v = t->arcs[arcs[j]].to;
 
 			cum += t->arcs[arcs[j]].igp_metric;
-			if (!near(cum, tr->dist[v]) || tr->count[v] != 1)
+			if (!unique_shortest(c, tr, l, v, cum))
 				break;
 			j++;
 		}

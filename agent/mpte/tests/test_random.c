@@ -277,6 +277,47 @@ static int check_solution(const struct mpte_ctx *ctx, const char *when)
 }
 
 /*
+ * The SID count of every path held, from the cached IGP trees and from the
+ * local searches large topologies use (segments.c): the same lists.
+ */
+static int sids_agree(struct mpte_ctx *ctx, const char *when)
+{
+	struct mpte_sid_cache *c = mpte_sids(ctx);
+	int di, p, i, bad = 0;
+
+	for (di = 0; di < ctx->ds->n && !bad; di++) {
+		const struct mpte_dstate *s = &ctx->st[di];
+
+		for (p = 0; p < s->npaths && !bad; p++) {
+			const struct mpte_path *pp = &s->paths[p];
+			const char **a = mpte_xcalloc(pp->len + 1, sizeof(*a));
+			const char **b = mpte_xcalloc(pp->len + 1, sizeof(*b));
+			int na, nb, ea, eb, ma, mb;
+
+			mpte_sid_cache_set_local(c, false);
+			na = mpte_segments(c, pp->arcs, pp->len, a, pp->len + 1,
+					   &ea, &ma);
+			mpte_sid_cache_set_local(c, true);
+			nb = mpte_segments(c, pp->arcs, pp->len, b, pp->len + 1,
+					   &eb, &mb);
+			mpte_sid_cache_set_local(c, false);
+			if (na != nb || ea != eb || ma != mb)
+				bad = ktap_fail("%s: %s path %d: %d SIDs (exact %d) from trees, %d (exact %d) from local searches",
+						when, ctx->ds->d[di].id, p, na, ea,
+						nb, eb);
+			for (i = 0; i < na && !bad; i++)
+				if (a[i] != b[i])
+					bad = ktap_fail("%s: %s path %d: SID %d differs: %s, %s",
+							when, ctx->ds->d[di].id, p, i,
+							a[i] ? a[i] : "-", b[i] ? b[i] : "-");
+			free(a);
+			free(b);
+		}
+	}
+	return bad;
+}
+
+/*
  * What the data plane gets: every admitted demand installable (every node
  * has a SID here), at most max_sids SIDs and DMSC_MAX_PATHS lists, weights
  * in range, no two equal lists.
@@ -410,6 +451,7 @@ static int one_random(int seed)
 	mpte_solve(ctx);
 	CHECK(!check_solution(ctx, "solve"), "%s", "see above");
 	CHECK(!dag_acyclic(ctx), "%s", "see above");
+	CHECK(!sids_agree(ctx, "solve"), "%s", "see above");
 	/* fail a link some admitted demand uses, then re-check */
 	for (di = 0; di < ds->n && used < 0; di++)
 		if (ctx->st[di].status == MPTE_ADMITTED && ctx->st[di].npaths)
@@ -418,6 +460,7 @@ static int one_random(int seed)
 		CHECK(!mpte_fail_link(ctx, t->links[used].id, err, sizeof(err)),
 		      "fail: %s", err);
 		CHECK(!check_solution(ctx, "after failure"), "%s", "see above");
+		CHECK(!sids_agree(ctx, "after failure"), "%s", "see above");
 	}
 	for (di = 0; di < ds->n; di++)
 		if (ds->d[di].elastic) {
