@@ -12,11 +12,13 @@
  *
  * IGP routing ignores TE colours but not failures, so the shortest-path
  * trees are computed over all working arcs.  Trees are cached by head
- * node (direct-mapped, one slot per node) up to SID_CACHE_MAX_SLOTS
- * nodes.  A larger topology has more heads than a cache could hold (on a
- * 10,000-node WAN the misses made a full Dijkstra per segment, seven
- * tenths of the whole solve): there a segment's search grows from its head
- * only as far as the segment reaches (local_*), a ball of a few hops.
+ * node, one slot per node, made when first asked for, while all of them
+ * fit in SID_CACHE_BYTES (10,000 nodes: 900 MB at most).  A cache of
+ * fewer slots than heads thrashed: on a 10,000-node WAN with 4,096 slots
+ * the misses made a full Dijkstra per segment, nearly all of the solve's
+ * time.  Past that size a segment's search grows from its head only as far
+ * as the segment reaches (local_*): no memory, but on a WAN the segments
+ * are long and the ball is a third of the graph.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -29,7 +31,8 @@
 _Static_assert(MPTE_DEFAULT_MAX_SIDS == DMSC_MAX_SEGS,
 	       "the solver's default SID limit is the data plane's");
 
-#define SID_CACHE_MAX_SLOTS 4096	/* one tree per head node up to this many nodes */
+/* a tree is 9 bytes a node; one per head node while they fit in this */
+#define SID_CACHE_BYTES (1UL << 30)
 #define SID_LOCAL_SEARCHES 8	/* searches kept, the least recently used reused */
 
 /* One head's search, grown only as far as asked (large topologies). */
@@ -73,8 +76,9 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 	int i;
 
 	c->ctx = ctx;
-	c->nslots = ctx->t->nnodes < SID_CACHE_MAX_SLOTS ? ctx->t->nnodes
-							 : SID_CACHE_MAX_SLOTS;
+	c->local = (double)ctx->t->nnodes * ctx->t->nnodes *
+		   (sizeof(double) + 1) > SID_CACHE_BYTES;
+	c->nslots = c->local ? 1 : ctx->t->nnodes;
 	c->slot = mpte_xcalloc(c->nslots, sizeof(*c->slot));
 	for (i = 0; i < c->nslots; i++)
 		c->slot[i].root = -1;
@@ -92,7 +96,6 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 		mpte_sp_init(&c->loc[i].sp, ctx->t->nnodes);
 		c->loc[i].count = mpte_xcalloc(ctx->t->nnodes, 1);
 	}
-	c->local = ctx->t->nnodes > SID_CACHE_MAX_SLOTS;
 	return c;
 }
 
