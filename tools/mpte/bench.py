@@ -92,6 +92,22 @@ def solve_ours(topo, dem, extra):
     return p.returncode, p.stdout, wall, int(rss)
 
 
+def installable(text):
+    """The installer's own check (dmsc mpte batch, as an operator would
+    run it) on a -j result: "yes (N tunnels)" or why not."""
+    rf = os.path.join(OUT, ".result.json")
+    with open(rf, "w") as f:
+        f.write(text)
+    p = subprocess.run([SOLVER, "batch", "--result", rf, "--src", "fc00::1",
+                        "--tunnel-id", "1"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    os.unlink(rf)
+    if p.returncode != 0:
+        return "NO: " + p.stderr.strip().splitlines()[-1]
+    return "yes (%d tunnels)" % sum(1 for l in p.stdout.splitlines()
+                                    if l.startswith("tunnel add"))
+
+
 def stretch(topo, result):
     """Hop stretch of every list (its hops over the fewest between its
     ends, by BFS over the topology) and the longest segment list."""
@@ -206,6 +222,7 @@ def fattree_scale():
                  s["lower_bound"], m.group(1) if m else "?"))
         print("fat-tree: hop stretch p50/p99/max, longest list (SIDs): %s"
               % stretch(topo, res))
+        print("fat-tree: installable (dmsc mpte batch): %s" % installable(out))
     except (ValueError, KeyError):
         print("fat-tree: solver failed (status %d)" % st)
 
@@ -237,6 +254,8 @@ def huge():
                  "MISSED, %.1fx the time" % (wall / 30)))
     except (ValueError, KeyError):
         print("huge: solver failed (status %d)" % st)
+        return
+    print("huge: installable (dmsc mpte batch): %s" % installable(out))
 
 
 def main():
@@ -269,6 +288,7 @@ def main():
     largest = None
     clp_rows = []
     above_ecmp = []
+    not_installable = []
     for name, topo, dem in instances(a.quick):
         nodes, arcs, nd, cols = sizes(topo, dem)
         st, out, wall, rss = solve_ours(topo, dem, ["--brief", "--no-admission",
@@ -308,6 +328,9 @@ def main():
             sts = stretch(topo, json.loads(rj))
         except ValueError:
             sts = "failed"
+        inst = installable(rj)
+        if not inst.startswith("yes"):
+            not_installable.append("%s: %s" % (name, inst))
         # --brief prints 6 decimals: closer than that is a tie
         if ours > ecmp + 1.5e-6:
             above_ecmp.append("%s %.6g > %.6g (%.4f%%)" %
@@ -352,6 +375,9 @@ def main():
                max(r[2] for r in clp_rows)))
     elif not HAVE_CLP:
         print("# clp (Debian coinor-clp) not found: CLP baseline skipped")
+    print("every result installable (dmsc mpte batch): %s" %
+          ("yes" if not not_installable else
+           "NO: " + "; ".join(not_installable)))
     print("never worse than ECMP: %s" %
           ("held on every instance" if not above_ecmp else
            "missed on " + "; ".join(above_ecmp)))
@@ -377,6 +403,7 @@ def main():
                  s["admitted"], s["max_utilisation"], s["lower_bound"]))
         print("scale: hop stretch p50/p99/max, longest list (SIDs): %s"
               % stretch(topo, res))
+        print("scale: installable (dmsc mpte batch): %s" % installable(out))
     except (ValueError, KeyError):
         print("scale: solver failed (status %d)" % st)
     replan(topo, dem)
