@@ -12,7 +12,8 @@
  * sum(flow x te_metric) only falls.  A small cost per hop breaks ties
  * towards fewer hops (and serves links with te_metric 0).  The moves keep
  * to every constraint a path has: colours, failures, max_delay, the hop
- * bound, max_sids, max_paths.  One Dijkstra per demand group and pass.
+ * bound, max_sids, max_paths.  One Dijkstra per demand group in the first
+ * pass, and in later passes only for groups a move could help.
  */
 #include <stdbool.h>
 #include <stdlib.h>

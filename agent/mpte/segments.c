@@ -271,9 +271,9 @@ static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
  * The local search: a Dijkstra from one head that settles nodes only up to
  * the distance asked for, counting shortest paths (capped at 2) as it
  * settles.  A node's count is final when it is settled: every arc on a
- * shortest path into it comes from a node settled before it (as in
- * tree(), nodes at equal distance over a zero-metric arc are the
- * exception both ways share).
+ * shortest path into it comes from a node settled before it, but for
+ * zero-metric arcs between nodes at one distance, whose ties are added
+ * in settling order as tree() adds them.
  */
 static struct sid_local *local_start(struct mpte_sid_cache *c, int root)
 {
@@ -319,14 +319,15 @@ static void local_grow(struct mpte_sid_cache *c, struct sid_local *l,
 			int v = t->out_to[k], cnt;
 			double nd = d + c->igp[k];
 
-			if (v == l->root || failed[t->out_arc[k]] ||
-			    (sp->done[v] & 1))
+			if (v == l->root || failed[t->out_arc[k]])
 				continue;
-			/* near() holds for anything against infinity */
+			/* near() holds for anything against infinity; a tie
+			 * into a settled node (a zero-metric arc) still
+			 * counts, as in tree() */
 			if (sp->dist[v] != HUGE_VAL_D && near(nd, sp->dist[v])) {
 				cnt = l->count[v] + l->count[u];
 				l->count[v] = cnt > 2 ? 2 : cnt;
-			} else if (nd < sp->dist[v]) {
+			} else if (nd < sp->dist[v] && !(sp->done[v] & 1)) {
 				mpte_sp_set(sp, v, nd, t->out_arc[k]);
 				mpte_sp_push(sp, v, nd);
 				l->count[v] = l->count[u];
@@ -343,7 +344,7 @@ static bool unique_shortest(struct mpte_sid_cache *c, const struct sid_tree *tr,
 		return near(cum, tr->dist[v]) && tr->count[v] == 1;
 	/* v is settled when its distance is within near() of cum or less;
 	 * one that is not settled is farther than the walk: not shortest */
-	local_grow(c, l, cum + 1e-9 * (1 + 2 * fabs(cum)));
+	local_grow(c, l, cum + 4e-9 * (1 + fabs(cum)));
 	return (l->sp.done[v] & 1) && near(cum, l->sp.dist[v]) &&
 	       l->count[v] == 1;
 }

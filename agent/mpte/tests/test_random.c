@@ -479,6 +479,47 @@ out:
 }
 
 /*
+ * IGP metrics with zeros and fractions (the other sets have integers
+ * 1..10, as TE metrics): ties over zero-metric arcs and sums that are not
+ * integers.  The SID lists from trees and from local searches agree.
+ */
+static int one_sids(int seed)
+{
+	static const double igp[] = { 0, 0.5, 1, 1, 2, 2.5, 0.1, 0.2 };
+	struct json_object *tj, *dj, *links;
+	struct mpte_topology *t = NULL;
+	struct mpte_demand_set *ds = NULL;
+	struct mpte_ctx *ctx = NULL;
+	char err[512];
+	size_t i;
+	int n;
+
+	rng = 0x2545f4914f6cdd1dULL * (seed + 1);
+	n = rint_(5, 24);
+	tj = gen_topology(n, 0);
+	links = json_object_object_get(tj, "links");
+	for (i = 0; i < json_object_array_length(links); i++)
+		json_object_object_add(json_object_array_get_idx(links, i),
+				       "igp_metric",
+				       json_object_new_double(igp[rint_(0, 7)]));
+	dj = gen_demands(n, rint_(3, 40), 0, MPTE_DEFAULT_MAX_PATHS);
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "topology: %s", err);
+	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	CHECK(ds, "demands: %s", err);
+	ctx = mpte_new(t, ds, NULL);
+	mpte_solve(ctx);
+	CHECK(!sids_agree(ctx, "solve"), "%s", "see above");
+out:
+	mpte_free(ctx);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	json_object_put(dj);
+	return KTAP_FAILED();
+}
+
+/*
  * No admission: ours vs GLPK's LP.  With max_paths 64 no path constraint
  * binds that the LP does not have; with the default 8 the cut to max_paths
  * binds on some demands, and the LP (no path limit) is the bound we are
@@ -705,10 +746,14 @@ int main(void)
 		nr = nl = ni = atoi(getenv("MPTE_RANDOM_N"));
 	if (getenv("MPTE_RANDOM_SEED"))
 		first = atoi(getenv("MPTE_RANDOM_SEED"));
-	ktap_plan(nr + 2 * nl + ni);
+	ktap_plan(2 * nr + 2 * nl + ni);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
+	}
+	for (i = 0; i < nr; i++) {
+		snprintf(nm, sizeof(nm), "random_sids_igp_zero_and_fractions_seed_%d", first + i);
+		ktap_result(one_sids(first + i), nm);
 	}
 	for (i = 0; i < nl; i++) {
 		snprintf(nm, sizeof(nm), "random_within_1pct_of_lp_seed_%d", first + i);
