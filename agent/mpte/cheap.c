@@ -12,10 +12,8 @@
  * sum(flow x te_metric) only falls.  A small cost per hop breaks ties
  * towards fewer hops (and serves links with te_metric 0).  The moves keep
  * to every constraint a path has: colours, failures, max_delay, the hop
- * bound, max_sids, max_paths.  One Dijkstra per demand group in the first
- * pass, and in later passes only for groups a move could help.
+ * bound, max_sids, max_paths.  One Dijkstra per demand group and pass.
  */
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,21 +29,6 @@ static double cost_of(const double *cost, const int *arcs, int n)
 	for (i = 0; i < n; i++)
 		c += cost[arcs[i]];
 	return c;
-}
-
-/* Does demand di hold a path with flow dearer than q (cost qc)? */
-static bool holds_dearer(const struct mpte_ctx *ctx, int di, double qc,
-			 const double *cost)
-{
-	const struct mpte_dstate *s = &ctx->st[di];
-	int p;
-
-	for (p = 0; p < s->npaths; p++)
-		if (s->paths[p].flow > 0 &&
-		    cost_of(cost, s->paths[p].arcs, s->paths[p].len) >
-		    qc * (1 + 1e-9) + 1e-12)
-			return true;
-	return false;
 }
 
 /* Move demand di's flow from its paths dearer than q onto q. */
@@ -187,21 +170,11 @@ static int cheapen_final(struct mpte_ctx *ctx, int di, const int *q, int n,
 	return 0;
 }
 
-/*
- * A pass after the first searches again only the groups it could help.
- * A group is settled when every member's cheapest path q (under the links
- * with room) was within its constraints and no member holds flow on a
- * path dearer than q.  Until some link gains room, the links with room
- * only shrink, so no cheaper path appears and the group stays settled;
- * its search is skipped.  On the 10,000-node WAN the passes after the
- * first moved a demand or two, at a Dijkstra per group each.
- */
 void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 {
 	const struct mpte_topology *t = ctx->t;
 	double *cost, mean = 0, ucap;
 	unsigned char *full;
-	unsigned long *settled_at, visit = 0, freed_at = 0;
 	int *buf, a, g, k, pass;
 
 	ucap = mpte_current_max_util(ctx, NULL);
@@ -210,7 +183,6 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 	cost = mpte_xcalloc(t->narcs, sizeof(double));
 	full = mpte_xcalloc(t->narcs, 1);
 	buf = mpte_xcalloc(t->nnodes + 1, sizeof(int));
-	settled_at = mpte_xcalloc(ctx->ngroups, sizeof(*settled_at));
 	for (a = 0; a < t->narcs; a++)
 		mean += t->arcs[a].te_metric;
 	mean = t->narcs ? mean / t->narcs : 0;
@@ -223,7 +195,6 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 		for (g = 0; g < ctx->ngroups; g++) {
 			const struct mpte_group *gr = &ctx->groups[g];
 			struct mpte_filter f;
-			bool settled = true;
 
 			for (k = 0; k < gr->nmembers; k++) {
 				int di = gr->members[k];
@@ -235,18 +206,10 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 			if (k == gr->nmembers)
 				continue;
 			/* links with no room left cannot take more */
-			visit++;
-			for (a = 0; a < t->narcs; a++) {
-				unsigned char now = ucap * t->arcs[a].capacity -
-						    ctx->background[a] - ctx->load[a] <=
-						    1e-9 * t->arcs[a].capacity;
-
-				if (full[a] && !now)
-					freed_at = visit;
-				full[a] = now;
-			}
-			if (settled_at[g] && freed_at <= settled_at[g])
-				continue;
+			for (a = 0; a < t->narcs; a++)
+				full[a] = ucap * t->arcs[a].capacity -
+					  ctx->background[a] - ctx->load[a] <=
+					  1e-9 * t->arcs[a].capacity;
 			memset(&f, 0, sizeof(f));
 			f.include_any = gr->include_any;
 			f.include_all = gr->include_all;
@@ -269,30 +232,22 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 						      ctx->sp3.dist[v]))
 						v = d->egress[j];
 				if (v < 0)
-					continue;	/* none now, none later */
+					continue;
 				n = mpte_sp_extract(t, &ctx->sp3, v, buf, t->nnodes + 1);
 				if (n < 0 || n > mpte_hop_limit(ctx, di) ||
 				    (d->max_delay > 0 &&
 				     mpte_path_delay(t, buf, n) > d->max_delay + MPTE_EPS) ||
 				    mpte_segments_over(mpte_sids(ctx), buf, n,
-						       mpte_max_sids(ctx, di))) {
-					/* a dearer path may pass them */
-					settled = false;
+						       mpte_max_sids(ctx, di)))
 					continue;
-				}
-				if (holds_dearer(ctx, di, cost_of(cost, buf, n),
-						 cost))
-					settled = false;
 				moved |= cheapen_final(ctx, di, buf, n, cost, ucap);
 			}
-			settled_at[g] = settled ? visit : 0;
 		}
 		if (getenv("MPTE_TRACE"))
 			fprintf(stderr, "mpte: cheap pass %d moved %d\n", pass, moved);
 		if (!moved)
 			break;
 	}
-	free(settled_at);
 	free(cost);
 	free(full);
 	free(buf);
