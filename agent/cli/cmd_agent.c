@@ -321,11 +321,12 @@ static void print_text(const char *what, struct json_object *d)
 	if (json_object_object_get_ex(d, "srd", &role)) {
 		printf("srd revision %s\n", str(role, "revision"));
 		if (json_object_object_get_ex(role, "digests", &v))
-			printf("srd pushes %s full_tables %s digests %s matched %s mismatched %s deferred %s\n",
+			printf("srd pushes %s full_tables %s digests %s matched %s mismatched %s deferred %s forced %s\n",
 			       str(role, "pushes"), str(role, "full_tables"),
 			       str(role, "digests"), str(role, "digests_matched"),
 			       str(role, "digest_mismatches"),
-			       str(role, "digests_deferred"));
+			       str(role, "digests_deferred"),
+			       str(role, "digests_forced"));
 		if (json_object_object_get_ex(role, "instances", &v))
 			print_instances(v);
 		if (json_object_object_get_ex(role, "peers", &v))

@@ -58,7 +58,9 @@ struct srd_role {
 	uint64_t watch_wakes;	/* changes through another SRD (etcd) */
 	/* anti-entropy by digest */
 	uint64_t digests, digests_matched, digest_mismatches, digests_deferred;
+	uint64_t digests_forced;	/* full tables after DIGEST_BEHIND_MAX deferred */
 	int dg_valid;		/* dg is the table's since the last push */
+	uint64_t dg_rev;	/* the store's revision dg was listed at */
 	char dg[MSG_DIGEST_HEX];
 };
 
@@ -134,17 +136,19 @@ static void send_full(struct srd_role *r, struct srd_peer *p, int periodic);
  * Push what changed since the last push to every synced SR. @foreign: the
  * store's watch says another SRD changed it, which this SRD's idea of the
  * revision does not show yet: read the changes anyway (changes() brings
- * the revision up to date), and push only if there were any.
+ * the revision up to date), and push only if there were any. 1 if
+ * something went out (a push or full tables), 0 if nothing had to, -1
+ * if the changes could not be read.
  */
-static void push_now(struct srd_role *r, int foreign)
+static int push_now(struct srd_role *r, int foreign)
 {
 	struct table t = { 0 };
 	char err[256];
 	uint64_t rev = r->st->ops->revision(r->st);
-	int rc;
+	int rc, sent = 0;
 
 	if (rev == r->pushed && !foreign)
-		return;
+		return 0;
 	rc = r->st->ops->changes(r->st, r->pushed, table_change, &t, err,
 				 sizeof(err));
 	rev = r->st->ops->revision(r->st);
@@ -153,11 +157,13 @@ static void push_now(struct srd_role *r, int foreign)
 	if (rc < 0) {
 		agent_log("srd: changes since %llu: %s",
 			  (unsigned long long)r->pushed, err);
+		sent = -1;
 	} else if (rc == SRD_GAP) {
 		/* the log is shorter than the distance: full tables for all */
 		r->pushed = rev;
 		r->dg_valid = 0;
 		send_full(r, NULL, 0);
+		sent = 1;
 	} else {
 		struct msg m = { .type = &msg_routes_type, .body = &t.mr,
 				 .seq = ++r->a->seq };
@@ -175,6 +181,7 @@ static void push_now(struct srd_role *r, int foreign)
 			r->pushed = rev;
 			r->dg_valid = 0;
 			send_full(r, NULL, 0);
+			sent = 1;
 			goto out;
 		}
 		for (struct srd_peer *p = r->peers; p; p = p->next)
@@ -187,10 +194,12 @@ static void push_now(struct srd_role *r, int foreign)
 		r->pushes++;
 		r->pushed = rev;
 		r->dg_valid = 0;
+		sent = 1;
 	}
 out:
 	free(t.mr.routes);
 	free(t.mr.withdrawn);
+	return sent;
 }
 
 /*
@@ -277,8 +286,11 @@ static void sync_peer(struct srd_role *r, struct srd_peer *p)
 }
 
 /*
- * The digest of the registry's table as the SRs hold it, computed once
- * per revision pushed, whatever the number of SRs asking.
+ * The digest of the registry's table, computed once per revision pushed,
+ * whatever the number of SRs asking, and the revision it was listed at
+ * (dg_rev). With one SRD on the store that is the revision pushed; on a
+ * store shared with other SRDs (etcd) it may be later: the list shows
+ * their changes before this SRD's watch has woken it to push them.
  */
 static int table_digest(struct srd_role *r, char *err, size_t errlen)
 {
@@ -294,6 +306,7 @@ static int table_digest(struct srd_role *r, char *err, size_t errlen)
 		snprintf(err, errlen, "SHA-256 failed");
 		goto out;
 	}
+	r->dg_rev = rev;
 	r->dg_valid = 1;
 	rc = 0;
 out:
@@ -308,12 +321,20 @@ out:
  * another revision, pushes are on their way to it and the two cannot be
  * compared: wait for the next digest, but not more than
  * DIGEST_BEHIND_MAX times in a row.
+ *
+ * On a shared store the registry's table may be listed at a revision
+ * after the one pushed (another SRD's change, its watch event not yet
+ * here): then a difference is no evidence. Read and push those changes
+ * now; if there were any, they are on their way to the SR (deferred);
+ * if there were none, the table listed is the one pushed and the
+ * comparison stands; if they could not be read, nothing can be told.
  */
 static void digest_check(struct srd_role *r, struct srd_peer *p,
 			 const struct msg_reg *g)
 {
 	const char *node = conn_peer(p->c)->node;
 	char err[256];
+	int ahead = 0;
 
 	p->digests++;
 	r->digests++;
@@ -329,13 +350,31 @@ static void digest_check(struct srd_role *r, struct srd_peer *p,
 		p->behind = 0;
 		return;
 	}
-	if (g->rev != p->sent_rev && ++p->behind < DIGEST_BEHIND_MAX) {
+	if (r->dg_rev > r->pushed && (ahead = push_now(r, 1)) < 0) {
 		r->digests_deferred++;
+		return;		/* the store did not answer: the next digest */
+	}
+	if (ahead || g->rev != p->sent_rev) {
+		/*
+		 * Not compared: deferred; after DIGEST_BEHIND_MAX in a row the
+		 * full table anyway. That is no table found wrong (digests
+		 * queued behind a store call that stalled the loop come in a
+		 * row too), so not a mismatch.
+		 */
+		r->digests_deferred++;
+		if (++p->behind < DIGEST_BEHIND_MAX)
+			return;
+		r->digests_forced++;
+		agent_log("srd: %s's digests at revision %llu could not be compared %u times in a row (sent it %llu): the full table",
+			  node, (unsigned long long)g->rev, p->behind,
+			  (unsigned long long)p->sent_rev);
+		send_full(r, p, 0);
 		return;
 	}
 	r->digest_mismatches++;
-	agent_log("srd: %s's table at revision %llu differs from the registry's (sent it %llu): the full table",
-		  node, (unsigned long long)g->rev, (unsigned long long)p->sent_rev);
+	agent_log("srd: %s's table at revision %llu differs from the registry's at %llu (sent it %llu): the full table",
+		  node, (unsigned long long)g->rev, (unsigned long long)r->dg_rev,
+		  (unsigned long long)p->sent_rev);
 	send_full(r, p, 0);
 }
 
@@ -685,6 +724,7 @@ struct json_object *srd_role_show(struct srd_role *r, const char *what)
 		json_object_object_add(o, "digests_matched", json_object_new_uint64(r->digests_matched));
 		json_object_object_add(o, "digest_mismatches", json_object_new_uint64(r->digest_mismatches));
 		json_object_object_add(o, "digests_deferred", json_object_new_uint64(r->digests_deferred));
+		json_object_object_add(o, "digests_forced", json_object_new_uint64(r->digests_forced));
 		json_object_object_add(o, "peers", arr);
 	}
 	return o;
