@@ -172,30 +172,16 @@ static void tpath_of(struct nlattr *nest, struct qos_tpath *p)
 	p->flows = tb[DMSC_PATH_A_FLOWS] ? nla_get_u32(tb[DMSC_PATH_A_FLOWS]) : 0;
 }
 
-int dmsc_nl_tunnel_counters_one(struct nlattr **top, void *arg)
+int dmsc_nl_tunnel_counters_parse(struct nlattr **top, struct qos_tunnel *t)
 {
 	struct nlattr *tb[DMSC_TUNNEL_A_MAX + 1], *a;
-	struct qos_tunnel_vec *v = arg;
-	struct qos_tunnel *t;
 	int rem;
 
+	memset(t, 0, sizeof(*t));
 	if (!top[DMSC_A_TUNNEL] ||
 	    nla_parse_nested(tb, DMSC_TUNNEL_A_MAX, top[DMSC_A_TUNNEL], NULL) < 0 ||
 	    !tb[DMSC_TUNNEL_A_ID])
 		return 0;
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 16;
-		void *p = realloc(v->v, cap * sizeof(*v->v));
-
-		if (!p) {
-			v->err = -ENOMEM;
-			return -1;
-		}
-		v->v = p;
-		v->cap = cap;
-	}
-	t = &v->v[v->n++];
-	memset(t, 0, sizeof(*t));
 	t->id = nla_get_u32(tb[DMSC_TUNNEL_A_ID]);
 	t->on_backup = tb[DMSC_TUNNEL_A_ACTIVE] &&
 		       nla_get_u8(tb[DMSC_TUNNEL_A_ACTIVE]) == DMSC_ACTIVE_BACKUP;
@@ -216,30 +202,27 @@ int dmsc_nl_tunnel_counters_one(struct nlattr **top, void *arg)
 		t->has_backup = true;
 		tpath_of(tb[DMSC_TUNNEL_A_BACKUP], &t->backup);
 	}
-	if (!t->npaths)		/* not a tunnel the module would make */
-		v->n--;
+	return t->npaths > 0;	/* else not a tunnel the module would make */
+}
+
+static int tunnel_counters_one(struct nlattr **top, void *arg)
+{
+	struct qos_tunnel t, *p;
+
+	if (!dmsc_nl_tunnel_counters_parse(top, &t))
+		return 0;
+	p = vec_add(arg);
+	if (!p)
+		return -1;
+	*p = t;
 	return 0;
 }
 
 int dmsc_nl_tunnel_counters(struct dmsc_nl *nl, struct qos_tunnel **out,
 			    size_t *n)
 {
-	struct qos_tunnel_vec v = { 0 };
-	struct nl_msg *msg = dmsc_nl_msg(DMSC_CMD_TUNNEL_GET, NLM_F_DUMP);
-	int err;
-
-	if (!msg)
-		return -ENOMEM;
-	err = dmsc_nl_talk(nl, msg, dmsc_nl_tunnel_counters_one, &v);
-	if (!err)
-		err = v.err;
-	if (err) {
-		free(v.v);
-		return err;
-	}
-	*out = v.v;
-	*n = v.n;
-	return 0;
+	return dump(nl, DMSC_CMD_TUNNEL_GET, sizeof(**out), tunnel_counters_one,
+		    (void **)out, n);
 }
 
 static int rule_msg(struct dmsc_nl *nl, int cmd, const struct pol_rule *r)

@@ -22,17 +22,13 @@ int dmsc_nl_tunnel_dump(struct dmsc_nl *nl, struct policy **out, size_t *n);
 
 /*
  * The counters of every tunnel of this namespace (type 5's "tunnels",
- * msg_qos.h), from the same dump. tunnel_counters_one() is the parser of
- * one answer, for the unit tests.
+ * msg_qos.h), from the same dump. dmsc_nl_tunnel_counters_parse() is the
+ * parser of one answer, for the unit tests too.
  */
 int dmsc_nl_tunnel_counters(struct dmsc_nl *nl, struct qos_tunnel **out,
 			    size_t *n);
-int dmsc_nl_tunnel_counters_one(struct nlattr **top, void *arg);
-struct qos_tunnel_vec {
-	struct qos_tunnel *v;
-	size_t n, cap;
-	int err;
-};
+/* 1 if @top is a tunnel the module made (it has paths), into @t; else 0 */
+int dmsc_nl_tunnel_counters_parse(struct nlattr **top, struct qos_tunnel *t);
 
 int dmsc_nl_rule_add(struct dmsc_nl *nl, const struct pol_rule *r);
 int dmsc_nl_rule_del(struct dmsc_nl *nl, const struct pol_rule *r);

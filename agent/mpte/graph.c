@@ -296,6 +296,38 @@ void mpte_sp_set(struct mpte_sp *sp, int v, double d, int pred)
 }
 
 /*
+ * Targets are marked with bit 1 of done[] (bit 0 is Dijkstra's settled
+ * mark).  Returns how many distinct targets there are.
+ */
+static int mark_targets(struct mpte_sp *sp, const int *targets, int ntargets)
+{
+	int i, left = ntargets;
+
+	for (i = 0; i < ntargets; i++) {
+		if (sp->done[targets[i]] & 2) {
+			left--;
+			continue;
+		}
+		sp->done[targets[i]] |= 2;
+	}
+	return left;
+}
+
+/* Clear the target bits; a node never reached was not recorded for reset. */
+static void unmark_targets(struct mpte_sp *sp, const int *targets,
+			   int ntargets)
+{
+	int i;
+
+	for (i = 0; i < ntargets; i++) {
+		if (sp->dist[targets[i]] == HUGE_VAL_D)
+			sp->done[targets[i]] = 0;
+		else
+			sp->done[targets[i]] &= 1;
+	}
+}
+
+/*
  * Shortest paths from the source set under per-arc lengths len (NULL: the
  * IGP metric).  With targets, stop once all of them are settled; nodes not
  * reached keep dist HUGE_VAL_D.  The result stays in sp until the next call.
@@ -320,15 +352,8 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 		mpte_sp_push(sp, src[i], 0);
 	}
 	if (ntargets) {
-		/* done[] doubles as the settled mark; targets use bit 1 */
 		is_target = sp->done;
-		for (i = 0; i < ntargets; i++) {
-			if (is_target[targets[i]] & 2) {
-				left--;
-				continue;
-			}
-			is_target[targets[i]] |= 2;
-		}
+		left = mark_targets(sp, targets, ntargets);
 	}
 	/* no colours or exclusions: only failed arcs to skip,
 	 * checked inline (capacities are positive, json_io.c says so) */
@@ -365,15 +390,8 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 			}
 		}
 	}
-	if (is_target) {
-		/* clear target bits; nodes never reached were not recorded */
-		for (i = 0; i < ntargets; i++) {
-			if (sp->dist[targets[i]] == HUGE_VAL_D)
-				sp->done[targets[i]] = 0;
-			else
-				sp->done[targets[i]] &= 1;
-		}
-	}
+	if (is_target)
+		unmark_targets(sp, targets, ntargets);
 }
 
 /*
@@ -393,15 +411,8 @@ void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
 
 	mpte_sp_reset(sp);
 	if (ntargets) {
-		/* done[] is free here: bit 1 marks a target, as in Dijkstra */
 		is_target = sp->done;
-		for (i = 0; i < ntargets; i++) {
-			if (is_target[targets[i]] & 2) {
-				left--;
-				continue;
-			}
-			is_target[targets[i]] |= 2;
-		}
+		left = mark_targets(sp, targets, ntargets);
 	}
 	for (i = 0; i < nsrc; i++) {
 		int v = src[i];
@@ -434,8 +445,7 @@ void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
 		}
 	}
 	if (is_target)
-		for (i = 0; i < ntargets; i++)
-			sp->done[targets[i]] = 0;
+		unmark_targets(sp, targets, ntargets);
 }
 
 /* Walk predecessors back from node; arcs come out in forward order. */

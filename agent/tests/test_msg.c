@@ -160,7 +160,6 @@ static int tunnel_from_kernel(struct qos_tunnel *t)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	struct nlattr *top[DMSC_A_MAX + 1], *n, *p;
-	struct qos_tunnel_vec v = { 0 };
 	int ok;
 
 	n = nla_nest_start(msg, DMSC_A_TUNNEL);
@@ -187,10 +186,7 @@ static int tunnel_from_kernel(struct qos_tunnel *t)
 	nla_nest_end(msg, n);
 	ok = !nla_parse(top, DMSC_A_MAX, nlmsg_attrdata(nlmsg_hdr(msg), 0),
 			nlmsg_attrlen(nlmsg_hdr(msg), 0), NULL) &&
-	     !dmsc_nl_tunnel_counters_one(top, &v) && v.n == 1;
-	if (ok)
-		*t = v.v[0];
-	free(v.v);
+	     dmsc_nl_tunnel_counters_parse(top, t) == 1;
 	nlmsg_free(msg);
 	return ok;
 }
