@@ -181,6 +181,14 @@ static struct json_object *handle(struct agent *a, const char *line, size_t len)
 			resp = fail("test_drop_route: %s", "no such route");
 		else
 			resp = ok(json_object_new_string(json_object_get_string(v)));
+	} else if (json_object_object_get_ex(req, "test_fail_list", &v)) {
+		/* the test build only: the store failing the srd's full tables */
+		if (!a->srd || !json_object_is_type(v, json_type_int))
+			resp = fail("test_fail_list: %s", "no srd role, or not a count");
+		else {
+			srd_role_test_fail_list(a->srd, (unsigned int)json_object_get_int(v));
+			resp = ok(json_object_new_int(json_object_get_int(v)));
+		}
 #endif
 	} else if (json_object_object_get_ex(req, "policy_apply", &v)) {
 		if (!a->smo)

@@ -718,7 +718,7 @@ static int get_election(struct json_object *s, struct agent_config *cfg,
 			return -1;
 		}
 	if (json_object_object_get_ex(s, "election_lease_s", &v) &&
-	    get_uint(v, "smo.election_lease_s", 2, 3600, &c->election_lease_s,
+	    get_uint(v, "smo.election_lease_s", 2, 60, &c->election_lease_s,
 		     err, errlen))
 		return -1;
 	if (json_object_object_get_ex(s, "election_key", &v)) {

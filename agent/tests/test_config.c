@@ -48,11 +48,13 @@ int main(void)
 		   cfg.smo.election_lease_s == 2,
 		   "smo election: key and lease given");
 	ktap_check(parse(SMO_ETCD("\"election_lease_s\":1")) &&
-		   !strcmp(err, "smo.election_lease_s: must be 2..3600"),
+		   !strcmp(err, "smo.election_lease_s: must be 2..60"),
 		   "smo.election_lease_s: below etcd's 2 s refused");
-	ktap_check(parse(SMO_ETCD("\"election_lease_s\":3601")) &&
-		   !strcmp(err, "smo.election_lease_s: must be 2..3600"),
-		   "smo.election_lease_s: above an hour refused");
+	ktap_check(parse(SMO_ETCD("\"election_lease_s\":61")) &&
+		   !strcmp(err, "smo.election_lease_s: must be 2..60") &&
+		   !parse(SMO_ETCD("\"election_lease_s\":60")) &&
+		   cfg.smo.election_lease_s == 60,
+		   "smo.election_lease_s: 60 s taken, above a minute refused");
 	ktap_check(parse(SMO_ETCD("\"election_lease_s\":2.5")) &&
 		   !strcmp(err, "smo.election_lease_s: expected an integer"),
 		   "smo.election_lease_s: not an integer");

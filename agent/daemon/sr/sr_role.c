@@ -52,6 +52,14 @@
 #define SR_LOCAL_MAX	1024
 /* the kernel checked against the policies: finds a reloaded module */
 #define RECONCILE_MS	2000
+/*
+ * No full table within one sr.digest_interval_ms (within these bounds;
+ * the upper one without digests) of connecting or of asking for it: the
+ * SRD's store may have failed to list it, a sync may have been over its
+ * limit: ask (again). The lower bound is the SRD's FULL_GAP_MS.
+ */
+#define SYNC_RETRY_MIN_MS	1000
+#define SYNC_RETRY_MAX_MS	30000
 
 struct sr_role {
 	struct agent *a;
@@ -67,10 +75,12 @@ struct sr_role {
 	size_t srd;			/* index in cfg.sr.srd */
 	unsigned int backoff_ms;
 	struct event *retry_ev, *hb_ev, *dg_ev;
+	struct event *sync_ev;		/* the full table late: ask again */
 	uint64_t rev;
 	int sync_asked;
 	int synced;			/* a full table on this connection */
 	uint64_t fulls, increments, gaps, stale, connects, digests;
+	uint64_t sync_retries;
 	/* routes (type 2) */
 	struct msg_instance *routes;
 	size_t nroutes, cap;
@@ -233,6 +243,22 @@ static void route_del(struct sr_role *r, const char *id)
 		*x = r->routes[--r->nroutes];
 }
 
+/* A full table is awaited: if none comes in time, on_sync_late. */
+static void sync_wait(struct sr_role *r)
+{
+	unsigned int ms = r->a->cfg.sr.digest_interval_ms;
+	struct timeval tv;
+
+	if (!ms || ms > SYNC_RETRY_MAX_MS)
+		ms = SYNC_RETRY_MAX_MS;
+	if (ms < SYNC_RETRY_MIN_MS)
+		ms = SYNC_RETRY_MIN_MS;
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = ms % 1000 * 1000;
+	if (r->sync_ev)
+		evtimer_add(r->sync_ev, &tv);
+}
+
 static void ask_sync(struct sr_role *r)
 {
 	struct msg_reg g = { .op = REG_SYNC, .since = r->rev };
@@ -241,6 +267,28 @@ static void ask_sync(struct sr_role *r)
 		return;
 	r->sync_asked = 1;
 	agent_msg_send(r->a, r->c, &msg_reg_type, &g);
+	sync_wait(r);
+}
+
+/*
+ * The full table, due on connecting or asked for, has not come: without
+ * this, an SR whose table the SRD could not send would wait for it (no
+ * digests, no increments) until the connection drops.
+ */
+static void on_sync_late(evutil_socket_t fd, short what, void *arg)
+{
+	struct sr_role *r = arg;
+
+	(void)fd;
+	(void)what;
+	if (!r->up || (r->synced && !r->sync_asked))
+		return;
+	r->sync_retries++;
+	agent_log("sr: no full table from the SRD since %s: asking for it (at %llu)",
+		  r->sync_asked ? "asking" : "connecting",
+		  (unsigned long long)r->rev);
+	r->sync_asked = 0;
+	ask_sync(r);
 }
 
 static void send_register(struct sr_role *r, const struct msg_instance *i);
@@ -295,6 +343,8 @@ static void routes_apply(struct sr_role *r, const struct msg_routes *m)
 		r->fulls++;
 		r->sync_asked = 0;
 		r->synced = 1;
+		if (r->sync_ev)
+			evtimer_del(r->sync_ev);
 		agent_log("sr: full table of %zu routes at revision %llu",
 			  m->nroutes, (unsigned long long)m->rev);
 		reassert_local(r);
@@ -607,6 +657,7 @@ static int on_up(struct conn *c, void *arg)
 	r->backoff_ms = BACKOFF_MIN_MS;
 	r->sync_asked = 0;
 	r->synced = 0;
+	sync_wait(r);		/* the SRD sends the full table unasked */
 	agent_log("sr: connected to srd %s", conn_peer(c)->node);
 	/* the SRD may have lost them while we were away */
 	for (size_t i = 0; i < r->nlocal; i++)
@@ -678,6 +729,8 @@ static void on_down(struct conn *c, const char *why, void *arg)
 	r->c = NULL;
 	r->up = 0;
 	r->synced = 0;
+	if (r->sync_ev)
+		evtimer_del(r->sync_ev);
 	/* the next SRD, if there are several */
 	r->srd = (r->srd + 1) % r->a->cfg.sr.nsrd;
 	retry_later(r);
@@ -756,8 +809,9 @@ struct sr_role *sr_role_start(struct agent *a)
 	}
 	if (a->cfg.sr.nsrd) {
 		r->retry_ev = evtimer_new(a->base, on_retry, r);
+		r->sync_ev = evtimer_new(a->base, on_sync_late, r);
 		r->hb_ev = event_new(a->base, -1, EV_PERSIST, on_heartbeat, r);
-		if (!r->retry_ev || !r->hb_ev)
+		if (!r->retry_ev || !r->sync_ev || !r->hb_ev)
 			goto fail;
 		event_add(r->hb_ev, &hb);
 		if (a->cfg.sr.digest_interval_ms) {
@@ -798,6 +852,8 @@ void sr_role_stop(struct sr_role *r)
 		conn_close(r->c);
 	if (r->retry_ev)
 		event_free(r->retry_ev);
+	if (r->sync_ev)
+		event_free(r->sync_ev);
 	if (r->hb_ev)
 		event_free(r->hb_ev);
 	if (r->dg_ev)
@@ -834,6 +890,7 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 		json_object_object_add(o, "gaps", json_object_new_uint64(r->gaps));
 		json_object_object_add(o, "stale", json_object_new_uint64(r->stale));
 		json_object_object_add(o, "digests_sent", json_object_new_uint64(r->digests));
+		json_object_object_add(o, "sync_retries", json_object_new_uint64(r->sync_retries));
 		json_object_object_add(o, "routes", arr);
 	} else if (!strcmp(what, "policies")) {
 		json_object_put(o);

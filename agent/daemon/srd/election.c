@@ -12,6 +12,8 @@
 #include "etcd.h"
 
 #define NODE_MAX	64
+/* an etcd call of an election step, which blocks the agent's loop */
+#define ELECTION_CALL_MAX_MS	1000
 
 struct election {
 	struct etcd *e;
@@ -68,8 +70,14 @@ struct election *election_open(const char *endpoints, const char *key,
 	strcpy(el->key, key);
 	strcpy(el->node, node);
 	el->ttl_s = ttl_s;
-	/* a step must end well before the lease it keeps alive */
-	etcd_set_timeouts(el->e, ttl_s * 250, ttl_s * 250 < 500 ? ttl_s * 250 : 500);
+	/*
+	 * A step must end well before the lease it keeps alive, and it runs
+	 * on the agent's loop: a call at most a quarter of the lease and
+	 * never above ELECTION_CALL_MAX_MS.
+	 */
+	etcd_set_timeouts(el->e, ttl_s * 250 < ELECTION_CALL_MAX_MS ?
+				 ttl_s * 250 : ELECTION_CALL_MAX_MS,
+			  ttl_s * 250 < 500 ? ttl_s * 250 : 500);
 	return el;
 }
 

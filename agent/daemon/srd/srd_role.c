@@ -34,6 +34,19 @@
  * the full table anyway, so a registry that never rests is checked too.
  */
 #define DIGEST_BEHIND_MAX	3
+/*
+ * A full table is a whole-registry list, a frame of up to 4 MiB and its
+ * copy in the SR's output buffer: one that an SR asks for (a sync, a
+ * digest that differs or was deferred too often) is sent it at most once
+ * per FULL_GAP_MS, and not while more than FULL_BACKLOG bytes wait
+ * unsent to it. Above that the request is counted (fulls_limited,
+ * fulls_backlogged) and dropped: a digest that differs is repaired by the
+ * next one after the gap; a peer waiting for its table (unsynced: its
+ * sync, its first table, a table the store could not list) gets it from
+ * the lease check's tick once the gap has passed and its backlog drained.
+ */
+#define FULL_GAP_MS	1000
+#define FULL_BACKLOG	(1u << 20)
 
 struct srd_peer {
 	struct srd_role *r;
@@ -43,6 +56,9 @@ struct srd_peer {
 	uint64_t sent_rev;	/* the revision of the last type 2 sent it */
 	uint64_t digests;	/* received: it checks itself, no periodic table */
 	unsigned int behind;	/* digests in a row that could not be compared */
+	int want;		/* waits for a full table (synced is 0) */
+	int due;		/* send_full: this one gets it */
+	int64_t full_ms;	/* its last full table, or the last try at one */
 	struct srd_peer *next;
 };
 
@@ -59,6 +75,12 @@ struct srd_role {
 	/* anti-entropy by digest */
 	uint64_t digests, digests_matched, digest_mismatches, digests_deferred;
 	uint64_t digests_forced;	/* full tables after DIGEST_BEHIND_MAX deferred */
+	uint64_t fulls_limited;		/* asked for within FULL_GAP_MS of the last */
+	uint64_t fulls_backlogged;	/* asked for with FULL_BACKLOG unsent */
+	uint64_t fulls_failed;		/* tables the store could not list */
+#ifdef DMSC_TEST_HOOKS
+	unsigned int test_fail_list;	/* send_full's next lists fail */
+#endif
 	int dg_valid;		/* dg is the table's since the last push */
 	uint64_t dg_rev;	/* the store's revision dg was listed at */
 	char dg[MSG_DIGEST_HEX];
@@ -130,7 +152,15 @@ static int table_change(const struct srd_change *c, void *arg)
 	return 0;
 }
 
-static void send_full(struct srd_role *r, struct srd_peer *p, int periodic);
+/* Who gets a full table. */
+enum full_to {
+	FULL_SYNCED,	/* every synced SR (a gap in the log, a push too large) */
+	FULL_PERIODIC,	/* every synced SR that sends no digests */
+	FULL_ONE,	/* the one SR (its connection, its sync, its digest) */
+	FULL_DUE,	/* every SR waiting for one, whose gap has passed */
+};
+
+static void send_full(struct srd_role *r, struct srd_peer *p, enum full_to to);
 
 /*
  * Push what changed since the last push to every synced SR. @foreign: the
@@ -162,7 +192,7 @@ static int push_now(struct srd_role *r, int foreign)
 		/* the log is shorter than the distance: full tables for all */
 		r->pushed = rev;
 		r->dg_valid = 0;
-		send_full(r, NULL, 0);
+		send_full(r, NULL, FULL_SYNCED);
 		sent = 1;
 	} else {
 		struct msg m = { .type = &msg_routes_type, .body = &t.mr,
@@ -180,7 +210,7 @@ static int push_now(struct srd_role *r, int foreign)
 				  (unsigned long long)rev, err);
 			r->pushed = rev;
 			r->dg_valid = 0;
-			send_full(r, NULL, 0);
+			send_full(r, NULL, FULL_SYNCED);
 			sent = 1;
 			goto out;
 		}
@@ -202,43 +232,107 @@ out:
 	return sent;
 }
 
+/* An SR waiting for its full table whose gap has passed and backlog drained. */
+static int full_due(struct srd_peer *p, int64_t now)
+{
+	return p->want && p->up && now - p->full_ms >= FULL_GAP_MS &&
+	       conn_pending(p->c) <= FULL_BACKLOG;
+}
+
 /*
- * The full table to @only, or to every synced SR if NULL (@periodic: but
- * those that send digests): listed and encoded once, whatever the number
- * of SRs.
+ * The full table to the SRs @to says (@only: FULL_ONE's): listed and
+ * encoded once, whatever the number of SRs; not listed if none is to get
+ * it. If it cannot be, the SRs waiting for it are tried again from the
+ * lease check's tick, FULL_GAP_MS later.
  */
-static void send_full(struct srd_role *r, struct srd_peer *only, int periodic)
+static void send_full(struct srd_role *r, struct srd_peer *only, enum full_to to)
 {
 	struct table t = { 0 };
 	struct msg m = { .type = &msg_routes_type, .body = &t.mr };
 	char err[256], *frame = NULL;
+	int64_t now = agent_now_ms();
 	size_t len;
+	int n = 0;
 
+	for (struct srd_peer *p = r->peers; p; p = p->next) {
+		switch (to) {
+		case FULL_SYNCED:
+			p->due = p->synced;
+			break;
+		case FULL_PERIODIC:
+			p->due = p->synced && !p->digests;
+			break;
+		case FULL_ONE:
+			p->due = p == only;
+			break;
+		case FULL_DUE:
+			p->due = full_due(p, now);
+			break;
+		}
+		n += p->due;
+	}
+	if (!n)
+		return;
+#ifdef DMSC_TEST_HOOKS
+	if (r->test_fail_list) {
+		r->test_fail_list--;
+		snprintf(err, sizeof(err), "test hook: the list fails");
+		agent_log("srd: listing the registry: %s", err);
+		goto fail;
+	}
+#endif
 	if (r->st->ops->list(r->st, table_add, &t, &t.mr.rev, err, sizeof(err))) {
 		agent_log("srd: listing the registry: %s", err);
-		goto out;
+		goto fail;
 	}
 	t.mr.full = true;
 	m.seq = ++r->a->seq;
 	snprintf(m.node, sizeof(m.node), "%s", r->a->cfg.node);
 	if (msg_encode(&m, &frame, &len, err, sizeof(err))) {
 		agent_log("srd: full table of %zu: %s", t.mr.nroutes, err);
-		goto out;
+		goto fail;
 	}
 	for (struct srd_peer *p = r->peers; p; p = p->next) {
-		if (only ? p != only : !p->synced || (periodic && p->digests))
+		if (!p->due)
 			continue;
 		if (!conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
 			p->msgs++;
 			p->synced = 1;
+			p->want = 0;
+			p->full_ms = now;
 			p->sent_rev = t.mr.rev;
 			p->behind = 0;
 			r->fulls++;
 		}
 	}
+	goto out;
+fail:
+	r->fulls_failed++;
+	/* those waiting for it: again after the gap (on_expire) */
+	for (struct srd_peer *p = r->peers; p; p = p->next)
+		if (p->due && p->want)
+			p->full_ms = now;
 out:
 	free(frame);
 	free(t.mr.routes);
+}
+
+/*
+ * A full table @p asks for (a sync, a digest): 1 if it may have it now;
+ * 0, counted, within FULL_GAP_MS of its last one or with FULL_BACKLOG
+ * bytes waiting unsent to it.
+ */
+static int full_allowed(struct srd_role *r, struct srd_peer *p)
+{
+	if (p->full_ms && agent_now_ms() - p->full_ms < FULL_GAP_MS) {
+		r->fulls_limited++;
+		return 0;
+	}
+	if (conn_pending(p->c) > FULL_BACKLOG) {
+		r->fulls_backlogged++;
+		return 0;
+	}
+	return 1;
 }
 
 /* Changes of one turn of the loop go out as one message. */
@@ -277,12 +371,31 @@ static void changed(struct srd_role *r)
 
 /* A peer new or asking: what is pending goes to the others first, so the
  * full table it gets is as of the revision the next push starts from.
+ * @asked (a sync, a digest while unsynced): within the limits of
+ * full_allowed(), else it waits for the tick (retry_fulls).
  */
-static void sync_peer(struct srd_role *r, struct srd_peer *p)
+static void sync_peer(struct srd_role *r, struct srd_peer *p, int asked)
 {
 	p->synced = 0;
+	p->want = 1;
+	if (asked && !full_allowed(r, p))
+		return;
 	push_now(r, 0);
-	send_full(r, p, 0);
+	send_full(r, p, FULL_ONE);
+}
+
+/* The SRs waiting for a full table (a list that failed, a limited sync). */
+static void retry_fulls(struct srd_role *r)
+{
+	int64_t now = agent_now_ms();
+	struct srd_peer *p;
+
+	for (p = r->peers; p && !full_due(p, now); p = p->next)
+		;
+	if (!p)
+		return;
+	push_now(r, 0);
+	send_full(r, NULL, FULL_DUE);
 }
 
 /*
@@ -338,8 +451,11 @@ static void digest_check(struct srd_role *r, struct srd_peer *p,
 
 	p->digests++;
 	r->digests++;
-	if (!p->synced)
-		return;		/* its full table is on the way */
+	if (!p->synced) {
+		/* its table did not go (the store failed, a limit): a sync */
+		sync_peer(r, p, 1);
+		return;
+	}
 	push_now(r, 0);		/* what it is compared with is what it was sent */
 	if (table_digest(r, err, sizeof(err))) {
 		agent_log("srd: digest of the registry: %s", err);
@@ -365,17 +481,21 @@ static void digest_check(struct srd_role *r, struct srd_peer *p,
 		if (++p->behind < DIGEST_BEHIND_MAX)
 			return;
 		r->digests_forced++;
+		if (!full_allowed(r, p))
+			return;
 		agent_log("srd: %s's digests at revision %llu could not be compared %u times in a row (sent it %llu): the full table",
 			  node, (unsigned long long)g->rev, p->behind,
 			  (unsigned long long)p->sent_rev);
-		send_full(r, p, 0);
+		send_full(r, p, FULL_ONE);
 		return;
 	}
 	r->digest_mismatches++;
+	if (!full_allowed(r, p))
+		return;		/* the next digest after the gap */
 	agent_log("srd: %s's table at revision %llu differs from the registry's at %llu (sent it %llu): the full table",
 		  node, (unsigned long long)g->rev, (unsigned long long)r->dg_rev,
 		  (unsigned long long)p->sent_rev);
-	send_full(r, p, 0);
+	send_full(r, p, FULL_ONE);
 }
 
 /* --- type 1 in ------------------------------------------------------------ */
@@ -437,7 +557,7 @@ static void registration(struct srd_role *r, struct srd_peer *p,
 	case REG_SYNC:
 		agent_log("srd: %s asks for the full table (it is at %llu)", node,
 			  (unsigned long long)g->since);
-		sync_peer(r, p);
+		sync_peer(r, p, 1);
 		break;
 	case REG_DIGEST:
 		digest_check(r, p, g);
@@ -470,7 +590,7 @@ static int on_up(struct conn *c, void *arg)
 	agent_log("srd: %s [%s] connected", conn_peer(c)->node,
 		  peer_roles_text(conn_peer(c)->roles, roles, sizeof(roles)));
 	if (conn_peer(c)->roles & ROLE_SR) {
-		sync_peer(p->r, p);
+		sync_peer(p->r, p, 0);
 		if (p->r->a->smo)
 			smo_role_peer_up(p->r->a->smo, c);
 	}
@@ -560,6 +680,7 @@ static void on_expire(evutil_socket_t fd, short what, void *arg)
 		agent_log("srd: expiry: %s", err);
 	if (r->expired != before)
 		push_now(r, 0);
+	retry_fulls(r);
 }
 
 static void on_full(evutil_socket_t fd, short what, void *arg)
@@ -569,7 +690,7 @@ static void on_full(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	push_now(r, 0);
-	send_full(r, NULL, 1);
+	send_full(r, NULL, FULL_PERIODIC);
 }
 
 /* --- the role ------------------------------------------------------------ */
@@ -725,7 +846,19 @@ struct json_object *srd_role_show(struct srd_role *r, const char *what)
 		json_object_object_add(o, "digest_mismatches", json_object_new_uint64(r->digest_mismatches));
 		json_object_object_add(o, "digests_deferred", json_object_new_uint64(r->digests_deferred));
 		json_object_object_add(o, "digests_forced", json_object_new_uint64(r->digests_forced));
+		json_object_object_add(o, "fulls_limited", json_object_new_uint64(r->fulls_limited));
+		json_object_object_add(o, "fulls_backlogged", json_object_new_uint64(r->fulls_backlogged));
+		json_object_object_add(o, "fulls_failed", json_object_new_uint64(r->fulls_failed));
 		json_object_object_add(o, "peers", arr);
 	}
 	return o;
 }
+
+#ifdef DMSC_TEST_HOOKS
+/* test_roles: the next @n full tables cannot be listed (a store down). */
+void srd_role_test_fail_list(struct srd_role *r, unsigned int n)
+{
+	r->test_fail_list = n;
+	agent_log("srd: test hook: the next %u full tables fail", n);
+}
+#endif

@@ -52,6 +52,7 @@
 #define DIGEST_MS	300	/* the SRs' sr.digest_interval_ms */
 #define FULL_MS		1000	/* the srd's full_interval_ms, for SRs without digests */
 #define NODE_MS		300	/* the SRs' sr.node_report_ms */
+#define FULL_GAP_TEST_MS	1100	/* past the srd's FULL_GAP_MS (1 s) */
 
 static char dir[] = "/tmp/dmsc-roles.XXXXXX";
 static const char *agent_bin, *pki_bin, *dmsc_bin;
@@ -920,6 +921,32 @@ static void sr_revisions(void)
 	ktap_check(ok && n == 3 && rev == 8 && fake.syncs == 1,
 		   "sr: a change it has is applied once; the full table brings it to 8");
 	{
+		/*
+		 * A sync the SRD does not answer (its store failed, a limit):
+		 * asked again after one digest interval (at least 1 s), not
+		 * waited for until the connection drops.
+		 */
+		uint64_t r0 = sr_counter("n3", "sync_retries");
+		int s0 = fake.syncs;
+
+		f_routes(10, 9, 0, 1, 1);	/* a gap at 8 */
+		pump(300);
+		ok = fake.syncs == s0 + 1;
+		pump(1300);
+		ok = ok && fake.syncs >= s0 + 2 && fake.since == 8 &&
+		     sr_counter("n3", "sync_retries") >= r0 + 1;
+		if (!ok)
+			printf("# syncs %d -> %d since %llu, sync_retries %llu -> %llu\n",
+			       s0, fake.syncs, (unsigned long long)fake.since,
+			       (unsigned long long)r0,
+			       (unsigned long long)sr_counter("n3", "sync_retries"));
+		f_routes(10, 0, 1, 1, 3);	/* the full table at 10 */
+		pump(300);
+		n = sr_routes("n3", &rev, NULL, NULL);
+		ktap_check(ok && n == 3 && rev == 10,
+			   "sr: a sync not answered is asked again after a digest interval (1 s); the full table then brings it to 10");
+	}
+	{
 		/* the SRD's certificate says srd: it may not register */
 		struct msg_reg g = { .op = REG_REGISTER };
 		uint64_t a;
@@ -1024,6 +1051,146 @@ static void sr_revisions(void)
 		conn_close(fake.c);
 	evconnlistener_free(ln);
 	SSL_CTX_free(fake_ctx);
+}
+
+/* --- limits on the full tables an SR asks for ------------------------------ */
+
+struct lsr {
+	struct conn *c;
+	int up;
+	uint64_t rev;		/* of the last type 2 */
+	int fulls;		/* full tables received */
+};
+
+static int l_up(struct conn *c, void *arg)
+{
+	(void)c;
+	((struct lsr *)arg)->up = 1;
+	return 0;
+}
+
+static int l_frame(struct conn *c, const unsigned char *p, size_t len, void *arg)
+{
+	struct lsr *s = arg;
+	char err[256];
+	struct msg m;
+
+	(void)c;
+	if (msg_decode((const char *)p, len, &m, err, sizeof(err)))
+		return 0;
+	if (m.type->type == MSG_ROUTES) {
+		const struct msg_routes *mr = m.body;
+
+		s->rev = mr->rev;
+		s->fulls += mr->full;
+	}
+	msg_free(&m);
+	return 0;
+}
+
+static void l_down(struct conn *c, const char *why, void *arg)
+{
+	(void)c;
+	printf("# limit sr down: %s\n", why);
+	((struct lsr *)arg)->c = NULL;
+	((struct lsr *)arg)->up = 0;
+}
+
+static const struct conn_ops l_ops = { l_up, l_frame, l_down };
+
+/* A digest from @node at @s's revision that cannot match (all zeros). */
+static void l_digest(struct lsr *s, const char *node)
+{
+	struct msg_reg g = { .op = REG_DIGEST, .rev = s->rev };
+	char f[512];
+	size_t len;
+
+	memset(g.sha256, '0', MSG_DIGEST_HEX - 1);
+	len = frame_reg(node, &g, f, sizeof(f));
+	if (len && s->c)
+		conn_send(s->c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
+}
+
+static int l_connect(struct lsr *s, SSL_CTX *ctx)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int64_t e = mono_ms() + 10000;
+
+	if (!ctx)
+		return 0;
+	s->c = conn_new(base, ctx, 0, -1, (struct sockaddr *)&sa, sizeof(sa),
+			"ctl", 0, &l_ops, s);
+	while (s->c && !s->up && mono_ms() < e)
+		event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	return s->up;
+}
+
+/*
+ * An SR certificate (b0) sending a burst of 20 digests that cannot match
+ * within a second: one full table, the rest counted (fulls_limited); its
+ * next digest a second later gets the table. Then the store failing the
+ * full table of a new SR (b1, the test build's hook), which sends no
+ * digests: the SRD's tick sends it a second later.
+ */
+static void full_limits(void)
+{
+	struct lsr s = { 0 }, t = { 0 };
+	SSL_CTX *ctx = client_ctx("ca", "b0"), *ctx1 = client_ctx("ca", "b1");
+	uint64_t l0, x0, f0;
+	int ok, burst;
+	int64_t t0;
+
+	ok = l_connect(&s, ctx);
+	pump(300);
+	ok = ok && s.fulls == 1;	/* on connecting */
+	pump(FULL_GAP_TEST_MS);		/* that one's second passes */
+	l0 = srd_peers_counter("fulls_limited");
+	x0 = srd_peers_counter("digest_mismatches");
+	f0 = srd_peers_counter("full_tables");
+	for (int i = 0; i < 20; i++)
+		l_digest(&s, "b0");
+	pump(500);
+	burst = s.fulls - 1;
+	printf("# 20 wrong digests within a second: %d full tables, mismatches %llu, limited %llu, srd full tables %llu\n",
+	       burst,
+	       (unsigned long long)(srd_peers_counter("digest_mismatches") - x0),
+	       (unsigned long long)(srd_peers_counter("fulls_limited") - l0),
+	       (unsigned long long)(srd_peers_counter("full_tables") - f0));
+	ok = ok && burst >= 1 && burst <= 2 &&
+	     srd_peers_counter("fulls_limited") >= l0 + 18;
+	pump(FULL_GAP_TEST_MS);
+	l_digest(&s, "b0");
+	pump(500);
+	ok = ok && s.fulls - 1 == burst + 1;
+	ktap_check(ok, "srd: 20 wrong digests within a second get 1 full table, the rest counted fulls_limited; the next digest after the second gets the table");
+	if (s.c)
+		conn_close(s.c);
+
+	/* the store cannot list b1's first table */
+	{
+		struct json_object *d = ask("ctl", "{\"test_fail_list\":1}");
+
+		ok = d != NULL;		/* the count; NULL: refused */
+		json_object_put(d);
+	}
+	f0 = srd_peers_counter("fulls_failed");
+	t0 = mono_ms();
+	ok = ok && l_connect(&t, ctx1);
+	ok = ok && ({ int64_t e = mono_ms() + 4000;
+		while (!t.fulls && mono_ms() < e)
+			pump(20);
+		t.fulls == 1; });
+	printf("# b1's first full table failed (fulls_failed %llu), sent %lld ms after connecting\n",
+	       (unsigned long long)(srd_peers_counter("fulls_failed") - f0),
+	       (long long)(mono_ms() - t0));
+	ok = ok && srd_peers_counter("fulls_failed") == f0 + 1;
+	ktap_check(ok, "srd: a full table the store could not list is sent from the tick a second later, to an SR that sends no digests");
+	if (t.c)
+		conn_close(t.c);
+	SSL_CTX_free(ctx);
+	SSL_CTX_free(ctx1);
 }
 
 /* --- the SMO election on etcd -------------------------------------------- */
@@ -1407,7 +1574,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(33 + ELECTION_CASES);
+	ktap_plan(36 + ELECTION_CASES);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -1844,6 +2011,7 @@ int main(int argc, char **argv)
 	ok = bench(2, 200, 0) && bench(10, 200, 500);
 	ktap_check(ok, "push to 2 and 10 SRs: every change reached every SR within 3 s");
 	sr_revisions();
+	full_limits();
 	event_base_free(base);
 
 	/* SIGTERM: a clean stop */
