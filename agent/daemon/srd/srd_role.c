@@ -295,11 +295,11 @@ static void send_full(struct srd_role *r, struct srd_peer *only, enum full_to to
 	for (struct srd_peer *p = r->peers; p; p = p->next) {
 		if (!p->due)
 			continue;
+		p->full_ms = now;	/* sent or not: the next try after the gap */
 		if (!conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
 			p->msgs++;
 			p->synced = 1;
 			p->want = 0;
-			p->full_ms = now;
 			p->sent_rev = t.mr.rev;
 			p->behind = 0;
 			r->fulls++;

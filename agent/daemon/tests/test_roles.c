@@ -513,7 +513,22 @@ struct bsr {
 	uint64_t rev;
 	double seen_us;		/* when it reached want */
 	uint64_t want;
+	int fulls;		/* full tables received */
 };
+
+/* 1 if @p is a full table (type 2). */
+static int frame_full(const unsigned char *p, size_t len)
+{
+	char err[256];
+	struct msg m;
+	int full;
+
+	if (msg_decode((const char *)p, len, &m, err, sizeof(err)))
+		return 0;
+	full = m.type->type == MSG_ROUTES && ((struct msg_routes *)m.body)->full;
+	msg_free(&m);
+	return full;
+}
 
 static int b_up(struct conn *c, void *arg)
 {
@@ -528,6 +543,7 @@ static int b_frame(struct conn *c, const unsigned char *p, size_t len, void *arg
 
 	(void)c;
 	routes_frame_seen(p, len, &s->rev, s->want, &s->seen_us, now_us());
+	s->fulls += frame_full(p, len);
 	return 0;
 }
 
@@ -1055,51 +1071,8 @@ static void sr_revisions(void)
 
 /* --- limits on the full tables an SR asks for ------------------------------ */
 
-struct lsr {
-	struct conn *c;
-	int up;
-	uint64_t rev;		/* of the last type 2 */
-	int fulls;		/* full tables received */
-};
-
-static int l_up(struct conn *c, void *arg)
-{
-	(void)c;
-	((struct lsr *)arg)->up = 1;
-	return 0;
-}
-
-static int l_frame(struct conn *c, const unsigned char *p, size_t len, void *arg)
-{
-	struct lsr *s = arg;
-	char err[256];
-	struct msg m;
-
-	(void)c;
-	if (msg_decode((const char *)p, len, &m, err, sizeof(err)))
-		return 0;
-	if (m.type->type == MSG_ROUTES) {
-		const struct msg_routes *mr = m.body;
-
-		s->rev = mr->rev;
-		s->fulls += mr->full;
-	}
-	msg_free(&m);
-	return 0;
-}
-
-static void l_down(struct conn *c, const char *why, void *arg)
-{
-	(void)c;
-	printf("# limit sr down: %s\n", why);
-	((struct lsr *)arg)->c = NULL;
-	((struct lsr *)arg)->up = 0;
-}
-
-static const struct conn_ops l_ops = { l_up, l_frame, l_down };
-
 /* A digest from @node at @s's revision that cannot match (all zeros). */
-static void l_digest(struct lsr *s, const char *node)
+static void l_digest(struct bsr *s, const char *node)
 {
 	struct msg_reg g = { .op = REG_DIGEST, .rev = s->rev };
 	char f[512];
@@ -1111,7 +1084,7 @@ static void l_digest(struct lsr *s, const char *node)
 		conn_send(s->c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
 }
 
-static int l_connect(struct lsr *s, SSL_CTX *ctx)
+static int l_connect(struct bsr *s, SSL_CTX *ctx)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_port = htons((uint16_t)port),
@@ -1121,7 +1094,7 @@ static int l_connect(struct lsr *s, SSL_CTX *ctx)
 	if (!ctx)
 		return 0;
 	s->c = conn_new(base, ctx, 0, -1, (struct sockaddr *)&sa, sizeof(sa),
-			"ctl", 0, &l_ops, s);
+			"ctl", 0, &b_ops, s);
 	while (s->c && !s->up && mono_ms() < e)
 		event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
 	return s->up;
@@ -1136,7 +1109,7 @@ static int l_connect(struct lsr *s, SSL_CTX *ctx)
  */
 static void full_limits(void)
 {
-	struct lsr s = { 0 }, t = { 0 };
+	struct bsr s = { 0 }, t = { 0 };
 	SSL_CTX *ctx = client_ctx("ca", "b0"), *ctx1 = client_ctx("ca", "b1");
 	uint64_t l0, x0, f0;
 	int ok, burst;
