@@ -480,18 +480,18 @@ static void digest_check(struct srd_role *r, struct srd_peer *p,
 		r->digests_deferred++;
 		if (++p->behind < DIGEST_BEHIND_MAX)
 			return;
-		r->digests_forced++;
 		if (!full_allowed(r, p))
-			return;
+			return;		/* counted there, not as forced */
+		r->digests_forced++;
 		agent_log("srd: %s's digests at revision %llu could not be compared %u times in a row (sent it %llu): the full table",
 			  node, (unsigned long long)g->rev, p->behind,
 			  (unsigned long long)p->sent_rev);
 		send_full(r, p, FULL_ONE);
 		return;
 	}
-	r->digest_mismatches++;
 	if (!full_allowed(r, p))
-		return;		/* the next digest after the gap */
+		return;		/* counted there; the next digest after the gap */
+	r->digest_mismatches++;
 	agent_log("srd: %s's table at revision %llu differs from the registry's at %llu (sent it %llu): the full table",
 		  node, (unsigned long long)g->rev, (unsigned long long)r->dg_rev,
 		  (unsigned long long)p->sent_rev);

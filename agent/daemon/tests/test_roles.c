@@ -1132,7 +1132,8 @@ static void full_limits(void)
 	       (unsigned long long)(srd_peers_counter("fulls_limited") - l0),
 	       (unsigned long long)(srd_peers_counter("full_tables") - f0));
 	ok = ok && burst >= 1 && burst <= 2 &&
-	     srd_peers_counter("fulls_limited") >= l0 + 18;
+	     srd_peers_counter("fulls_limited") >= l0 + 18 &&
+	     srd_peers_counter("digest_mismatches") == x0 + (uint64_t)burst;
 	pump(FULL_GAP_TEST_MS);
 	l_digest(&s, "b0");
 	pump(500);
