@@ -56,9 +56,11 @@
  * No full table within one sr.digest_interval_ms (within these bounds;
  * the upper one without digests) of connecting or of asking for it: the
  * SRD's store may have failed to list it, a sync may have been over its
- * limit: ask (again). The lower bound is the SRD's FULL_GAP_MS.
+ * limit: ask (again). The lower bound is twice the SRD's FULL_GAP_MS: a
+ * sync it limited is sent from its tick after FULL_GAP_MS, and one asked
+ * again before that would be limited too, and cost another table.
  */
-#define SYNC_RETRY_MIN_MS	1000
+#define SYNC_RETRY_MIN_MS	2000
 #define SYNC_RETRY_MAX_MS	30000
 
 struct sr_role {

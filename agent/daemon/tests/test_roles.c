@@ -939,7 +939,7 @@ static void sr_revisions(void)
 	{
 		/*
 		 * A sync the SRD does not answer (its store failed, a limit):
-		 * asked again after one digest interval (at least 1 s), not
+		 * asked again after one digest interval (at least 2 s), not
 		 * waited for until the connection drops.
 		 */
 		uint64_t r0 = sr_counter("n3", "sync_retries");
@@ -948,7 +948,7 @@ static void sr_revisions(void)
 		f_routes(10, 9, 0, 1, 1);	/* a gap at 8 */
 		pump(300);
 		ok = fake.syncs == s0 + 1;
-		pump(1300);
+		pump(2000);
 		ok = ok && fake.syncs >= s0 + 2 && fake.since == 8 &&
 		     sr_counter("n3", "sync_retries") >= r0 + 1;
 		if (!ok)
@@ -960,7 +960,7 @@ static void sr_revisions(void)
 		pump(300);
 		n = sr_routes("n3", &rev, NULL, NULL);
 		ktap_check(ok && n == 3 && rev == 10,
-			   "sr: a sync not answered is asked again after a digest interval (1 s); the full table then brings it to 10");
+			   "sr: a sync not answered is asked again after a digest interval (2 s at least); the full table then brings it to 10");
 	}
 	{
 		/* the SRD's certificate says srd: it may not register */
@@ -1117,15 +1117,18 @@ static void full_limits(void)
 
 	l0 = srd_peers_counter("fulls_limited");
 	ok = l_connect(&s, ctx);
-	pump(300);
-	ok = ok && s.fulls == 1;	/* on connecting */
 	/*
-	 * A wrong digest within the second of that table: limited. (An SR
-	 * that sends digests gets no periodic full table either.)
+	 * At once a digest at revision 0 (deferred: not the one sent it), so
+	 * that it gets no periodic full table (srd.full_interval_ms 1 s).
 	 */
 	l_digest(&s, "b0");
+	pump(300);
+	n0 = s.fulls;
+	ok = ok && n0 >= 1;	/* on connecting (and a periodic one, rarely) */
+	/* a wrong digest within the second of that table: limited */
+	l_digest(&s, "b0");
 	pump(200);
-	ok = ok && s.fulls == 1 && srd_peers_counter("fulls_limited") == l0 + 1;
+	ok = ok && s.fulls == n0 && srd_peers_counter("fulls_limited") == l0 + 1;
 	if (!ok)
 		printf("# b0: %d full tables on connecting and a digest; limited %llu\n",
 		       s.fulls, (unsigned long long)(srd_peers_counter("fulls_limited") - l0));
@@ -1366,7 +1369,11 @@ static void shared_registry(void)
 	x = peers_counter("smoa", "digest_mismatches");
 	printf("# e1's table corrupted (mi-eb dropped): repaired after %lld ms; smoa mismatches %llu\n",
 	       (long long)t, (unsigned long long)(x - x0));
-	ktap_check(ok && x == x0 + 1,
+	/*
+	 * x0 + 1; or x0 when a full table e1 was waiting for (a sync the
+	 * SRD limited, sent from its tick) repaired it first.
+	 */
+	ktap_check(ok && x <= x0 + 1,
 		   "shared etcd: a route dropped behind smoa's back: e1's next digest differs, its table is repaired");
 
 	/* e2 dies: mi-eb's lease runs out in etcd, smoa's SR loses it */
