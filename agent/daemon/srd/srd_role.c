@@ -78,6 +78,7 @@ struct srd_role {
 	uint64_t fulls_limited;		/* asked for within FULL_GAP_MS of the last */
 	uint64_t fulls_backlogged;	/* asked for with FULL_BACKLOG unsent */
 	uint64_t fulls_failed;		/* tables the store could not list */
+	uint64_t pushes_overlapped;	/* from an SR's own revision: push_overlap() */
 #ifdef DMSC_TEST_HOOKS
 	unsigned int test_fail_list;	/* send_full's next lists fail */
 #endif
@@ -163,6 +164,37 @@ enum full_to {
 static void send_full(struct srd_role *r, struct srd_peer *p, enum full_to to);
 
 /*
+ * @p's full table was listed at a revision past the last push (another
+ * SRD's change reached the store between the push before it and the
+ * list): the push @m from r->pushed overlaps what @p has, and @p would
+ * take the overlap for a gap and ask for the full table again. A push
+ * holds only the last word on each id, which brings any table between
+ * its prev and its rev to its rev, so @p gets the same changes with its
+ * own revision as prev.
+ */
+static void push_overlap(struct srd_role *r, struct srd_peer *p,
+			 struct msg *m, struct msg_routes *mr)
+{
+	char err[256], *frame;
+	size_t len;
+
+	mr->prev = p->sent_rev;
+	if (msg_encode(m, &frame, &len, err, sizeof(err))) {
+		agent_log("srd: push %llu..%llu to %s: %s",
+			  (unsigned long long)mr->prev, (unsigned long long)mr->rev,
+			  conn_peer(p->c)->node, err);
+	} else {
+		if (!conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
+			p->msgs++;
+			p->sent_rev = mr->rev;
+			r->pushes_overlapped++;
+		}
+		free(frame);
+	}
+	mr->prev = r->pushed;
+}
+
+/*
  * Push what changed since the last push to every synced SR. @foreign: the
  * store's watch says another SRD changed it, which this SRD's idea of the
  * revision does not show yet: read the changes anyway (changes() brings
@@ -214,12 +246,18 @@ static int push_now(struct srd_role *r, int foreign)
 			sent = 1;
 			goto out;
 		}
-		for (struct srd_peer *p = r->peers; p; p = p->next)
-			if (p->synced &&
-			    !conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
+		for (struct srd_peer *p = r->peers; p; p = p->next) {
+			if (!p->synced || p->sent_rev >= rev)
+				continue;	/* its full table has all of it */
+			if (p->sent_rev > r->pushed) {
+				push_overlap(r, p, &m, &t.mr);
+				continue;
+			}
+			if (!conn_send(p->c, frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) {
 				p->msgs++;
 				p->sent_rev = rev;
 			}
+		}
 		free(frame);
 		r->pushes++;
 		r->pushed = rev;
@@ -849,6 +887,7 @@ struct json_object *srd_role_show(struct srd_role *r, const char *what)
 		json_object_object_add(o, "fulls_limited", json_object_new_uint64(r->fulls_limited));
 		json_object_object_add(o, "fulls_backlogged", json_object_new_uint64(r->fulls_backlogged));
 		json_object_object_add(o, "fulls_failed", json_object_new_uint64(r->fulls_failed));
+		json_object_object_add(o, "pushes_overlapped", json_object_new_uint64(r->pushes_overlapped));
 		json_object_object_add(o, "peers", arr);
 	}
 	return o;
