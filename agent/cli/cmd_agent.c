@@ -4,7 +4,7 @@
  * (daemon/ctl.c has the protocol): what it holds and what it refused, and
  * the registration of this node's instances. No netlink.
  *
- *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | rejected }
+ *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | mg | rejected }
  *   dmsc agent [socket PATH] register id ID sid SID prefix PREFIX
  *              [rtype TYPE] [capability N] [state { active | pending | faulted }]
  *   dmsc agent [socket PATH] deregister ID
@@ -28,7 +28,7 @@
 
 static void agent_usage(void)
 {
-	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | rejected }\n"
+	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | mg | rejected }\n"
 	       "       dmsc agent [socket PATH] register id ID sid SID prefix PREFIX\n"
 	       "                  [rtype TYPE] [capability N] [state { active | pending | faulted }]\n"
 	       "       dmsc agent [socket PATH] deregister ID\n"
@@ -236,6 +236,48 @@ static void print_election(struct json_object *smo)
 		printf("  last_error %s\n", str(e, "last_error"));
 }
 
+/*
+ * show mg: the gateway's SRD and table, its requests by outcome, its
+ * refusals by reason, and a line per service prefix with its choices.
+ */
+static void print_mg(struct json_object *d)
+{
+	struct json_object *mg, *v, *x;
+
+	if (!json_object_object_get_ex(d, "mg", &mg)) {
+		printf("no mg role\n");
+		return;
+	}
+	json_object_object_get_ex(mg, "srd", &x);
+	printf("mg listen %s srd %s up %s connects %s\n", str(mg, "listen"),
+	       str(x, "node"), str(x, "up"), str(x, "connects"));
+	json_object_object_get_ex(mg, "routes", &x);
+	printf("mg routes %s revision %s full %s increments %s gaps %s digests %s\n",
+	       str(x, "count"), str(x, "revision"), str(x, "full_tables"),
+	       str(x, "increments"), str(x, "gaps"), str(x, "digests_sent"));
+	printf("mg requests");
+	json_object_object_get_ex(mg, "requests", &v);
+	json_object_object_foreach(v, o, n)
+		printf(" %s %s", o, json_object_get_string(n));
+	printf("\nmg refused");
+	json_object_object_get_ex(mg, "refused", &v);
+	json_object_object_foreach(v, why, k)
+		printf(" %s %s", why, json_object_get_string(k));
+	printf("\n");
+	json_object_object_get_ex(mg, "services", &v);
+	for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+		struct json_object *s = json_object_array_get_idx(v, i), *in;
+
+		printf("  service %s chosen %s instances %s active %s\n",
+		       str(s, "prefix"), str(s, "chosen"), str(s, "instances"),
+		       str(s, "active"));
+		if (json_object_object_get_ex(s, "chosen_by_instance", &in)) {
+			json_object_object_foreach(in, id, c)
+				printf("    %s %s\n", id, json_object_get_string(c));
+		}
+	}
+}
+
 /* The text form: a line per item under the role that holds it. */
 static void print_text(const char *what, struct json_object *d)
 {
@@ -261,6 +303,10 @@ static void print_text(const char *what, struct json_object *d)
 	}
 	if (!strcmp(what, "nodes")) {
 		print_nodes(d);
+		return;
+	}
+	if (!strcmp(what, "mg")) {
+		print_mg(d);
 		return;
 	}
 	if (!strcmp(what, "rsvp")) {
@@ -473,16 +519,16 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	if (matches(argv[0], "show")) {
 		static const char *const what[] = {
 			"instances", "routes", "peers", "policies", "rsvp", "qos",
-			"nodes", "rejected", NULL,
+			"nodes", "mg", "rejected", NULL,
 		};
 		size_t k;
 
 		if (argc != 2)
-			return usage_error("show: one of instances, routes, peers, policies, rsvp, qos, nodes, rejected");
+			return usage_error("show: one of instances, routes, peers, policies, rsvp, qos, nodes, mg, rejected");
 		for (k = 0; what[k] && !matches(argv[1], what[k]); k++)
 			;
 		if (!what[k])
-			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes or rejected",
+			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes, mg or rejected",
 					   argv[1]);
 		snprintf(line, sizeof(line), "{\"show\":\"%s\"}", what[k]);
 		d = ask(path, line);

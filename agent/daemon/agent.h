@@ -22,6 +22,8 @@
 struct srd_role;
 struct sr_role;
 struct smo_role;
+struct mg_role;
+struct agent_tokens;
 struct ctl;
 struct msg_instance;
 
@@ -37,7 +39,9 @@ struct agent {
 	struct srd_role *srd;
 	struct sr_role *sr;
 	struct smo_role *smo;
+	struct mg_role *mg;
 	struct ctl *ctl;
+	struct agent_tokens *tokens;	/* tokens.c's verifier, or NULL */
 };
 
 int64_t agent_now_ms(void);
@@ -102,6 +106,11 @@ struct json_object *smo_role_show_qos(struct smo_role *r);
 void smo_role_node(struct smo_role *r, const struct msg *m,
 		   const unsigned char *payload, size_t len);
 struct json_object *smo_role_show_nodes(struct smo_role *r);
+
+/* mg: the gateway (mg/mg_role.c): routes from the SRD, an HTTP entry. */
+struct mg_role *mg_role_start(struct agent *a);
+void mg_role_stop(struct mg_role *r);
+struct json_object *mg_role_show(struct mg_role *r);
 
 struct ctl *ctl_start(struct agent *a, const char *path);
 void ctl_stop(struct ctl *c);

@@ -4,7 +4,7 @@
  * that root and the socket's group may ask; the CLI (dmsc agent) is its
  * client. One request per connection, one line of JSON:
  *
- *   { "show": "instances" | "routes" | "peers" | "policies" | "rsvp" | "qos" | "nodes" |
+ *   { "show": "instances" | "routes" | "peers" | "policies" | "rsvp" | "qos" | "nodes" | "mg" |
  *             "rejected" }
  *   { "register": { "id", "sid", "prefix", "rtype", "capability",
  *                   "state", "node" (optional: this node) } }
@@ -95,6 +95,12 @@ static struct json_object *show(struct agent *a, const char *what)
 			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
 		return ok(d);
 	}
+	if (!strcmp(what, "mg")) {
+		/* the gateway: its routes, requests, refusals and choices */
+		if (a->mg)
+			json_object_object_add(d, "mg", mg_role_show(a->mg));
+		return ok(d);
+	}
 	if (!strcmp(what, "rsvp")) {
 		/* the sr role's speaker (sr.rsvp) */
 		if (a->sr)
@@ -104,7 +110,7 @@ static struct json_object *show(struct agent *a, const char *what)
 	if (strcmp(what, "instances") && strcmp(what, "routes") &&
 	    strcmp(what, "peers")) {
 		json_object_put(d);
-		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes or rejected",
+		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes, mg or rejected",
 			    what);
 	}
 	if (a->srd && strcmp(what, "routes"))

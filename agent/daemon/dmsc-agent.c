@@ -9,7 +9,9 @@
  *        to every message it receives: nothing to run on its own yet;
  *   smo  the policies pushed to the SRs (smo/smo_role.c), over the srd
  *        role's connections, by the elected leader on etcd;
- *   mg   not yet (issue 11): said so in the log.
+ *   mg   the gateway: routes from the SRD as an SR keeps them, and an
+ *        HTTP entry that checks a client's token and chooses an
+ *        instance of the service it asks for (mg/mg_role.c).
  *
  * Under systemd (Type=notify) it says READY=1 once its roles are running:
  * for sr, once it has joined the events group, so that no event after
@@ -36,6 +38,7 @@
 
 #include "agent.h"
 #include "log.h"
+#include "tokens.h"
 
 static void usage(FILE *f)
 {
@@ -82,7 +85,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 static int run(struct agent *a)
 {
 	struct event *ev_term, *ev_int, *ev_hup;
-	char status[160];
+	char status[200];
 	int ret = 1;
 
 	ev_term = evsignal_new(a->base, SIGTERM, on_stop, a->base);
@@ -97,15 +100,17 @@ static int run(struct agent *a)
 		goto out;
 	if ((a->cfg.roles & ROLE_SMO) && !(a->smo = smo_role_start(a)))
 		goto out;
-	if (a->cfg.roles & ROLE_MG)
-		agent_log("mg: not yet: the gateway is issue 11");
+	if (agent_tokens_start(a))
+		goto out;
 	if ((a->cfg.roles & ROLE_SRD) && !(a->srd = srd_role_start(a)))
 		goto out;
 	if ((a->cfg.roles & ROLE_SR) && !(a->sr = sr_role_start(a)))
 		goto out;
+	if ((a->cfg.roles & ROLE_MG) && !(a->mg = mg_role_start(a)))
+		goto out;
 	if (a->cfg.control[0] && !(a->ctl = ctl_start(a, a->cfg.control)))
 		goto out;
-	if (!a->srd && !a->sr) {
+	if (!a->srd && !a->sr && !a->mg) {
 		agent_log("no role of this node is implemented yet");
 		/* Started and done: without READY=1 systemd would call the
 		 * exit a protocol failure.
@@ -114,17 +119,20 @@ static int run(struct agent *a)
 		ret = 0;
 		goto out;
 	}
-	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s%s%s%s", a->srd ? "srd: serving the registry; " : "",
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s%s%s%s%s", a->srd ? "srd: serving the registry; " : "",
 		 a->smo ? "smo: pushing policies; " : "",
+		 a->mg ? "mg: serving the gateway; " : "",
 		 a->sr ? "sr: logging the events of the dmsc module" : "",
 		 a->sr && a->cfg.telemetry.enabled ? ", telemetry attached" : "");
 	sd_notify(0, status);
 	ret = event_base_dispatch(a->base) < 0;
 out:
 	ctl_stop(a->ctl);
+	mg_role_stop(a->mg);
 	sr_role_stop(a->sr);
 	srd_role_stop(a->srd);
 	smo_role_stop(a->smo);
+	agent_tokens_stop(a);
 	if (ev_term)
 		event_free(ev_term);
 	if (ev_int)

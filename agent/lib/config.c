@@ -777,9 +777,135 @@ static int get_control(struct json_object *root, struct agent_config *cfg,
 	return 0;
 }
 
+/*
+ * A list of SRDs, [ { "node", "address" }... ] of 1..@max, at @path
+ * (sr.srd, mg.srd).
+ */
+static int get_srd_list(struct json_object *v, const char *path, size_t max,
+			char (*node)[64], size_t node_stride,
+			char (*addr)[128], size_t addr_stride, size_t *n,
+			char *err, int errlen)
+{
+	static const char *const srd_keys[] = { "node", "address", NULL };
+	char p[64];
+
+	if (!json_object_is_type(v, json_type_array) ||
+	    !json_object_array_length(v) || json_object_array_length(v) > max) {
+		snprintf(err, errlen, "%s: expected an array of 1..%zu", path, max);
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *d = json_object_array_get_idx(v, i), *x;
+		char *nd = (char *)node + i * node_stride;
+		char *ad = (char *)addr + i * addr_stride;
+
+		snprintf(p, sizeof(p), "%s[%zu]", path, i);
+		if (!json_object_is_type(d, json_type_object)) {
+			snprintf(err, errlen, "%s: expected an object", p);
+			return -1;
+		}
+		if (only_keys(d, p, srd_keys, err, errlen))
+			return -1;
+		if (!json_object_object_get_ex(d, "node", &x)) {
+			snprintf(err, errlen, "%s.node: required", p);
+			return -1;
+		}
+		snprintf(p, sizeof(p), "%s[%zu].node", path, i);
+		if (get_str(x, p, nd, 64, err, errlen))
+			return -1;
+		snprintf(p, sizeof(p), "%s[%zu]", path, i);
+		if (get_address(d, p, "address", ad, 128, err, errlen))
+			return -1;
+		*n = i + 1;
+	}
+	return 0;
+}
+
+static int get_mg(struct json_object *root, struct agent_config *cfg,
+		  char *err, int errlen)
+{
+	static const char *const keys[] = {
+		"srd", "listen", "digest_interval_ms", "connections", "log_per_s",
+		NULL,
+	};
+	struct mg_config *c = &cfg->mg;
+	struct json_object *s, *v;
+	int bad;
+
+	c->digest_interval_ms = CONFIG_DIGEST_MS;
+	c->connections = CONFIG_MG_CONNECTIONS;
+	c->log_per_s = CONFIG_MG_LOG_PER_S;
+	s = section(root, "mg", keys, err, errlen, &bad);
+	if (!s) {
+		if (!bad && (cfg->roles & ROLE_MG)) {
+			snprintf(err, errlen, "mg: required by the mg role");
+			return -1;
+		}
+		return -bad;
+	}
+	if (!(cfg->roles & ROLE_MG)) {
+		snprintf(err, errlen, "mg: roles has no \"mg\"");
+		return -1;
+	}
+	c->set = true;
+	if (!json_object_object_get_ex(s, "srd", &v)) {
+		snprintf(err, errlen, "mg.srd: required (the SRDs the gateway learns routes from)");
+		return -1;
+	}
+	if (get_srd_list(v, "mg.srd", CONFIG_MG_SRDS, &c->srd[0].node,
+			 sizeof(c->srd[0]), &c->srd[0].address, sizeof(c->srd[0]),
+			 &c->nsrd, err, errlen) ||
+	    get_address(s, "mg", "listen", c->listen, sizeof(c->listen), err,
+			errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "digest_interval_ms", &v)) {
+		if (get_uint(v, "mg.digest_interval_ms", 0, 3600000,
+			     &c->digest_interval_ms, err, errlen))
+			return -1;
+		if (c->digest_interval_ms && c->digest_interval_ms < 100) {
+			snprintf(err, errlen, "mg.digest_interval_ms: %u is neither 0 (none) nor 100..3600000",
+				 c->digest_interval_ms);
+			return -1;
+		}
+	}
+	if (json_object_object_get_ex(s, "connections", &v) &&
+	    get_uint(v, "mg.connections", 1, 10000, &c->connections, err,
+		     errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "log_per_s", &v) &&
+	    get_uint(v, "mg.log_per_s", 0, 1000, &c->log_per_s, err, errlen))
+		return -1;
+	return 0;
+}
+
+static int get_tokens(struct json_object *root, struct agent_config *cfg,
+		      char *err, int errlen)
+{
+	static const char *const keys[] = { "aam_key", "kid", "skew_s", NULL };
+	struct tokens_config *c = &cfg->tokens;
+	struct json_object *s, *v;
+	int bad;
+
+	c->skew_s = CONFIG_TOKENS_SKEW_S;
+	s = section(root, "tokens", keys, err, errlen, &bad);
+	if (!s)
+		return -bad;
+	c->enabled = true;
+	if (get_path(s, "tokens", "aam_key", c->aam_key, sizeof(c->aam_key),
+		     true, err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "kid", &v) &&
+	    get_str(v, "tokens.kid", c->kid, sizeof(c->kid), err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "skew_s", &v) &&
+	    get_uint(v, "tokens.skew_s", 0, 300, &c->skew_s, err, errlen))
+		return -1;
+	return 0;
+}
+
 static const char *const known_keys[] = {
 	"node", "roles", "controller", "listen", "telemetry", "tls", "srd",
-	"sr", "control", "smo",
+	"sr", "control", "smo", "mg", "tokens",
 };
 
 int config_parse(const char *text, struct agent_config *cfg, char *err,
@@ -830,6 +956,8 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 	    get_srd(root, cfg, err, errlen) ||
 	    get_sr(root, cfg, err, errlen) ||
 	    get_smo(root, cfg, err, errlen) ||
+	    get_mg(root, cfg, err, errlen) ||
+	    get_tokens(root, cfg, err, errlen) ||
 	    get_control(root, cfg, err, errlen))
 		goto out;
 	/* two listeners on one path: the second would take the first's */
@@ -851,9 +979,16 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 		goto out;
 	}
 	/* talking to other agents is mutual TLS or nothing */
-	if (!cfg->tls.set && ((cfg->roles & ROLE_SRD) || cfg->sr.nsrd)) {
+	if (!cfg->tls.set && ((cfg->roles & ROLE_SRD) || cfg->sr.nsrd ||
+			      cfg->mg.nsrd)) {
 		snprintf(err, errlen, "tls: required by %s",
-			 cfg->roles & ROLE_SRD ? "the srd role" : "sr.srd");
+			 cfg->roles & ROLE_SRD ? "the srd role" :
+			 cfg->sr.nsrd ? "sr.srd" : "mg.srd");
+		goto out;
+	}
+	/* the gateway answers nothing but 401 without the AAM's key */
+	if ((cfg->roles & ROLE_MG) && !cfg->tokens.enabled) {
+		snprintf(err, errlen, "tokens: required by the mg role (the AAM's key its requests' tokens are checked with)");
 		goto out;
 	}
 	ret = 0;

@@ -7,6 +7,7 @@
 #define DMSC_CONFIG_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -15,6 +16,7 @@
  * enum peer_role, one set of bits for the configuration and the wire.
  */
 #include "net/peer.h"
+#include "token.h"
 
 #define CONFIG_TM_MAX_DEVS	64
 #define CONFIG_TM_PORT		9791	/* dmsc telemetry serve's too */
@@ -114,6 +116,37 @@ struct smo_config {
 	unsigned int election_lease_s;	/* the leader's etcd lease */
 };
 
+#define CONFIG_MG_SRDS		4
+#define CONFIG_MG_LOG_PER_S	10
+#define CONFIG_MG_CONNECTIONS	256
+
+/*
+ * "mg": the gateway (daemon/mg/): the SRDs it learns routes from, as
+ * sr.srd, and the HTTP entry it serves on.
+ */
+struct mg_config {
+	bool set;
+	size_t nsrd;
+	struct {
+		char node[64];
+		char address[128];
+	} srd[CONFIG_MG_SRDS];
+	char listen[128];		/* host:port, [v6]:port */
+	unsigned int digest_interval_ms; /* its table's digest to the SRD; 0 = none */
+	unsigned int connections;	/* HTTP connections at once */
+	unsigned int log_per_s;		/* refusals logged per second; 0 = none */
+};
+
+#define CONFIG_TOKENS_SKEW_S	30
+
+/* "tokens": the AAM's key the verifiers (sr, mg) check tokens with. */
+struct tokens_config {
+	bool enabled;			/* the section was given */
+	char aam_key[PATH_MAX];
+	char kid[TOKEN_NAME_MAX];
+	unsigned int skew_s;
+};
+
 struct agent_config {
 	char node[64];		/* this node's name */
 	unsigned int roles;	/* enum peer_role bits */
@@ -125,6 +158,8 @@ struct agent_config {
 	struct srd_config srd;
 	struct sr_config sr;
 	struct smo_config smo;
+	struct mg_config mg;
+	struct tokens_config tokens;
 };
 
 /* "host:port", "[v6]:port" into @sa. -1 if it is neither. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
 #include <json-c/json.h>
 #include <openssl/rand.h>
 
@@ -446,4 +447,50 @@ out:
 	json_object_put(h);
 	json_object_put(p);
 	return ret;
+}
+
+/* ADDR/LEN, IPv6, LEN 0..128 in decimal without a sign or leading zeros. */
+static bool prefix_parse(const char *s, struct in6_addr *a, unsigned int *len)
+{
+	const char *slash = strchr(s, '/');
+	char addr[INET6_ADDRSTRLEN];
+	unsigned int n = 0;
+	const char *p;
+
+	if (!slash || slash == s || (size_t)(slash - s) >= sizeof(addr) ||
+	    !slash[1] || strlen(slash + 1) > 3 ||
+	    (slash[1] == '0' && slash[2]))
+		return false;
+	for (p = slash + 1; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		n = n * 10 + (unsigned int)(*p - '0');
+	}
+	if (n > 128)
+		return false;
+	memcpy(addr, s, (size_t)(slash - s));
+	addr[slash - s] = '\0';
+	if (inet_pton(AF_INET6, addr, a) != 1)
+		return false;
+	*len = n;
+	return true;
+}
+
+bool token_scope_allows(const char *scope, const char *prefix)
+{
+	struct in6_addr s, p;
+	unsigned int sl, pl, full, rest;
+
+	if (!prefix_parse(prefix, &p, &pl))
+		return false;
+	if (!strcmp(scope, "*"))
+		return true;
+	if (!prefix_parse(scope, &s, &sl) || pl < sl)
+		return false;
+	full = sl / 8;
+	rest = sl % 8;
+	if (memcmp(s.s6_addr, p.s6_addr, full))
+		return false;
+	return !rest || !((s.s6_addr[full] ^ p.s6_addr[full]) &
+			  (0xffu << (8 - rest) & 0xffu));
 }

@@ -22,6 +22,7 @@
 #ifndef DMSC_TOKEN_H
 #define DMSC_TOKEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <openssl/evp.h>
@@ -70,5 +71,14 @@ int token_sign(EVP_PKEY *key, const char *kid, struct token_claims *c,
 int token_verify(const struct token_verifier *v, const char *tok, size_t len,
 		 int64_t now, struct token_claims *c, char *err,
 		 size_t errlen);
+
+/*
+ * Does a token's @scope allow access to the service prefix @prefix? Both
+ * are IPv6 prefixes ADDR/LEN (or @scope "*", which allows everything):
+ * yes when @prefix lies inside @scope, its length at least @scope's and
+ * its address equal to @scope's in @scope's first LEN bits. A scope or a
+ * prefix that does not parse allows nothing.
+ */
+bool token_scope_allows(const char *scope, const char *prefix);
 
 #endif /* DMSC_TOKEN_H */

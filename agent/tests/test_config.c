@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(57);
+	ktap_plan(62);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -225,5 +225,28 @@ int main(void)
 			 "\"sr\":{\"rsvp\":{\"address6\":\"::1\",\"control\":\"/run/a.sock\"}}}") &&
 		   !strcmp(err, "sr.rsvp.control: \"/run/a.sock\" is the agent's control socket too"),
 		   "sr.rsvp.control: not the agent's own socket");
+	/* the gateway: its section, its SRDs, its entry, and the AAM's key */
+#define MG(extra, tokens) "{\"node\":\"g\",\"roles\":[\"mg\"]," \
+	"\"tls\":{\"ca\":\"/a\",\"cert\":\"/b\",\"key\":\"/c\"}," \
+	"\"mg\":{\"srd\":[{\"node\":\"ctl\",\"address\":\"127.0.0.1:1\"}]," \
+	"\"listen\":\"[::1]:8080\"" extra "}" tokens "}"
+#define TOKENS ",\"tokens\":{\"aam_key\":\"/k.pub\"}"
+	ktap_check(!parse(MG("", TOKENS)) && cfg.mg.set && cfg.mg.nsrd == 1 &&
+		   !strcmp(cfg.mg.listen, "[::1]:8080") && cfg.mg.digest_interval_ms == 30000 &&
+		   cfg.mg.connections == 256 && cfg.mg.log_per_s == 10 &&
+		   cfg.tokens.enabled && !strcmp(cfg.tokens.aam_key, "/k.pub") &&
+		   cfg.tokens.skew_s == 30 && !cfg.tokens.kid[0],
+		   "mg and tokens: defaults");
+	ktap_check(parse("{\"node\":\"g\",\"roles\":[\"mg\"]" TOKENS "}") &&
+		   !strcmp(err, "mg: required by the mg role"), "mg: required by the role");
+	ktap_check(parse(MG("", "")) && !strncmp(err, "tokens: required by the mg role", 31),
+		   "tokens: required by the mg role");
+	ktap_check(parse(MG(",\"connections\":10001", TOKENS)) &&
+		   !strcmp(err, "mg.connections: must be 1..10000"), "mg.connections: range");
+	ktap_check(parse("{\"node\":\"g\",\"roles\":[\"mg\"],"
+			 "\"mg\":{\"srd\":[{\"node\":\"ctl\",\"address\":\"h\"}],"
+			 "\"listen\":\"[::1]:8080\"}" TOKENS "}") &&
+		   !strcmp(err, "mg.srd[0].address: \"h\" is not ADDRESS:PORT ([ADDRESS]:PORT for IPv6)"),
+		   "mg.srd[0].address named");
 	return ktap_finish();
 }

@@ -214,7 +214,7 @@ int main(void)
 	ver.skew = 30;
 	ver.revoked = is_revoked;
 
-	ktap_plan(20);
+	ktap_plan(22);
 
 	claims(&c);
 	t = sign(&c);
@@ -323,6 +323,30 @@ int main(void)
 	ktap_check(ok, "signing refuses bad claims naming the field");
 
 	ktap_check(interop(), "PyJWT verifies our token and we verify PyJWT's (EdDSA)");
+
+	ok = token_scope_allows("2001:db8:100::/48", "2001:db8:100::/48") &&
+	     token_scope_allows("2001:db8:100::/48", "2001:db8:100:7::/64") &&
+	     token_scope_allows("2001:db8::/33", "2001:db8:7fff::/48") &&
+	     !token_scope_allows("2001:db8::/33", "2001:db8:8000::/48") &&
+	     !token_scope_allows("2001:db8:100::/48", "2001:db8:101::/48") &&
+	     !token_scope_allows("2001:db8:100::/48", "2001:db8::/32") &&
+	     !token_scope_allows("2001:db8:100::/48", "2001:db8:100::/40") &&
+	     token_scope_allows("::/0", "fc00::/7") &&
+	     token_scope_allows("*", "fc00:a1::/64") &&
+	     token_scope_allows("2001:db8:100::1/128", "2001:db8:100::1/128");
+	ktap_check(ok, "scope: a prefix inside the scope is allowed, one outside or shorter is not");
+
+	ok = !token_scope_allows("2001:db8:100::/48", "2001:db8:100::") &&
+	     !token_scope_allows("2001:db8:100::/48", "2001:db8:100::/129") &&
+	     !token_scope_allows("2001:db8:100::/48", "2001:db8:100::/048") &&
+	     !token_scope_allows("2001:db8:100::/48", "2001:db8:100::/+8") &&
+	     !token_scope_allows("2001:db8:100::/48", "10.0.0.0/8") &&
+	     !token_scope_allows("2001:db8:100::", "2001:db8:100::/48") &&
+	     !token_scope_allows("svc-a", "2001:db8:100::/48") &&
+	     !token_scope_allows("", "2001:db8:100::/48") &&
+	     !token_scope_allows("*", "garbage") &&
+	     !token_scope_allows("2001:db8:100::/48x", "2001:db8:100::/48");
+	ktap_check(ok, "scope: a scope or prefix that does not parse allows nothing");
 
 	free(t);
 	EVP_PKEY_free(key);

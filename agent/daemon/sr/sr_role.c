@@ -43,6 +43,7 @@
 #include "msg_policy.h"
 #include "msg_reg.h"
 #include "nl.h"
+#include "route_table.h"
 #include "sr_policy.h"
 #include "sr_rsvp.h"
 #include "sr_telemetry.h"
@@ -52,16 +53,6 @@
 #define SR_LOCAL_MAX	1024
 /* the kernel checked against the policies: finds a reloaded module */
 #define RECONCILE_MS	2000
-/*
- * No full table within one sr.digest_interval_ms (within these bounds;
- * the upper one without digests) of connecting or of asking for it: the
- * SRD's store may have failed to list it, a sync may have been over its
- * limit: ask (again). The lower bound is twice the SRD's FULL_GAP_MS: a
- * sync it limited is sent from its tick after FULL_GAP_MS, and one asked
- * again before that would be limited too, and cost another table.
- */
-#define SYNC_RETRY_MIN_MS	2000
-#define SYNC_RETRY_MAX_MS	30000
 
 struct sr_role {
 	struct agent *a;
@@ -77,15 +68,9 @@ struct sr_role {
 	size_t srd;			/* index in cfg.sr.srd */
 	unsigned int backoff_ms;
 	struct event *retry_ev, *hb_ev, *dg_ev;
-	struct event *sync_ev;		/* the full table late: ask again */
-	uint64_t rev;
-	int sync_asked;
-	int synced;			/* a full table on this connection */
-	uint64_t fulls, increments, gaps, stale, connects, digests;
-	uint64_t sync_retries;
+	uint64_t connects;
 	/* routes (type 2) */
-	struct msg_instance *routes;
-	size_t nroutes, cap;
+	struct route_table rt;
 	/* this node's instances */
 	struct msg_instance local[SR_LOCAL_MAX];
 	int64_t local_sent[SR_LOCAL_MAX];	/* its last registration */
@@ -209,90 +194,6 @@ static int kernel_start(struct sr_role *r)
 
 /* --- routes ----------------------------------------------------------- */
 
-static struct msg_instance *route_find(struct sr_role *r, const char *id)
-{
-	for (size_t i = 0; i < r->nroutes; i++)
-		if (!strcmp(r->routes[i].id, id))
-			return &r->routes[i];
-	return NULL;
-}
-
-static int route_put(struct sr_role *r, const struct msg_instance *m)
-{
-	struct msg_instance *x = route_find(r, m->id);
-
-	if (!x) {
-		if (r->nroutes == r->cap) {
-			size_t cap = r->cap ? 2 * r->cap : 64;
-			void *p = realloc(r->routes, cap * sizeof(*r->routes));
-
-			if (!p)
-				return -1;
-			r->routes = p;
-			r->cap = cap;
-		}
-		x = &r->routes[r->nroutes++];
-	}
-	*x = *m;
-	return 0;
-}
-
-static void route_del(struct sr_role *r, const char *id)
-{
-	struct msg_instance *x = route_find(r, id);
-
-	if (x)
-		*x = r->routes[--r->nroutes];
-}
-
-/* A full table is awaited: if none comes in time, on_sync_late. */
-static void sync_wait(struct sr_role *r)
-{
-	unsigned int ms = r->a->cfg.sr.digest_interval_ms;
-	struct timeval tv;
-
-	if (!ms || ms > SYNC_RETRY_MAX_MS)
-		ms = SYNC_RETRY_MAX_MS;
-	if (ms < SYNC_RETRY_MIN_MS)
-		ms = SYNC_RETRY_MIN_MS;
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = ms % 1000 * 1000;
-	if (r->sync_ev)
-		evtimer_add(r->sync_ev, &tv);
-}
-
-static void ask_sync(struct sr_role *r)
-{
-	struct msg_reg g = { .op = REG_SYNC, .since = r->rev };
-
-	if (r->sync_asked)
-		return;
-	r->sync_asked = 1;
-	agent_msg_send(r->a, r->c, &msg_reg_type, &g);
-	sync_wait(r);
-}
-
-/*
- * The full table, due on connecting or asked for, has not come: without
- * this, an SR whose table the SRD could not send would wait for it (no
- * digests, no increments) until the connection drops.
- */
-static void on_sync_late(evutil_socket_t fd, short what, void *arg)
-{
-	struct sr_role *r = arg;
-
-	(void)fd;
-	(void)what;
-	if (!r->up || (r->synced && !r->sync_asked))
-		return;
-	r->sync_retries++;
-	agent_log("sr: no full table from the SRD since %s: asking for it (at %llu)",
-		  r->sync_asked ? "asking" : "connecting",
-		  (unsigned long long)r->rev);
-	r->sync_asked = 0;
-	ask_sync(r);
-}
-
 static void send_register(struct sr_role *r, const struct msg_instance *i);
 
 /*
@@ -306,7 +207,7 @@ static void reassert_local(struct sr_role *r)
 
 	/* one sent within a heartbeat may not have reached the table yet */
 	for (size_t i = 0; i < r->nlocal; i++)
-		if (!route_find(r, r->local[i].id) &&
+		if (!route_table_find(&r->rt, r->local[i].id) &&
 		    now - r->local_sent[i] > (int64_t)r->a->cfg.sr.heartbeat_ms) {
 			agent_log("sr: %s of this node is not in the SRD's table: registering it again",
 				  r->local[i].id);
@@ -337,41 +238,17 @@ static void registration_rtt(struct sr_role *r, const struct msg_routes *m)
 static void routes_apply(struct sr_role *r, const struct msg_routes *m)
 {
 	registration_rtt(r, m);
-	if (m->full) {
-		r->nroutes = 0;
-		for (size_t i = 0; i < m->nroutes; i++)
-			route_put(r, &m->routes[i]);
-		r->rev = m->rev;
-		r->fulls++;
-		r->sync_asked = 0;
-		r->synced = 1;
-		if (r->sync_ev)
-			evtimer_del(r->sync_ev);
-		agent_log("sr: full table of %zu routes at revision %llu",
-			  m->nroutes, (unsigned long long)m->rev);
+	switch (route_table_apply(&r->rt, m)) {
+	case ROUTES_FULL:
 		reassert_local(r);
-		return;
+		break;
+	case ROUTES_INCREMENT:
+		if (m->nwithdrawn)
+			reassert_local(r);
+		break;
+	default:
+		break;
 	}
-	if (m->rev <= r->rev) {
-		r->stale++;	/* had it: applied once only */
-		return;
-	}
-	if (m->prev != r->rev) {
-		r->gaps++;
-		agent_log("sr: revision %llu..%llu, this SR is at %llu: asking for the full table",
-			  (unsigned long long)m->prev, (unsigned long long)m->rev,
-			  (unsigned long long)r->rev);
-		ask_sync(r);
-		return;
-	}
-	for (size_t i = 0; i < m->nwithdrawn; i++)
-		route_del(r, m->withdrawn[i]);
-	for (size_t i = 0; i < m->nroutes; i++)
-		route_put(r, &m->routes[i]);
-	r->rev = m->rev;
-	r->increments++;
-	if (m->nwithdrawn)
-		reassert_local(r);
 }
 
 /* --- this node's instances ---------------------------------------------- */
@@ -528,12 +405,11 @@ int sr_role_deregister(struct sr_role *r, const char *id, char *err,
 static void on_digest(evutil_socket_t fd, short what, void *arg)
 {
 	struct sr_role *r = arg;
-	struct msg_reg g = { .op = REG_DIGEST };
 
 	(void)fd;
 	(void)what;
 	/* before its first table, or with one asked for, there is nothing to check */
-	if (!r->up || !r->synced || r->sync_asked)
+	if (!r->up || !r->rt.synced || r->rt.sync_asked)
 		return;
 	/*
 	 * A registration the SRD could not store (its store failed) shows
@@ -541,22 +417,16 @@ static void on_digest(evutil_socket_t fd, short what, void *arg)
 	 * full table used to bring it up, a matching digest does not.
 	 */
 	reassert_local(r);
-	g.rev = r->rev;
-	if (msg_routes_digest(r->routes, r->nroutes, g.sha256)) {
-		agent_log("sr: digest of the routes: SHA-256 failed");
-		return;
-	}
-	if (!agent_msg_send(r->a, r->c, &msg_reg_type, &g))
-		r->digests++;
+	route_table_send_digest(&r->rt);
 }
 
 #ifdef DMSC_TEST_HOOKS
 /* test_roles: a route lost behind the SRD's back, for the digest to find. */
 int sr_role_test_drop_route(struct sr_role *r, const char *id)
 {
-	if (!route_find(r, id))
+	if (!route_table_find(&r->rt, id))
 		return -1;
-	route_del(r, id);
+	route_table_del(&r->rt, id);
 	agent_log("sr: test hook: route %s dropped", id);
 	return 0;
 }
@@ -657,9 +527,7 @@ static int on_up(struct conn *c, void *arg)
 	r->up = 1;
 	r->connects++;
 	r->backoff_ms = BACKOFF_MIN_MS;
-	r->sync_asked = 0;
-	r->synced = 0;
-	sync_wait(r);		/* the SRD sends the full table unasked */
+	route_table_conn_up(&r->rt, c);
 	agent_log("sr: connected to srd %s", conn_peer(c)->node);
 	/* the SRD may have lost them while we were away */
 	for (size_t i = 0; i < r->nlocal; i++)
@@ -730,9 +598,7 @@ static void on_down(struct conn *c, const char *why, void *arg)
 	agent_conn_down(r->a, c, r->up, "sr", why);
 	r->c = NULL;
 	r->up = 0;
-	r->synced = 0;
-	if (r->sync_ev)
-		evtimer_del(r->sync_ev);
+	route_table_conn_down(&r->rt);
 	/* the next SRD, if there are several */
 	r->srd = (r->srd + 1) % r->a->cfg.sr.nsrd;
 	retry_later(r);
@@ -811,9 +677,9 @@ struct sr_role *sr_role_start(struct agent *a)
 	}
 	if (a->cfg.sr.nsrd) {
 		r->retry_ev = evtimer_new(a->base, on_retry, r);
-		r->sync_ev = evtimer_new(a->base, on_sync_late, r);
 		r->hb_ev = event_new(a->base, -1, EV_PERSIST, on_heartbeat, r);
-		if (!r->retry_ev || !r->sync_ev || !r->hb_ev)
+		if (!r->retry_ev || !r->hb_ev ||
+		    route_table_init(&r->rt, a, "sr", a->cfg.sr.digest_interval_ms))
 			goto fail;
 		event_add(r->hb_ev, &hb);
 		if (a->cfg.sr.digest_interval_ms) {
@@ -854,8 +720,6 @@ void sr_role_stop(struct sr_role *r)
 		conn_close(r->c);
 	if (r->retry_ev)
 		event_free(r->retry_ev);
-	if (r->sync_ev)
-		event_free(r->sync_ev);
 	if (r->hb_ev)
 		event_free(r->hb_ev);
 	if (r->dg_ev)
@@ -874,7 +738,7 @@ void sr_role_stop(struct sr_role *r)
 		event_free(r->nl_ev);
 	if (r->nl_open)
 		dmsc_nl_close(&r->nl);
-	free(r->routes);
+	route_table_free(&r->rt);
 	free(r);
 }
 
@@ -883,17 +747,7 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 	struct json_object *o = json_object_new_object(), *arr;
 
 	if (!strcmp(what, "routes")) {
-		arr = json_object_new_array();
-		for (size_t i = 0; i < r->nroutes; i++)
-			json_object_array_add(arr, msg_instance_json(&r->routes[i]));
-		json_object_object_add(o, "revision", json_object_new_uint64(r->rev));
-		json_object_object_add(o, "full_tables", json_object_new_uint64(r->fulls));
-		json_object_object_add(o, "increments", json_object_new_uint64(r->increments));
-		json_object_object_add(o, "gaps", json_object_new_uint64(r->gaps));
-		json_object_object_add(o, "stale", json_object_new_uint64(r->stale));
-		json_object_object_add(o, "digests_sent", json_object_new_uint64(r->digests));
-		json_object_object_add(o, "sync_retries", json_object_new_uint64(r->sync_retries));
-		json_object_object_add(o, "routes", arr);
+		route_table_json(&r->rt, o, 1);
 	} else if (!strcmp(what, "policies")) {
 		json_object_put(o);
 		return sr_policy_show(r->pol);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The srd role: the service registry on the network. SRs connect with
- * mutual TLS; type 1 from an SR registers, renews and deregisters the
- * instances of its own node in the store (registry.h); every change is
- * pushed to every SR as type 2 with the store's revision, and each SR gets
- * the full table when it connects and when it asks (a gap). Anti-entropy:
+ * mutual TLS (and gateways, the mg role, which read the table as an SR
+ * does but register nothing); type 1 from an SR registers, renews and
+ * deregisters the instances of its own node in the store (registry.h);
+ * every change is pushed to every SR as type 2 with the store's revision,
+ * and each SR gets the full table when it connects and when it asks (a
+ * gap). Anti-entropy:
  * an SR that sends digests of its table (type 1 "digest") gets the full
  * table only when its digest differs from the registry's; one that sends
  * none gets it every full_interval_ms. Leases are checked every tenth of
@@ -570,6 +572,17 @@ static void registration(struct srd_role *r, struct srd_peer *p,
 	uint64_t rev;
 	int rc = 0;
 
+	/*
+	 * A gateway reads the table (sync, digest); only an SR speaks for
+	 * the instances of its node.
+	 */
+	if (!(conn_peer(p->c)->roles & ROLE_SR) && g->op != REG_SYNC &&
+	    g->op != REG_DIGEST) {
+		snprintf(err, sizeof(err), "type 1 %s from %s: only an sr registers instances",
+			 msg_reg_op_name(g->op), node);
+		reject_note(&r->a->rej, "role", node, err);
+		return;
+	}
 	switch (g->op) {
 	case REG_REGISTER:
 		rc = from_msg(&g->inst, &i, err, sizeof(err)) ||
@@ -627,11 +640,11 @@ static int on_up(struct conn *c, void *arg)
 	p->up = 1;
 	agent_log("srd: %s [%s] connected", conn_peer(c)->node,
 		  peer_roles_text(conn_peer(c)->roles, roles, sizeof(roles)));
-	if (conn_peer(c)->roles & ROLE_SR) {
+	/* the gateways keep the route table as the SRs do */
+	if (conn_peer(c)->roles & (ROLE_SR | ROLE_MG))
 		sync_peer(p->r, p, 0);
-		if (p->r->a->smo)
-			smo_role_peer_up(p->r->a->smo, c);
-	}
+	if ((conn_peer(c)->roles & ROLE_SR) && p->r->a->smo)
+		smo_role_peer_up(p->r->a->smo, c);
 	return 0;
 }
 

@@ -17,9 +17,11 @@ struct rule {
 static const struct rule rules[] = {
 	/*
 	 * MIs register at startup (§4); here through the agent of their
-	 * node, which holds the node's certificate, and only for that node
+	 * node, which holds the node's certificate, and only for that node;
+	 * a gateway (mg) sends its sync and digest ops only, which the srd
+	 * role holds it to (srd_role.c), to keep the route table
 	 */
-	[1] = { "instance-registration", ROLE_SR, 1 },
+	[1] = { "instance-registration", ROLE_SR | ROLE_MG, 1 },
 	/* the registry tells the SRs what is reachable */
 	[2] = { "route-advertisement", ROLE_SRD, 0 },
 	/* the AAM issues tokens; the gateway and SRs ask for them */
