@@ -4,11 +4,14 @@
  * (daemon/ctl.c has the protocol): what it holds and what it refused, and
  * the registration of this node's instances. No netlink.
  *
- *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | mg | rejected }
+ *   dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | mg | aam | rejected }
  *   dmsc agent [socket PATH] register id ID sid SID prefix PREFIX
  *              [rtype TYPE] [capability N] [state { active | pending | faulted }]
  *   dmsc agent [socket PATH] deregister ID
  *   dmsc agent [socket PATH] policy apply FILE | withdraw NAME   (smo)
+ *   dmsc agent [socket PATH] aam revoke JTI                      (aam)
+ *   dmsc agent [socket PATH] token request sub SUB scope SCOPE [lifetime S]  (sr)
+ *   dmsc agent [socket PATH] access token TOKEN prefix PREFIX     (sr)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,11 +31,14 @@
 
 static void agent_usage(void)
 {
-	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | mg | rejected }\n"
+	printf("Usage: dmsc agent [socket PATH] show { instances | routes | peers | policies | rsvp | qos | nodes | mg | aam | rejected }\n"
 	       "       dmsc agent [socket PATH] register id ID sid SID prefix PREFIX\n"
 	       "                  [rtype TYPE] [capability N] [state { active | pending | faulted }]\n"
 	       "       dmsc agent [socket PATH] deregister ID\n"
 	       "       dmsc agent [socket PATH] policy { apply FILE | withdraw NAME }\n"
+	       "       dmsc agent [socket PATH] aam revoke JTI\n"
+	       "       dmsc agent [socket PATH] token request sub SUB scope SCOPE [lifetime SECONDS]\n"
+	       "       dmsc agent [socket PATH] access token TOKEN prefix PREFIX\n"
 	       "PATH defaults to " AGENT_SOCKET " (the agent's \"control\").\n");
 }
 
@@ -279,9 +285,55 @@ static void print_mg(struct json_object *d)
 }
 
 /* The text form: a line per item under the role that holds it. */
+static void print_aam(struct json_object *d)
+{
+	struct json_object *role, *v, *x;
+
+	if (json_object_object_get_ex(d, "aam", &role)) {
+		printf("aam kid %s grants %s requests %s issued %s denied %s revoked %d pushes %s\n",
+		       str(role, "kid"), str(role, "grants"), str(role, "requests"),
+		       str(role, "issued"), str(role, "denied"),
+		       json_object_object_get_ex(role, "revoked", &v) ?
+		       (int)json_object_array_length(v) : 0,
+		       str(role, "revoked_pushes"));
+		if (json_object_object_get_ex(role, "denied_by_reason", &x)) {
+			json_object_object_foreach(x, reason, n)
+				printf("  denied_%s %s\n", reason, json_object_get_string(n));
+		}
+		for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+			x = json_object_array_get_idx(v, i);
+			printf("  revoked %s until %s\n", str(x, "jti"), str(x, "exp"));
+		}
+	}
+	if (json_object_object_get_ex(d, "sr", &role)) {
+		if (json_object_object_get_ex(role, "token_requests", &x))
+			printf("sr token requests %s granted %s denied %s timeouts %s failed %s\n",
+			       str(x, "requests"), str(x, "granted"), str(x, "denied"),
+			       str(x, "timeouts"), str(x, "failed"));
+		if (json_object_object_get_ex(role, "access", &x)) {
+			printf("sr access allowed %s refused %s\n", str(x, "allowed"),
+			       str(x, "refused"));
+			if (json_object_object_get_ex(x, "refused_by_reason", &v)) {
+				json_object_object_foreach(v, reason, n)
+					printf("  refused_%s %s\n", reason,
+					       json_object_get_string(n));
+			}
+		}
+	}
+	if (json_object_object_get_ex(d, "tokens", &role))
+		printf("tokens kid %s skew_s %s revoked %s pushes %s checked %s\n",
+		       str(role, "kid"), str(role, "skew_s"), str(role, "revoked"),
+		       str(role, "revoked_pushes"), str(role, "checked"));
+}
+
 static void print_text(const char *what, struct json_object *d)
 {
 	struct json_object *role, *v;
+
+	if (!strcmp(what, "aam")) {
+		print_aam(d);
+		return;
+	}
 
 	if (!strcmp(what, "rejected")) {
 		printf("rejected %s\n", str(d, "total"));
@@ -497,6 +549,111 @@ static int do_policy(struct cli *cli, const char *path, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* One request of one key, its data printed with -j; the data, or NULL. */
+static struct json_object *ask_one(struct cli *cli, const char *path,
+				   const char *key, struct json_object *v)
+{
+	struct json_object *req = json_object_new_object(), *d;
+
+	json_object_object_add(req, key, v);
+	d = ask(path, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(req);
+	if (d && cli->json)
+		printf("%s\n", json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	return d;
+}
+
+/* WORD VALUE pairs of @words into an object; NULL after a usage error. */
+static struct json_object *pairs(const char *verb, const char *const *words,
+				 int argc, char **argv)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (; argc > 0; argc -= 2, argv += 2) {
+		size_t k;
+
+		for (k = 0; words[k] && strcmp(argv[0], words[k]); k++)
+			;
+		if (!words[k] || argc < 2 ||
+		    json_object_object_get_ex(o, words[k], NULL)) {
+			usage_error("%s: \"%s\" %s", verb, argv[0],
+				    !words[k] ? "is not a word of it" :
+				    argc < 2 ? "needs a value" : "given twice");
+			json_object_put(o);
+			return NULL;
+		}
+		json_object_object_add(o, words[k], json_object_new_string(argv[1]));
+	}
+	return o;
+}
+
+/* token request sub SUB scope SCOPE [lifetime S]: the token on stdout. */
+static int do_token(struct cli *cli, const char *path, int argc, char **argv)
+{
+	static const char *const words[] = { "sub", "scope", "lifetime", NULL };
+	struct json_object *o, *v, *d;
+	unsigned long life;
+	char *end;
+
+	if (argc < 1 || !matches(argv[0], "request"))
+		return usage_error("token: request sub SUB scope SCOPE [lifetime SECONDS]");
+	o = pairs("token request", words, argc - 1, argv + 1);
+	if (!o)
+		return EXIT_USAGE;
+	for (const char *need[] = { "sub", "scope", NULL }, **w = need; *w; w++)
+		if (!json_object_object_get_ex(o, *w, NULL)) {
+			json_object_put(o);
+			return usage_error("token request: %s is required", *w);
+		}
+	if (json_object_object_get_ex(o, "lifetime", &v)) {
+		errno = 0;
+		life = strtoul(json_object_get_string(v), &end, 10);
+		if (errno || *end || life < 1 || life > 3600) {
+			json_object_put(o);
+			return usage_error("token request: lifetime: not 1..3600 seconds");
+		}
+		json_object_object_del(o, "lifetime");
+		json_object_object_add(o, "lifetime_s", json_object_new_int64((int64_t)life));
+	}
+	d = ask_one(cli, path, "token", o);
+	if (!d)
+		return EXIT_FAIL;
+	if (!cli->json)
+		printf("%s\n", str(d, "token"));
+	json_object_put(d);
+	return EXIT_OK;
+}
+
+/* access token T prefix P: exit 0 if allowed, 1 (and why) if refused. */
+static int do_access(struct cli *cli, const char *path, int argc, char **argv)
+{
+	static const char *const words[] = { "token", "prefix", NULL };
+	struct json_object *o = pairs("access", words, argc, argv), *d, *v;
+	int allowed;
+
+	if (!o)
+		return EXIT_USAGE;
+	if (!json_object_object_get_ex(o, "token", NULL) ||
+	    !json_object_object_get_ex(o, "prefix", NULL)) {
+		json_object_put(o);
+		return usage_error("access: token TOKEN prefix PREFIX");
+	}
+	d = ask_one(cli, path, "access", o);
+	if (!d)
+		return EXIT_FAIL;
+	allowed = json_object_object_get_ex(d, "allowed", &v) &&
+		  json_object_get_boolean(v);
+	if (!cli->json && allowed)
+		printf("allowed %s to %s (scope %s, until %s)\n", str(d, "sub"),
+		       str(d, "prefix"), str(d, "scope"), str(d, "exp"));
+	else if (!allowed)
+		errorf("access refused: %s: %s", str(d, "reason"), str(d, "error"));
+	json_object_put(d);
+	return allowed ? EXIT_OK : EXIT_FAIL;
+}
+
 int cmd_agent(struct cli *cli, int argc, char **argv)
 {
 	const char *path = AGENT_SOCKET;
@@ -519,16 +676,16 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	if (matches(argv[0], "show")) {
 		static const char *const what[] = {
 			"instances", "routes", "peers", "policies", "rsvp", "qos",
-			"nodes", "mg", "rejected", NULL,
+			"nodes", "mg", "aam", "rejected", NULL,
 		};
 		size_t k;
 
 		if (argc != 2)
-			return usage_error("show: one of instances, routes, peers, policies, rsvp, qos, nodes, mg, rejected");
+			return usage_error("show: one of instances, routes, peers, policies, rsvp, qos, nodes, mg, aam, rejected");
 		for (k = 0; what[k] && !matches(argv[1], what[k]); k++)
 			;
 		if (!what[k])
-			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes, mg or rejected",
+			return usage_error("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes, mg, aam or rejected",
 					   argv[1]);
 		snprintf(line, sizeof(line), "{\"show\":\"%s\"}", what[k]);
 		d = ask(path, line);
@@ -558,5 +715,18 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 	}
 	if (matches(argv[0], "policy"))
 		return do_policy(cli, path, argc - 1, argv + 1);
+	if (matches(argv[0], "aam")) {
+		if (argc != 3 || !matches(argv[1], "revoke"))
+			return usage_error("aam: revoke JTI");
+		d = ask_one(cli, path, "aam_revoke", json_object_new_string(argv[2]));
+		if (!d)
+			return EXIT_FAIL;
+		json_object_put(d);
+		return EXIT_OK;
+	}
+	if (matches(argv[0], "token"))
+		return do_token(cli, path, argc - 1, argv + 1);
+	if (matches(argv[0], "access"))
+		return do_access(cli, path, argc - 1, argv + 1);
 	return usage_error("unknown command \"%s\"", argv[0]);
 }

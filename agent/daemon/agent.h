@@ -23,8 +23,10 @@ struct srd_role;
 struct sr_role;
 struct smo_role;
 struct mg_role;
+struct aam_role;
 struct agent_tokens;
 struct ctl;
+struct ctl_req;
 struct msg_instance;
 
 struct agent {
@@ -40,8 +42,9 @@ struct agent {
 	struct sr_role *sr;
 	struct smo_role *smo;
 	struct mg_role *mg;
+	struct aam_role *aam;
+	struct agent_tokens *tokens;	/* tokens.c: the verifier, NULL without "tokens" */
 	struct ctl *ctl;
-	struct agent_tokens *tokens;	/* tokens.c's verifier, or NULL */
 };
 
 int64_t agent_now_ms(void);
@@ -111,8 +114,34 @@ struct json_object *smo_role_show_nodes(struct smo_role *r);
 struct mg_role *mg_role_start(struct agent *a);
 void mg_role_stop(struct mg_role *r);
 struct json_object *mg_role_show(struct mg_role *r);
+/*
+ * aam: the tokens of type 3 (aam/aam_role.c), issued over the srd's
+ * connections; without an "aam" section the role issues nothing (NULL).
+ */
+struct aam_role *aam_role_start(struct agent *a);
+void aam_role_stop(struct aam_role *r);
+struct json_object *aam_role_show(struct aam_role *r);
+void aam_role_peer_up(struct aam_role *r, struct conn *c);
+void aam_role_peer_down(struct aam_role *r, struct conn *c);
+/* A type 3 an SR or gateway sent to the srd. */
+void aam_role_frame(struct aam_role *r, struct conn *c, const struct msg *m);
+int aam_role_revoke(struct aam_role *r, const char *jti, char *err,
+		    size_t errlen);
+
+/* sr: its side of type 3 (sr/sr_token.c), through the control socket. */
+/* Ask the AAM for a token; 0: @q is answered later, -1: @err now. */
+int sr_role_token(struct sr_role *r, struct json_object *req,
+		  struct ctl_req *q, char *err, size_t errlen);
+struct json_object *sr_role_access(struct sr_role *r, struct json_object *req,
+				   char *err, size_t errlen);
 
 struct ctl *ctl_start(struct agent *a, const char *path);
 void ctl_stop(struct ctl *c);
+/*
+ * The answer to a request that waited (a token from the AAM): @data
+ * (taken) or, if NULL, @error. Frees @q; the client may have gone.
+ */
+void ctl_req_done(struct ctl_req *q, struct json_object *data,
+		  const char *error);
 
 #endif /* DMSC_AGENT_H */

@@ -5,13 +5,17 @@
  * client. One request per connection, one line of JSON:
  *
  *   { "show": "instances" | "routes" | "peers" | "policies" | "rsvp" | "qos" | "nodes" | "mg" |
- *             "rejected" }
+ *             "aam" | "rejected" }
  *   { "register": { "id", "sid", "prefix", "rtype", "capability",
  *                   "state", "node" (optional: this node) } }
  *                                        (sr: an instance of this node)
  *   { "deregister": "ID" }
  *   { "policy_apply": { "policies": [ policy... ] } }   (smo: msg_policy.h)
  *   { "policy_withdraw": "NAME" }                         (smo)
+ *   { "aam_revoke": "JTI" }                               (aam)
+ *   { "token": { "sub", "scope", "lifetime_s" (optional) } }
+ *                          (sr: asks the AAM; the answer waits for its)
+ *   { "access": { "token": T, "prefix": P } }  (sr: verified offline)
  *
  * and one line back, { "ok": true, "data": ... } or { "ok": false,
  * "error": "..." }, then the agent closes. Requests are read with the
@@ -33,6 +37,7 @@
 #include "json_strict.h"
 #include "log.h"
 #include "msg_reg.h"
+#include "tokens.h"
 
 /* a policy file of some hundred tunnels fits */
 #define CTL_MAX	(1 << 20)
@@ -41,6 +46,19 @@ struct ctl {
 	struct agent *a;
 	struct evconnlistener *ln;
 	char path[108];
+	struct ctl_req *pending;	/* requests whose answer waits */
+};
+
+/*
+ * A request answered later (sr: a token from the AAM): owned by the role
+ * that answers it, which calls ctl_req_done() once, always (on the
+ * answer, a timeout, or its stop). The client's connection may end
+ * before: then bev is NULL and the answer goes nowhere.
+ */
+struct ctl_req {
+	struct ctl *c;
+	struct bufferevent *bev;
+	struct ctl_req *next, **pprev;
 };
 
 static struct json_object *fail(const char *fmt, const char *what)
@@ -101,6 +119,16 @@ static struct json_object *show(struct agent *a, const char *what)
 			json_object_object_add(d, "mg", mg_role_show(a->mg));
 		return ok(d);
 	}
+	if (!strcmp(what, "aam")) {
+		/* the issuer's counts; a verifier's token requests and checks */
+		if (a->aam)
+			json_object_object_add(d, "aam", aam_role_show(a->aam));
+		if (a->sr)
+			json_object_object_add(d, "sr", sr_role_show(a->sr, what));
+		if (a->tokens)
+			json_object_object_add(d, "tokens", agent_tokens_show(a));
+		return ok(d);
+	}
 	if (!strcmp(what, "rsvp")) {
 		/* the sr role's speaker (sr.rsvp) */
 		if (a->sr)
@@ -110,7 +138,7 @@ static struct json_object *show(struct agent *a, const char *what)
 	if (strcmp(what, "instances") && strcmp(what, "routes") &&
 	    strcmp(what, "peers")) {
 		json_object_put(d);
-		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes, mg or rejected",
+		return fail("show: \"%s\" is not instances, routes, peers, policies, rsvp, qos, nodes, mg, aam or rejected",
 			    what);
 	}
 	if (a->srd && strcmp(what, "routes"))
@@ -152,8 +180,74 @@ static struct json_object *do_register(struct agent *a, struct json_object *v)
 	return ok(json_object_new_string(m.id));
 }
 
-static struct json_object *handle(struct agent *a, const char *line, size_t len)
+static void req_unlink(struct ctl_req *q)
 {
+	if (q->pprev) {
+		*q->pprev = q->next;
+		if (q->next)
+			q->next->pprev = q->pprev;
+	}
+	q->pprev = NULL;
+	q->next = NULL;
+}
+
+static void write_resp(struct bufferevent *bev, struct json_object *resp);
+
+void ctl_req_done(struct ctl_req *q, struct json_object *data,
+		  const char *error)
+{
+	struct json_object *resp = data ? ok(data) : fail("%s", error);
+
+	req_unlink(q);
+	if (q->bev)
+		write_resp(q->bev, resp);
+	json_object_put(resp);
+	free(q);
+}
+
+static void on_pending_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct ctl_req *q = arg;
+
+	(void)what;
+	bufferevent_free(bev);
+	req_unlink(q);
+	q->bev = NULL;
+}
+
+/* A request that waits: its own struct, with the role from here on. */
+static struct json_object *do_token(struct ctl *c, struct bufferevent *bev,
+				    struct json_object *v)
+{
+	struct ctl_req *q;
+	char err[320];
+
+	if (!c->a->sr)
+		return fail("token: %s runs no sr role", c->a->cfg.node);
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return fail("token: %s", "out of memory");
+	q->c = c;
+	q->bev = bev;
+	q->next = c->pending;
+	if (q->next)
+		q->next->pprev = &q->next;
+	q->pprev = &c->pending;
+	c->pending = q;
+	if (sr_role_token(c->a->sr, v, q, err, sizeof(err))) {
+		req_unlink(q);
+		free(q);
+		return fail("token: %s", err);
+	}
+	bufferevent_disable(bev, EV_READ);
+	bufferevent_setcb(bev, NULL, NULL, on_pending_event, q);
+	return NULL;
+}
+
+static struct json_object *handle(struct ctl *c, struct bufferevent *bev,
+				  const char *line, size_t len)
+{
+	struct agent *a = c->a;
 	struct json_object *req, *v, *resp;
 	char err[256];
 
@@ -213,8 +307,29 @@ static struct json_object *handle(struct agent *a, const char *line, size_t len)
 			resp = fail("policy withdraw: %s", err);
 		else
 			resp = ok(json_object_new_string(json_object_get_string(v)));
+	} else if (json_object_object_get_ex(req, "aam_revoke", &v)) {
+		if (!a->aam)
+			resp = fail("aam revoke: %s issues no tokens (no aam section)", a->cfg.node);
+		else if (!json_object_is_type(v, json_type_string))
+			resp = fail("aam revoke: %s", "expected a jti");
+		else if (aam_role_revoke(a->aam, json_object_get_string(v), err,
+					 sizeof(err)))
+			resp = fail("aam revoke: %s", err);
+		else
+			resp = ok(aam_role_show(a->aam));
+	} else if (json_object_object_get_ex(req, "token", &v)) {
+		resp = do_token(c, bev, v);
+	} else if (json_object_object_get_ex(req, "access", &v)) {
+		struct json_object *d;
+
+		if (!a->sr)
+			resp = fail("access: %s runs no sr role", a->cfg.node);
+		else if (!(d = sr_role_access(a->sr, v, err, sizeof(err))))
+			resp = fail("access: %s", err);
+		else
+			resp = ok(d);
 	} else {
-		resp = fail("request: %s", "unknown; show, register, deregister, policy_apply or policy_withdraw");
+		resp = fail("request: %s", "unknown; show, register, deregister, policy_apply, policy_withdraw, aam_revoke, token or access");
 	}
 	json_object_put(req);
 	return resp;
@@ -234,29 +349,37 @@ static void on_written(struct bufferevent *bev, void *arg)
 		bufferevent_free(bev);
 }
 
+/* One line back, then the connection ends once it is written. */
+static void write_resp(struct bufferevent *bev, struct json_object *resp)
+{
+	const char *text = json_object_to_json_string_ext(resp,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	bufferevent_disable(bev, EV_READ);
+	bufferevent_write(bev, text, strlen(text));
+	bufferevent_write(bev, "\n", 1);
+	bufferevent_setcb(bev, NULL, on_written, on_event, NULL);
+}
+
 static void on_read(struct bufferevent *bev, void *arg)
 {
 	struct ctl *c = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 	struct evbuffer_ptr eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
 	struct json_object *resp;
-	const char *text;
 
 	if (eol.pos < 0) {
 		if (evbuffer_get_length(in) <= CTL_MAX)
 			return;
 		resp = fail("request: longer than %s bytes", "1048576");
 	} else {
-		resp = handle(c->a, (const char *)evbuffer_pullup(in, eol.pos),
+		resp = handle(c, bev, (const char *)evbuffer_pullup(in, eol.pos),
 			      (size_t)eol.pos);
+		if (!resp)
+			return;	/* answered later: ctl_req_done() */
 	}
-	text = json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN |
-					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	bufferevent_disable(bev, EV_READ);
-	bufferevent_write(bev, text, strlen(text));
-	bufferevent_write(bev, "\n", 1);
+	write_resp(bev, resp);
 	json_object_put(resp);
-	bufferevent_setcb(bev, NULL, on_written, on_event, c);
 }
 
 static void on_accept(struct evconnlistener *l, evutil_socket_t fd,
@@ -309,6 +432,14 @@ void ctl_stop(struct ctl *c)
 {
 	if (!c)
 		return;
+	/* the roles still answer these (ctl_req_done), to no one */
+	while (c->pending) {
+		struct ctl_req *q = c->pending;
+
+		bufferevent_free(q->bev);
+		q->bev = NULL;
+		req_unlink(q);
+	}
 	evconnlistener_free(c->ln);
 	unlink(c->path);
 	free(c);

@@ -6,7 +6,8 @@
  *        from the SRD, this node's instances (sr/sr_role.c);
  *   srd  the service registry over mutual TLS (srd/srd_role.c);
  *   aam  its policy table is lib/net/policy.c, which every role applies
- *        to every message it receives: nothing to run on its own yet;
+ *        to every message it receives; with an "aam" section, the tokens
+ *        of type 3, over the srd role's connections (aam/aam_role.c);
  *   smo  the policies pushed to the SRs (smo/smo_role.c), over the srd
  *        role's connections, by the elected leader on etcd;
  *   mg   the gateway: routes from the SRD as an SR keeps them, and an
@@ -20,7 +21,8 @@
  *
  * Signals arrive through the loop (evsignal). SIGHUP reloads: the
  * configuration is read again and, if it is valid, the certificates, key
- * and CRL it names are loaded for the connections to come; a bad one is
+ * and CRL it names are loaded for the connections to come, and the AAM's
+ * grants and lifetime_s replace the running ones; a bad one is
  * refused, logged, and the old one kept. Roles and addresses take a
  * restart. On SIGTERM or SIGINT the agent undoes what it did (detaches
  * its telemetry, closes its connections) and then dies of the same
@@ -76,6 +78,12 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		/* what a running role reads at each use */
 		a->cfg.tls = cfg.tls;
 		a->cfg.sr.heartbeat_ms = cfg.sr.heartbeat_ms;
+		/* the AAM's check (its key takes a restart) */
+		if (a->aam && cfg.aam.set) {
+			a->cfg.aam.lifetime_s = cfg.aam.lifetime_s;
+			a->cfg.aam.ngrants = cfg.aam.ngrants;
+			memcpy(a->cfg.aam.grants, cfg.aam.grants, sizeof(cfg.aam.grants));
+		}
 		agent_log("reloaded %s: certificates%s", a->cfg_path,
 			  cfg.tls.crl[0] ? " and CRL" : "");
 	}
@@ -98,9 +106,13 @@ static int run(struct agent *a)
 	}
 	if (agent_tls_load(a, &a->cfg))
 		goto out;
+	if (agent_tokens_start(a))
+		goto out;
 	if ((a->cfg.roles & ROLE_SMO) && !(a->smo = smo_role_start(a)))
 		goto out;
-	if (agent_tokens_start(a))
+	if ((a->cfg.roles & ROLE_AAM) && !a->cfg.aam.set)
+		agent_log("aam: no aam section: the policy table only, no tokens issued");
+	if (a->cfg.aam.set && !(a->aam = aam_role_start(a)))
 		goto out;
 	if ((a->cfg.roles & ROLE_SRD) && !(a->srd = srd_role_start(a)))
 		goto out;
@@ -119,9 +131,10 @@ static int run(struct agent *a)
 		ret = 0;
 		goto out;
 	}
-	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s%s%s%s%s", a->srd ? "srd: serving the registry; " : "",
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=%s%s%s%s%s%s", a->srd ? "srd: serving the registry; " : "",
 		 a->smo ? "smo: pushing policies; " : "",
 		 a->mg ? "mg: serving the gateway; " : "",
+		 a->aam ? "aam: issuing tokens; " : "",
 		 a->sr ? "sr: logging the events of the dmsc module" : "",
 		 a->sr && a->cfg.telemetry.enabled ? ", telemetry attached" : "");
 	sd_notify(0, status);
@@ -132,6 +145,7 @@ out:
 	sr_role_stop(a->sr);
 	srd_role_stop(a->srd);
 	smo_role_stop(a->smo);
+	aam_role_stop(a->aam);
 	agent_tokens_stop(a);
 	if (ev_term)
 		event_free(ev_term);

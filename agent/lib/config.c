@@ -759,6 +759,156 @@ static int get_smo(struct json_object *root, struct agent_config *cfg,
 	       get_election(s, cfg, err, errlen) ? -1 : 0;
 }
 
+/*
+ * A kid as token_sign() takes it (token.c's name_ok()): a DNS label,
+ * 1..63 of a-z, 0-9 and '-', not starting or ending with '-'.
+ */
+static int get_kid(struct json_object *v, const char *path, char *dst,
+		   size_t size, char *err, int errlen)
+{
+	size_t n;
+
+	if (get_str(v, path, dst, size, err, errlen))
+		return -1;
+	n = strlen(dst);
+	if (strspn(dst, "abcdefghijklmnopqrstuvwxyz0123456789-") != n ||
+	    dst[0] == '-' || dst[n - 1] == '-') {
+		snprintf(err, errlen, "%s: \"%s\" is not 1..63 of a-z, 0-9 and '-' (not first or last)",
+			 path, dst);
+		return -1;
+	}
+	return 0;
+}
+
+/* Printable ASCII without spaces, as a token's claims (token.h). */
+static bool claim_text(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return false;
+	return true;
+}
+
+static int get_grants(struct json_object *arr, struct aam_config *c, char *err,
+		      int errlen)
+{
+	static const char *const keys[] = { "sub", "scope", NULL };
+	size_t n;
+
+	if (!json_object_is_type(arr, json_type_array)) {
+		snprintf(err, errlen, "aam.grants: expected an array");
+		return -1;
+	}
+	n = json_object_array_length(arr);
+	if (n > CONFIG_AAM_GRANTS) {
+		snprintf(err, errlen, "aam.grants: more than %d", CONFIG_AAM_GRANTS);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *g = json_object_array_get_idx(arr, i), *v;
+		struct aam_grant *a = &c->grants[i];
+		char p[48];
+
+		snprintf(p, sizeof(p), "aam.grants[%zu]", i);
+		if (!json_object_is_type(g, json_type_object)) {
+			snprintf(err, errlen, "%s: expected an object", p);
+			return -1;
+		}
+		if (only_keys(g, p, keys, err, errlen))
+			return -1;
+		for (const char *const *k = keys; *k; k++) {
+			char q[64], *dst = *k == keys[0] ? a->sub : a->scope;
+
+			snprintf(q, sizeof(q), "%s.%s", p, *k);
+			if (!json_object_object_get_ex(g, *k, &v)) {
+				snprintf(err, errlen, "%s: required", q);
+				return -1;
+			}
+			if (get_str(v, q, dst, TOKEN_SUB_MAX, err, errlen))
+				return -1;
+			if (!claim_text(dst)) {
+				snprintf(err, errlen, "%s: not printable ASCII without spaces", q);
+				return -1;
+			}
+		}
+		/* a scope that allows nothing is a typo, not a grant */
+		if (!token_scope_allows(a->scope, a->scope)) {
+			snprintf(err, errlen, "%s.scope: \"%s\" is neither an IPv6 ADDR/LEN nor \"*\"",
+				 p, a->scope);
+			return -1;
+		}
+		c->ngrants++;
+	}
+	return 0;
+}
+
+static int get_aam(struct json_object *root, struct agent_config *cfg,
+		   char *err, int errlen)
+{
+	static const char *const keys[] = {
+		"key", "kid", "lifetime_s", "grants", "revoked", NULL,
+	};
+	struct aam_config *c = &cfg->aam;
+	struct json_object *s, *v;
+	int bad;
+
+	strcpy(c->kid, CONFIG_AAM_KID);
+	c->lifetime_s = CONFIG_AAM_LIFETIME_S;
+	s = section(root, "aam", keys, err, errlen, &bad);
+	if (!s)
+		return -bad;
+	if (!(cfg->roles & ROLE_AAM)) {
+		snprintf(err, errlen, "aam: roles has no \"aam\"");
+		return -1;
+	}
+	c->set = true;
+	if (get_path(s, "aam", "key", c->key, sizeof(c->key), true, err, errlen) ||
+	    get_path(s, "aam", "revoked", c->revoked, sizeof(c->revoked), false,
+		     err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "kid", &v) &&
+	    get_kid(v, "aam.kid", c->kid, sizeof(c->kid), err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "lifetime_s", &v) &&
+	    get_uint(v, "aam.lifetime_s", 1, TOKEN_MAX_LIFETIME, &c->lifetime_s,
+		     err, errlen))
+		return -1;
+	if (!json_object_object_get_ex(s, "grants", &v)) {
+		snprintf(err, errlen, "aam.grants: required (an empty list denies everything)");
+		return -1;
+	}
+	return get_grants(v, c, err, errlen);
+}
+
+static int get_tokens(struct json_object *root, struct agent_config *cfg,
+		      char *err, int errlen)
+{
+	static const char *const keys[] = { "aam_key", "kid", "skew_s", NULL };
+	struct tokens_config *c = &cfg->tokens;
+	struct json_object *s, *v;
+	int bad;
+
+	c->skew_s = CONFIG_TOKENS_SKEW_S;
+	s = section(root, "tokens", keys, err, errlen, &bad);
+	if (!s)
+		return -bad;
+	if (!(cfg->roles & (ROLE_SR | ROLE_MG))) {
+		snprintf(err, errlen, "tokens: only the sr and mg roles verify tokens");
+		return -1;
+	}
+	c->enabled = true;
+	if (get_path(s, "tokens", "aam_key", c->aam_key, sizeof(c->aam_key),
+		     true, err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "kid", &v) &&
+	    get_kid(v, "tokens.kid", c->kid, sizeof(c->kid), err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "skew_s", &v) &&
+	    get_uint(v, "tokens.skew_s", 0, 300, &c->skew_s, err, errlen))
+		return -1;
+	return 0;
+}
+
 static int get_control(struct json_object *root, struct agent_config *cfg,
 		       char *err, int errlen)
 {
@@ -878,34 +1028,9 @@ static int get_mg(struct json_object *root, struct agent_config *cfg,
 	return 0;
 }
 
-static int get_tokens(struct json_object *root, struct agent_config *cfg,
-		      char *err, int errlen)
-{
-	static const char *const keys[] = { "aam_key", "kid", "skew_s", NULL };
-	struct tokens_config *c = &cfg->tokens;
-	struct json_object *s, *v;
-	int bad;
-
-	c->skew_s = CONFIG_TOKENS_SKEW_S;
-	s = section(root, "tokens", keys, err, errlen, &bad);
-	if (!s)
-		return -bad;
-	c->enabled = true;
-	if (get_path(s, "tokens", "aam_key", c->aam_key, sizeof(c->aam_key),
-		     true, err, errlen))
-		return -1;
-	if (json_object_object_get_ex(s, "kid", &v) &&
-	    get_str(v, "tokens.kid", c->kid, sizeof(c->kid), err, errlen))
-		return -1;
-	if (json_object_object_get_ex(s, "skew_s", &v) &&
-	    get_uint(v, "tokens.skew_s", 0, 300, &c->skew_s, err, errlen))
-		return -1;
-	return 0;
-}
-
 static const char *const known_keys[] = {
 	"node", "roles", "controller", "listen", "telemetry", "tls", "srd",
-	"sr", "control", "smo", "mg", "tokens",
+	"sr", "control", "smo", "mg", "aam", "tokens",
 };
 
 int config_parse(const char *text, struct agent_config *cfg, char *err,
@@ -957,6 +1082,7 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 	    get_sr(root, cfg, err, errlen) ||
 	    get_smo(root, cfg, err, errlen) ||
 	    get_mg(root, cfg, err, errlen) ||
+	    get_aam(root, cfg, err, errlen) ||
 	    get_tokens(root, cfg, err, errlen) ||
 	    get_control(root, cfg, err, errlen))
 		goto out;
@@ -970,6 +1096,11 @@ int config_parse(const char *text, struct agent_config *cfg, char *err,
 	/* the smo pushes over the connections the SRs open to the srd */
 	if ((cfg->roles & ROLE_SMO) && !(cfg->roles & ROLE_SRD)) {
 		snprintf(err, errlen, "roles: \"smo\" needs \"srd\" in the same agent (it pushes over the SRs' connections to the srd)");
+		goto out;
+	}
+	/* the aam answers over the connections the SRs open to the srd */
+	if (cfg->aam.set && !(cfg->roles & ROLE_SRD)) {
+		snprintf(err, errlen, "roles: \"aam\" needs \"srd\" in the same agent (it answers over the SRs' connections to the srd)");
 		goto out;
 	}
 	/* the reports ride the sr's connection to its controller */

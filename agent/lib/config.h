@@ -6,10 +6,13 @@
 #ifndef DMSC_CONFIG_H
 #define DMSC_CONFIG_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stddef.h>
 #include <sys/socket.h>
+
+#include "token.h"
 
 /*
  * The roles (sr, srd, smo, aam, mg) are those a certificate names:
@@ -137,13 +140,33 @@ struct mg_config {
 	unsigned int log_per_s;		/* refusals logged per second; 0 = none */
 };
 
+#define CONFIG_AAM_GRANTS	64
+#define CONFIG_AAM_LIFETIME_S	300
+#define CONFIG_AAM_KID		"aam"
 #define CONFIG_TOKENS_SKEW_S	30
 
-/* "tokens": the AAM's key the verifiers (sr, mg) check tokens with. */
+/* "aam.grants[]": a subject (fnmatch(3) pattern) and the scope it may get. */
+struct aam_grant {
+	char sub[TOKEN_SUB_MAX];
+	char scope[TOKEN_SUB_MAX];	/* IPv6 ADDR/LEN or "*" */
+};
+
+/* "aam": the token issuer of the aam role (daemon/aam/aam_role.c). */
+struct aam_config {
+	bool set;
+	char key[CONFIG_PATH_MAX];	/* PEM Ed25519 private key */
+	char kid[TOKEN_NAME_MAX];
+	unsigned int lifetime_s;	/* default and maximum of a token */
+	char revoked[CONFIG_PATH_MAX];	/* the revoked jtis' file; "" = none */
+	size_t ngrants;
+	struct aam_grant grants[CONFIG_AAM_GRANTS];
+};
+
+/* "tokens": the verifier of the sr and mg roles (daemon/tokens.h). */
 struct tokens_config {
 	bool enabled;			/* the section was given */
-	char aam_key[PATH_MAX];
-	char kid[TOKEN_NAME_MAX];
+	char aam_key[PATH_MAX];		/* PEM Ed25519 public key */
+	char kid[TOKEN_NAME_MAX];	/* "" = any */
 	unsigned int skew_s;
 };
 
@@ -159,6 +182,7 @@ struct agent_config {
 	struct sr_config sr;
 	struct smo_config smo;
 	struct mg_config mg;
+	struct aam_config aam;
 	struct tokens_config tokens;
 };
 

@@ -12,6 +12,7 @@
 
 #include "msg.h"
 #include "json_strict.h"
+#include "msg_auth.h"
 #include "msg_node.h"
 #include "msg_qos.h"
 #include "msg_policy.h"
@@ -20,6 +21,7 @@
 static const struct msg_type *const types[] = {
 	&msg_reg_type,
 	&msg_routes_type,
+	&msg_auth_type,
 	&msg_node_type,
 	&msg_qos_type,
 	&msg_policy_type,

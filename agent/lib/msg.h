@@ -11,8 +11,8 @@
  * a missing one, a value of the wrong type or out of range, a frame
  * longer than its type allows, is an error that names the field. A transport (today a Unix stream socket,
  * with issue 10 the TLS channel between agents) moves frames and nothing
- * else; each type lives in its own file (msg_node.c: type 4, msg_qos.c:
- * type 5) behind one
+ * else; each type lives in its own file (msg_auth.c: type 3, msg_node.c:
+ * type 4, msg_qos.c: type 5) behind one
  * struct msg_type.
  */
 #ifndef DMSC_MSG_H

@@ -5,6 +5,7 @@
  * itself, there is no digest to choose), claims read by the agents' strict
  * JSON reader.
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -449,48 +450,47 @@ out:
 	return ret;
 }
 
-/* ADDR/LEN, IPv6, LEN 0..128 in decimal without a sign or leading zeros. */
+/* "ADDR/LEN" of IPv6, LEN 0..128 in decimal without sign or leading zero. */
 static bool prefix_parse(const char *s, struct in6_addr *a, unsigned int *len)
 {
 	const char *slash = strchr(s, '/');
 	char addr[INET6_ADDRSTRLEN];
-	unsigned int n = 0;
-	const char *p;
+	size_t n;
 
-	if (!slash || slash == s || (size_t)(slash - s) >= sizeof(addr) ||
-	    !slash[1] || strlen(slash + 1) > 3 ||
-	    (slash[1] == '0' && slash[2]))
-		return false;
-	for (p = slash + 1; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		n = n * 10 + (unsigned int)(*p - '0');
-	}
-	if (n > 128)
+	if (!slash || (size_t)(slash - s) >= sizeof(addr))
 		return false;
 	memcpy(addr, s, (size_t)(slash - s));
 	addr[slash - s] = '\0';
 	if (inet_pton(AF_INET6, addr, a) != 1)
 		return false;
-	*len = n;
-	return true;
+	n = strlen(slash + 1);
+	if (!n || n > 3 || strspn(slash + 1, "0123456789") != n ||
+	    (n > 1 && slash[1] == '0'))
+		return false;
+	*len = (unsigned int)atoi(slash + 1);
+	return *len <= 128;
 }
 
 bool token_scope_allows(const char *scope, const char *prefix)
 {
 	struct in6_addr s, p;
-	unsigned int sl, pl, full, rest;
+	unsigned int sl, pl, full;
 
-	if (!prefix_parse(prefix, &p, &pl))
+	if (!scope || !prefix)
 		return false;
 	if (!strcmp(scope, "*"))
 		return true;
-	if (!prefix_parse(scope, &s, &sl) || pl < sl)
+	if (!prefix_parse(scope, &s, &sl) || !prefix_parse(prefix, &p, &pl) ||
+	    pl < sl)
 		return false;
 	full = sl / 8;
-	rest = sl % 8;
 	if (memcmp(s.s6_addr, p.s6_addr, full))
 		return false;
-	return !rest || !((s.s6_addr[full] ^ p.s6_addr[full]) &
-			  (0xffu << (8 - rest) & 0xffu));
+	if (sl % 8) {
+		unsigned char mask = (unsigned char)(0xff << (8 - sl % 8));
+
+		if ((s.s6_addr[full] ^ p.s6_addr[full]) & mask)
+			return false;
+	}
+	return true;
 }

@@ -74,10 +74,10 @@ int token_verify(const struct token_verifier *v, const char *tok, size_t len,
 
 /*
  * Does a token's @scope allow access to the service prefix @prefix? Both
- * are IPv6 prefixes ADDR/LEN (or @scope "*", which allows everything):
- * yes when @prefix lies inside @scope, its length at least @scope's and
- * its address equal to @scope's in @scope's first LEN bits. A scope or a
- * prefix that does not parse allows nothing.
+ * are IPv6 prefixes "ADDR/LEN" (registry.md), or @scope is "*", which
+ * allows everything. @prefix must lie inside @scope: its length at least
+ * the scope's, and its address equal to the scope's in the scope's first
+ * LEN bits. A scope or prefix that does not parse allows nothing.
  */
 bool token_scope_allows(const char *scope, const char *prefix);
 

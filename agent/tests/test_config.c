@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(62);
+	ktap_plan(57 + 5 + 11);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -34,6 +34,47 @@ int main(void)
 			 "\"smo\":{\"policies\":\"p.json\"}}") &&
 		   !strcmp(err, "smo.policies: \"p.json\" is not an absolute path"),
 		   "smo.policies: an absolute path");
+	/* the aam's token issuer and the verifiers' tokens section */
+#define AAM(x) "{\"node\":\"c\",\"roles\":[\"srd\",\"aam\"]," \
+	"\"tls\":{\"ca\":\"/a\",\"cert\":\"/b\",\"key\":\"/c\"}," \
+	"\"srd\":{\"listen\":\"127.0.0.1:1\"},\"aam\":{\"key\":\"/k\"" x "}}"
+	ktap_check(!parse(AAM(",\"grants\":[{\"sub\":\"mi-*\",\"scope\":\"2001:db8:100::/48\"},"
+			      "{\"sub\":\"gw\",\"scope\":\"*\"}]")) &&
+		   cfg.aam.set && cfg.aam.ngrants == 2 && cfg.aam.lifetime_s == 300 &&
+		   !strcmp(cfg.aam.kid, "aam") && !strcmp(cfg.aam.grants[0].sub, "mi-*") &&
+		   !strcmp(cfg.aam.grants[1].scope, "*") && !cfg.aam.revoked[0],
+		   "aam: grants read; lifetime 300 s and kid \"aam\" by default");
+	ktap_check(parse(AAM("")) &&
+		   !strcmp(err, "aam.grants: required (an empty list denies everything)"),
+		   "aam.grants: required");
+	ktap_check(parse(AAM(",\"grants\":[],\"lifetime_s\":3601")) &&
+		   !strcmp(err, "aam.lifetime_s: must be 1..3600"), "aam.lifetime_s: at most an hour");
+	ktap_check(parse(AAM(",\"grants\":[{\"sub\":\"a\",\"scope\":\"svc\"}]")) &&
+		   !strcmp(err, "aam.grants[0].scope: \"svc\" is neither an IPv6 ADDR/LEN nor \"*\""),
+		   "aam.grants[0].scope: a scope that allows nothing refused");
+	ktap_check(parse(AAM(",\"grants\":[{\"sub\":\"a\",\"scope\":\"*\",\"node\":\"x\"}]")) &&
+		   !strcmp(err, "aam.grants[0].node: unknown field"), "aam.grants[0]: unknown key named");
+	ktap_check(parse(AAM(",\"grants\":[],\"kid\":\"a b\"")) &&
+		   !strncmp(err, "aam.kid: \"a b\" is not 1..63 of a-z", 29) &&
+		   parse(AAM(",\"grants\":[],\"kid\":\"Aam\"")) &&
+		   parse(AAM(",\"grants\":[],\"kid\":\"aam-\"")) &&
+		   !parse(AAM(",\"grants\":[],\"kid\":\"aam-2\"")),
+		   "aam.kid: a key name as token_sign() takes it (a DNS label)");
+	ktap_check(parse(AAM(",\"grants\":[],\"revoked\":\"r.json\"")) &&
+		   !strcmp(err, "aam.revoked: \"r.json\" is not an absolute path"),
+		   "aam.revoked: an absolute path");
+	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"aam\"],\"aam\":{\"key\":\"/k\",\"grants\":[]}}") &&
+		   !strncmp(err, "roles: \"aam\" needs \"srd\"", 24), "aam section without srd refused");
+#undef AAM
+#define TOK(x) "{\"node\":\"n1\",\"roles\":[\"sr\"],\"tokens\":{" x "}}"
+	ktap_check(!parse(TOK("\"aam_key\":\"/p.pub\"")) && cfg.tokens.enabled &&
+		   cfg.tokens.skew_s == 30 && !cfg.tokens.kid[0] &&
+		   !strcmp(cfg.tokens.aam_key, "/p.pub"), "tokens: a skew of 30 s and any kid by default");
+	ktap_check(parse(TOK("\"aam_key\":\"/p.pub\",\"skew_s\":301")) &&
+		   !strcmp(err, "tokens.skew_s: must be 0..300"), "tokens.skew_s: 0..300");
+	ktap_check(parse(TOK("\"kid\":\"aam1\"")) &&
+		   !strcmp(err, "tokens.aam_key: required"), "tokens.aam_key: required");
+#undef TOK
 	/* the election: only with etcd, ranges and the key checked by name */
 #define SMO_ETCD(extra) "{\"node\":\"c\",\"roles\":[\"srd\",\"smo\"]," \
 	"\"tls\":{\"ca\":\"/a\",\"cert\":\"/b\",\"key\":\"/c\"}," \

@@ -12,6 +12,7 @@
 
 #include "msg.h"
 #include "json_strict.h"
+#include "msg_auth.h"
 #include "msg_node.h"
 #include "msg_qos.h"
 #include "msg_reg.h"
@@ -483,6 +484,125 @@ static void digest_cases(void)
 		   "type 1: since with digest, rev with sync, sha256 with renew refused");
 }
 
+/* --- type 3, service access authentication (msg_auth.c) ------------------ */
+
+#define AUTH(x) "{\"version\":1,\"type\":3,\"node\":\"n1\",\"seq\":4," x "}"
+#define JTI "00112233445566778899aabbccddeeff"
+#define AUTH_CASES 16
+static void auth_cases(void)
+{
+	struct auth_revoked rv[2] = { { JTI, 1764000600 },
+				      { "ffeeddccbbaa99887766554433221100", 1 } };
+	struct msg_auth a = { .op = AUTH_REVOKED, .revoked = rv, .nrevoked = 2 };
+	struct msg m = { .type = &msg_auth_type, .node = "ctl", .seq = 9, .body = &a };
+	struct msg back;
+	struct msg_auth *b;
+	char *frame;
+	size_t len;
+	int ok;
+
+	ok = !msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+	     !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err, sizeof(err));
+	b = ok ? back.body : NULL;
+	ok = ok && back.type == &msg_auth_type && b->op == AUTH_REVOKED &&
+	     b->nrevoked == 2 && !strcmp(b->revoked[1].jti, rv[1].jti) &&
+	     b->revoked[0].exp == 1764000600 && back.seq == 9;
+	if (b)
+		msg_free(&back);
+	free(frame);
+	ktap_check(ok, "type 3: a revoked list encoded and decoded");
+
+	memset(&a, 0, sizeof(a));
+	a.op = AUTH_REQUEST;
+	strcpy(a.sub, "mi-a1");
+	strcpy(a.scope, "2001:db8:100::/48");
+	a.lifetime_s = 300;
+	ok = !msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+	     !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err, sizeof(err));
+	b = ok ? back.body : NULL;
+	ok = ok && b->op == AUTH_REQUEST && !strcmp(b->sub, "mi-a1") &&
+	     !strcmp(b->scope, a.scope) && b->lifetime_s == 300;
+	if (b)
+		msg_free(&back);
+	free(frame);
+	ktap_check(ok, "type 3: a request encoded and decoded");
+
+	ktap_check(!strcmp(decode_text(AUTH("\"op\":\"token\",\"re\":3,\"token\":\"a.b.c\"")),
+			   "(accepted)") &&
+		   !strcmp(decode_text(AUTH("\"op\":\"denied\",\"re\":3,\"reason\":\"no grant\"")),
+			   "(accepted)") &&
+		   !strcmp(decode_text(AUTH("\"op\":\"revoked\",\"revoked\":[]")), "(accepted)"),
+		   "type 3: token, denied and an empty revoked list accepted");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"grant\"")),
+			  "op: \"grant\" is not request, token, denied or revoked"),
+		   "type 3: an unknown op refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"request\",\"sub\":\"a\",\"scope\":\"*\","
+					   "\"lifetime_s\":1,\"token\":\"x\"")),
+			  "token: not a field of op request"), "type 3: a token in a request refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"request\",\"sub\":\"a\",\"scope\":\"*\","
+					   "\"lifetime_s\":3601")),
+			  "lifetime_s: 3601 is above 3600"), "type 3: a lifetime above an hour refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"request\",\"sub\":\"a\",\"scope\":\"*\","
+					   "\"lifetime_s\":0")),
+			  "lifetime_s: must be 1..3600"), "type 3: a lifetime of 0 refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"request\",\"sub\":\"a b\",\"scope\":\"*\","
+					   "\"lifetime_s\":1")),
+			  "sub: not printable ASCII without spaces"), "type 3: a subject with a space refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"request\",\"sub\":\"a\",\"lifetime_s\":1")),
+			  "scope: required"), "type 3: a request without scope refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"token\",\"re\":-1,\"token\":\"a.b.c\"")),
+			  "re: negative"), "type 3: a negative re refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"revoked\",\"revoked\":[{\"jti\":\"" JTI "\","
+					   "\"exp\":1},{\"jti\":\"" JTI "\",\"exp\":2}]")),
+			  "revoked[1].jti: " JTI " given twice"), "type 3: a jti revoked twice refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"revoked\",\"revoked\":[{\"jti\":\"00112233\","
+					   "\"exp\":1}]")),
+			  "revoked[0].jti: not 32 lowercase hex digits"), "type 3: a short jti refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"revoked\",\"revoked\":[{\"jti\":\"" JTI "\","
+					   "\"exp\":1,\"why\":\"x\"}]")),
+			  "revoked[0].why: unknown field"), "type 3: an unknown key in a revoked entry refused");
+	ktap_check(starts(decode_text(AUTH("\"op\":\"revoked\",\"revoked\":[{\"jti\":\"" JTI "\","
+					   "\"exp\":253402300800}]")),
+			  "revoked[0].exp: 253402300800 is above"), "type 3: an exp past year 9999 refused");
+	{
+		/* the longest list the AAM keeps fits the type's cap */
+		struct auth_revoked *all = calloc(AUTH_REVOKED_MAX, sizeof(*all));
+
+		for (int i = 0; i < AUTH_REVOKED_MAX; i++) {
+			snprintf(all[i].jti, sizeof(all[i].jti), "%032x", i);
+			all[i].exp = 253402300799LL;
+		}
+		memset(&a, 0, sizeof(a));
+		a.op = AUTH_REVOKED;
+		a.revoked = all;
+		a.nrevoked = AUTH_REVOKED_MAX;
+		ok = !msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+		     !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err, sizeof(err));
+		if (ok) {
+			ok = ((struct msg_auth *)back.body)->nrevoked == AUTH_REVOKED_MAX;
+			msg_free(&back);
+			free(frame);
+		}
+		free(all);
+		ktap_check(ok, "type 3: a revoked list of 4096 jtis, exp in year 9999, fits its cap");
+	}
+	{
+		static const char head[] = "{\"version\":1,\"type\":3,\"node\":\"n1\","
+			"\"seq\":4,\"op\":\"revoked\",\"revoked\":[]";
+		char *big = malloc(AUTH_MAX_LEN + 256);
+
+		len = strlen(head);
+		memcpy(big, head, len);
+		memset(big + len, ' ', AUTH_MAX_LEN);
+		strcpy(big + len + AUTH_MAX_LEN, "}");
+		ktap_check(strstr(decode_text(big), "more than 262144"),
+			   "type 3: a frame above its cap refused");
+		free(big);
+	}
+}
+#undef AUTH
+#undef JTI
+
 int main(void)
 {
 	unsigned char hdr[4];
@@ -492,7 +612,7 @@ int main(void)
 	struct qos_dev d;
 	struct qos_qp q[2];
 
-	ktap_plan(51 + NODE_CASES + TUNNEL_CASES);
+	ktap_plan(51 + NODE_CASES + TUNNEL_CASES + AUTH_CASES);
 	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
 	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
 		   "the sample is accepted as it is");
@@ -544,8 +664,8 @@ int main(void)
 			  "devices[0].total.packets: bad number"), "leading zero");
 	ktap_check(starts(mutated("\"version\":1", "\"version\":2"),
 			  "version: 2, this agent speaks 1"), "unknown version");
-	ktap_check(starts(mutated("\"type\":5", "\"type\":3"),
-			  "type: 3 is not a message type"), "a type no one reads yet");
+	ktap_check(starts(mutated("\"type\":5", "\"type\":9"),
+			  "type: 9 is not a message type"), "a type no one reads");
 	ktap_check(starts(mutated("\"seq\":7,", ""), "seq: required"), "missing header key");
 	ktap_check(starts(mutated("\"sport\":57331", "\"sport\":65536"),
 			  "qps[0].sport: 65536 is above 65535"), "port out of range");
@@ -630,5 +750,6 @@ int main(void)
 	digest_cases();
 	node_cases();
 	tunnel_cases();
+	auth_cases();
 	return ktap_finish();
 }

@@ -20,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 d=$tmp/ca
 
-ktap_plan 13
+ktap_plan 14
 
 # handshake CLIENT_ARGS...: one TLS 1.3 connection to a server holding
 # srv.crt that requires a client certificate. Prints what came back and
@@ -143,6 +143,15 @@ n2=$(openssl crl -in "$d/crl.pem" -noout -crlnumber)
 	openssl crl -in "$d/crl.pem" -noout -text | grep -q 'Serial Number'
 ktap_result $? "the revocation list is valid 365 days; crl renews it, revocations kept" ||
 	ktap_diag "next update in $days days, crlNumber $n1 -> $n2"
+
+# The AAM's token key pair: Ed25519, private key 600, public key matches.
+out=$("$pki" -d "$d" aam-key aam1 2>&1) &&
+	openssl pkey -in "$d/aam1.key" -noout -text 2>/dev/null | grep -q 'ED25519 Private-Key' &&
+	[ "$(openssl pkey -in "$d/aam1.key" -pubout)" = "$(cat "$d/aam1.pub")" ] &&
+	[ "$(stat -c %a "$d/aam1.key")" = 600 ] &&
+	! "$pki" -d "$d" aam-key aam1 >/dev/null 2>&1
+ktap_result $? "aam-key: an Ed25519 pair for the AAM's tokens, private 600, never overwritten" ||
+	ktap_diag "$out"
 
 # The CA key stays private.
 perms=$(stat -c %a "$d" "$d/ca.key" "$d/pe1.key" | tr '\n' ' ')

@@ -36,6 +36,7 @@ enum mg_reason {
 	MG_R_TOKEN_SCHEME,	/* not "Bearer TOKEN" */
 	MG_R_TOKEN_SIGNATURE,	/* not signed by the AAM's key (forged) */
 	MG_R_TOKEN_EXPIRED,	/* expired or not yet valid */
+	MG_R_TOKEN_REVOKED,	/* its jti is on the AAM's revoked list */
 	MG_R_TOKEN_INVALID,	/* any other fault of the token */
 	MG_R_SCOPE,		/* its scope does not hold the prefix */
 	MG_R_NO_SERVICE,	/* no instance has the prefix */
@@ -68,6 +69,7 @@ struct mg_role {
 	unsigned int backoff_ms;
 	struct event *retry_ev, *dg_ev;
 	uint64_t connects;
+	uint64_t revoked_pushes;	/* the AAM's revoked lists received */
 	struct route_table rt;
 	/* the services asked for */
 	struct mg_service *svc;

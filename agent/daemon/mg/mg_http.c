@@ -158,6 +158,8 @@ static enum mg_reason token_reason(const char *err)
 		return MG_R_TOKEN_EXPIRED;
 	if (strstr(err, "signature") || strstr(err, "kid"))
 		return MG_R_TOKEN_SIGNATURE;
+	if (strstr(err, "revoked"))
+		return MG_R_TOKEN_REVOKED;
 	return MG_R_TOKEN_INVALID;
 }
 
@@ -244,7 +246,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 		bearer(hdr, sizeof(hdr), "invalid_token",
 		       why == MG_R_TOKEN_EXPIRED ? "expired" :
 		       why == MG_R_TOKEN_SIGNATURE ? "not signed by the AAM" :
-		       "invalid");
+		       why == MG_R_TOKEN_REVOKED ? "revoked" : "invalid");
 		return refuse(h, c, MG_UNAUTHORIZED, why, "token", err, hdr);
 	}
 	if (!token_scope_allows(cl.scope, q.prefix)) {

@@ -7,6 +7,8 @@
  *  - the route table (type 2) the SRD pushes, kept by route_table.c as an
  *    SR keeps it: by revision, a gap asks for the full table, and every
  *    mg.digest_interval_ms the table's digest goes to the SRD;
+ *  - on the same connection, the AAM's revoked list (type 3 "revoked"),
+ *    which the token check (tokens.c) refuses;
  *  - an HTTP entry on mg.listen (mg_http.c): a client with a service
  *    access token of the AAM asks for a service prefix and gets one of
  *    its active instances, chosen by smooth weighted round robin on the
@@ -22,6 +24,9 @@
 
 #include "log.h"
 #include "mg.h"
+#include "msg_auth.h"
+#include "reject.h"
+#include "tokens.h"
 
 #define BACKOFF_MIN_MS	100
 #define BACKOFF_MAX_MS	5000
@@ -39,6 +44,7 @@ const char *const mg_reason_names[MG_REASONS] = {
 	[MG_R_TOKEN_SCHEME] = "token-scheme",
 	[MG_R_TOKEN_SIGNATURE] = "token-signature",
 	[MG_R_TOKEN_EXPIRED] = "token-expired",
+	[MG_R_TOKEN_REVOKED] = "token-revoked",
 	[MG_R_TOKEN_INVALID] = "token-invalid", [MG_R_SCOPE] = "scope",
 	[MG_R_NO_SERVICE] = "no-service", [MG_R_NO_ACTIVE] = "no-active",
 };
@@ -224,15 +230,42 @@ static int on_up(struct conn *c, void *arg)
 	return 0;
 }
 
+/*
+ * Type 3 from the controller: the gateway asks the AAM for nothing, so
+ * the one op it takes is the AAM's revoked list, from a peer whose
+ * certificate has the aam role; it replaces the verifier's set whole.
+ */
+static void auth_frame(struct mg_role *r, struct conn *c,
+		       const struct msg_auth *b)
+{
+	char why[128];
+
+	if (!(conn_peer(c)->roles & ROLE_AAM) || b->op != AUTH_REVOKED) {
+		snprintf(why, sizeof(why), "type 3 op %s to a gateway from a peer %s",
+			 msg_auth_op_name(b->op),
+			 b->op != AUTH_REVOKED ? "(a gateway asks for no tokens)" :
+			 "whose certificate has no aam role");
+		reject_note(&r->a->rej, b->op != AUTH_REVOKED ? "type" : "role",
+			    conn_peer(c)->node, why);
+		return;
+	}
+	r->revoked_pushes++;
+	if (agent_tokens_set_revoked(r->a, b->revoked, b->nrevoked))
+		agent_log("mg: the AAM's revoked list: out of memory");
+}
+
 static int on_frame(struct conn *c, const unsigned char *p, size_t len,
 		    void *arg)
 {
 	struct mg_role *r = arg;
 	struct msg m;
 
-	if (agent_msg_accept(r->a, c, p, len, MSG_BIT(MSG_ROUTES), &m))
+	if (agent_msg_accept(r->a, c, p, len, MSG_BIT(MSG_ROUTES) | MSG_BIT(MSG_AUTH), &m))
 		return 0;
-	route_table_apply(&r->rt, m.body);
+	if (m.type->type == MSG_AUTH)
+		auth_frame(r, c, m.body);
+	else
+		route_table_apply(&r->rt, m.body);
 	msg_free(&m);
 	return 0;
 }
@@ -345,7 +378,9 @@ struct json_object *mg_role_show(struct mg_role *r)
 	json_object_object_add(x, "address", json_object_new_string(r->a->cfg.mg.srd[r->srd].address));
 	json_object_object_add(x, "up", json_object_new_boolean(r->up));
 	json_object_object_add(x, "connects", json_object_new_uint64(r->connects));
+	json_object_object_add(x, "revoked_pushes", json_object_new_uint64(r->revoked_pushes));
 	json_object_object_add(o, "srd", x);
+	json_object_object_add(o, "tokens", agent_tokens_show(r->a));
 	x = json_object_new_object();
 	route_table_json(&r->rt, x, 0);
 	json_object_object_add(x, "count", json_object_new_uint64(r->rt.n));

@@ -24,7 +24,9 @@
  *  - every sr.node_report_ms, its node's state (type 4, msg_node.h): load,
  *    links and this node's instances, with the round trip of each one's
  *    last registration to its route's advertisement, to the controller's
- *    smo over the same connection.
+ *    smo over the same connection;
+ *  - service access tokens (type 3, sr_token.c): asked of the AAM for
+ *    the control socket, and checked offline against a service prefix.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +41,7 @@
 #include "agent.h"
 #include "json_strict.h"
 #include "log.h"
+#include "msg_auth.h"
 #include "msg_node.h"
 #include "msg_policy.h"
 #include "msg_reg.h"
@@ -46,6 +49,7 @@
 #include "route_table.h"
 #include "sr_policy.h"
 #include "sr_rsvp.h"
+#include "sr_token.h"
 #include "sr_telemetry.h"
 
 #define BACKOFF_MIN_MS	100
@@ -87,6 +91,8 @@ struct sr_role {
 	/* RSVP-CBFC (sr.rsvp) */
 	struct sr_rsvp *rsvp;
 	bool no_speaker_said;		/* credit flows without sr.rsvp */
+	/* service access tokens (type 3) */
+	struct sr_token *tok;
 };
 
 /* --- the kernel ---------------------------------------------------------- */
@@ -564,10 +570,12 @@ static int on_frame(struct conn *c, const unsigned char *p, size_t len,
 	struct sr_role *r = arg;
 	struct msg m;
 
-	if (agent_msg_accept(r->a, c, p, len, MSG_BIT(MSG_ROUTES) | MSG_BIT(MSG_POLICY),
-			     &m))
+	if (agent_msg_accept(r->a, c, p, len, MSG_BIT(MSG_ROUTES) | MSG_BIT(MSG_POLICY) |
+			     MSG_BIT(MSG_AUTH), &m))
 		return 0;
-	if (m.type->type == MSG_ROUTES) {
+	if (m.type->type == MSG_AUTH) {
+		sr_token_frame(r->tok, c, &m);
+	} else if (m.type->type == MSG_ROUTES) {
 		routes_apply(r, m.body);
 	} else {
 		const struct msg_policy *mp = m.body;
@@ -596,6 +604,7 @@ static void on_down(struct conn *c, const char *why, void *arg)
 	struct sr_role *r = arg;
 
 	agent_conn_down(r->a, c, r->up, "sr", why);
+	sr_token_conn_down(r->tok);
 	r->c = NULL;
 	r->up = 0;
 	route_table_conn_down(&r->rt);
@@ -655,7 +664,8 @@ struct sr_role *sr_role_start(struct agent *a)
 	r->a = a;
 	r->backoff_ms = BACKOFF_MIN_MS;
 	r->pol = sr_policy_new(a->cfg.sr.kernel, save_cb, r);
-	if (!r->pol)
+	r->tok = sr_token_new(a);
+	if (!r->pol || !r->tok)
 		goto fail;
 	if (a->cfg.sr.kernel && kernel_start(r))
 		goto fail;
@@ -706,6 +716,18 @@ fail:
 	return NULL;
 }
 
+int sr_role_token(struct sr_role *r, struct json_object *req,
+		  struct ctl_req *q, char *err, size_t errlen)
+{
+	return sr_token_request(r->tok, r->up ? r->c : NULL, req, q, err, errlen);
+}
+
+struct json_object *sr_role_access(struct sr_role *r, struct json_object *req,
+				   char *err, size_t errlen)
+{
+	return sr_token_access(r->tok, req, err, errlen);
+}
+
 int sr_role_has_telemetry(const struct sr_role *r);
 int sr_role_has_telemetry(const struct sr_role *r)
 {
@@ -716,6 +738,7 @@ void sr_role_stop(struct sr_role *r)
 {
 	if (!r)
 		return;
+	sr_token_free(r->tok);
 	if (r->c)
 		conn_close(r->c);
 	if (r->retry_ev)
@@ -769,6 +792,9 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 		json_object_object_add(o, "reports", json_object_new_uint64(r->node_seq));
 		json_object_object_add(o, "queued", json_object_new_uint64(r->node_queued));
 		json_object_object_add(o, "dropped", json_object_new_uint64(r->node_dropped));
+	} else if (!strcmp(what, "aam")) {
+		json_object_put(o);
+		return sr_token_show(r->tok);
 	} else if (!strcmp(what, "instances")) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < r->nlocal; i++)

@@ -24,6 +24,7 @@
 
 #include "agent.h"
 #include "log.h"
+#include "msg_auth.h"
 #include "msg_node.h"
 #include "msg_reg.h"
 #include "registry.h"
@@ -645,6 +646,9 @@ static int on_up(struct conn *c, void *arg)
 		sync_peer(p->r, p, 0);
 	if ((conn_peer(c)->roles & ROLE_SR) && p->r->a->smo)
 		smo_role_peer_up(p->r->a->smo, c);
+	/* the verifiers get the AAM's revoked list */
+	if ((conn_peer(c)->roles & (ROLE_SR | ROLE_MG)) && p->r->a->aam)
+		aam_role_peer_up(p->r->a->aam, c);
 	return 0;
 }
 
@@ -653,14 +657,21 @@ static int on_frame(struct conn *c, const unsigned char *payload, size_t len,
 {
 	struct srd_peer *p = arg;
 	struct smo_role *smo = p->r->a->smo;
+	struct aam_role *aam = p->r->a->aam;
 	struct msg m;
 
-	/* the SRs' QoS and node state reports ride the same connection, for the smo */
+	/*
+	 * the SRs' QoS and node state reports ride the same connection, for
+	 * the smo, and their token requests, for the aam
+	 */
 	if (agent_msg_accept(p->r->a, c, payload, len, MSG_BIT(MSG_REGISTRATION) |
-			     (smo ? MSG_BIT(MSG_QOS_REPORT) | MSG_BIT(MSG_NODE_STATE) : 0),
+			     (smo ? MSG_BIT(MSG_QOS_REPORT) | MSG_BIT(MSG_NODE_STATE) : 0) |
+			     (aam ? MSG_BIT(MSG_AUTH) : 0),
 			     &m))
 		return 0;
-	if (m.type->type == MSG_QOS_REPORT)
+	if (m.type->type == MSG_AUTH)
+		aam_role_frame(aam, c, &m);
+	else if (m.type->type == MSG_QOS_REPORT)
 		smo_role_qos(smo, &m, payload, len);
 	else if (m.type->type == MSG_NODE_STATE)
 		smo_role_node(smo, &m, payload, len);
@@ -677,6 +688,8 @@ static void on_down(struct conn *c, const char *why, void *arg)
 	agent_conn_down(p->r->a, c, p->up, "srd", why);
 	if (p->r->a->smo)
 		smo_role_peer_down(p->r->a->smo, c);
+	if (p->r->a->aam)
+		aam_role_peer_down(p->r->a->aam, c);
 	peer_free(p->r, p);
 }
 

@@ -126,10 +126,12 @@ static void write_config(const char *node, const char *fmt, ...)
 static void configs(void)
 {
 	write_config("ctl",
-		"{ \"node\": \"ctl\", \"roles\": [\"srd\"], \"control\": \"%s/ctl.sock\",\n"
+		"{ \"node\": \"ctl\", \"roles\": [\"srd\", \"aam\"], \"control\": \"%s/ctl.sock\",\n"
 		"  " TLS_OF("ctl") ",\n"
-		"  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"sqlite\": \"%s/srd.db\" } } }\n",
-		dir, dir, dir, dir, srd_port, dir);
+		"  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"sqlite\": \"%s/srd.db\" } },\n"
+		/* the test signs the tokens with this key; the AAM only revokes */
+		"  \"aam\": { \"key\": \"%s/aam.key\", \"kid\": \"aam1\", \"grants\": [] } }\n",
+		dir, dir, dir, dir, srd_port, dir, dir);
 	for (int i = 1; i <= 2; i++) {
 		char n[8];
 
@@ -316,6 +318,9 @@ static long resolve(const char *query, const char *token, struct resp *r)
 	return r->status;
 }
 
+/* The jti of the next token bearer() makes; "" for a random one. */
+static const char *next_jti = "";
+
 /* "Bearer " and a token of @key over @scope, valid from @iat to @exp. */
 static char *bearer(EVP_PKEY *key, const char *scope, int64_t iat, int64_t exp)
 {
@@ -325,6 +330,8 @@ static char *bearer(EVP_PKEY *key, const char *scope, int64_t iat, int64_t exp)
 	strcpy(c.iss, "aam");
 	strcpy(c.sub, "client-1");
 	strcpy(c.node, "gw");
+	snprintf(c.jti, sizeof(c.jti), "%s", next_jti);
+	next_jti = "";
 	snprintf(c.scope, sizeof(c.scope), "%s", scope);
 	c.iat = iat;
 	c.exp = exp;
@@ -501,11 +508,11 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(21);
+	ktap_plan(22);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
-		 " $p -d $d/ca init; $p -d $d/ca node ctl --roles srd;"
+		 " $p -d $d/ca init; $p -d $d/ca node ctl --roles srd,aam;"
 		 " for n in n1 n2; do $p -d $d/ca node $n --roles sr; done;"
 		 " $p -d $d/ca node gw --roles mg;"
 		 " openssl genpkey -algorithm ed25519 -out $d/aam.key;"
@@ -624,6 +631,34 @@ int main(int argc, char **argv)
 	ok = ok && resolve("?prefix=" P2, tok, &r) == 503 && mg_counter("refused", "no-active") == 1;
 	check(ok, "an unknown prefix: 404; one whose only instance is faulted: 503; counted (%s)", r.body);
 
+	/*
+	 * The AAM revokes a token: its list reaches the gateway over the
+	 * SRD connection, and the token is refused from then on.
+	 */
+	{
+		char *rv;
+		uint64_t r0 = mg_counter("srd", "revoked_pushes");
+		struct json_object *d;
+		int64_t t0;
+
+		next_jti = "0123456789abcdef0123456789abcdef";
+		rv = bearer(aam, "2001:db8::/32", now - 5, now + 600);
+		ok = rv && resolve("?prefix=" P1, rv, &r) == 200;
+		d = ask("ctl", "{\"aam_revoke\":\"0123456789abcdef0123456789abcdef\"}");
+		ok = ok && d && json_object_get_uint64(get(d, "revokes", NULL)) == 1;
+		json_object_put(d);
+		t0 = mono_ms();
+		ok = ok && WAIT(3000, mg_counter("srd", "revoked_pushes") > r0);
+		t0 = mono_ms() - t0;
+		ok = ok && resolve("?prefix=" P1, rv, &r) == 401 &&
+		     !strcmp(field(&r, "error"), "token-revoked") && strstr(r.www, "revoked") &&
+		     mg_counter("refused", "token-revoked") == 1;
+		ok = ok && resolve("?prefix=" P1, tok, &r) == 200;
+		check(ok, "a token the AAM revokes: its list at the gateway after %lld ms, the token 401 token-revoked, another still 200 (%ld %s)",
+		      (long long)t0, r.status, r.body);
+		free(rv);
+	}
+
 	/* 12: the SR of a2 and a3 dies: their leases expire, they are not chosen */
 	{
 		pid_t *pids[] = { &pid_ctl, &pid_n1, &pid_n2, &pid_gw };
@@ -659,7 +694,7 @@ int main(int argc, char **argv)
 	}
 
 	{
-		char cmd[512], out[4096] = "";
+		char cmd[512], out[16384] = "";
 		struct json_object *d;
 		size_t n;
 		FILE *p;
@@ -673,10 +708,10 @@ int main(int argc, char **argv)
 		ok = d && json_object_get_uint64(get(get(d, "mg", NULL), "refused", NULL) ?
 			get(get(get(d, "mg", NULL), "refused", NULL), "scope", NULL) : NULL) == 1;
 		json_object_put(d);
-		snprintf(cmd, sizeof(cmd), "%s agent socket %s/gw.sock show mg | grep -q '^  service %s chosen 92 '",
+		snprintf(cmd, sizeof(cmd), "%s agent socket %s/gw.sock show mg | grep -q '^  service %s chosen 94 '",
 			 dmsc_bin, dir, P1);
 		ok = ok && !system(cmd);
-		check(ok, "dmsc -j agent show mg and its text form: the counters, the service chosen 92 times");
+		check(ok, "dmsc -j agent show mg and its text form: the counters, the service chosen 94 times");
 	}
 	{
 		struct json_object *d = ask("ctl", "{\"show\":\"peers\"}");
