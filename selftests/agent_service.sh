@@ -71,14 +71,14 @@ test_no_role_notify() {
 	T=$(mktemp -d)
 	mkns an
 	notify_listen
-	start_agent "$an" '{ "node": "mg1", "roles": ["mg"] }'
+	start_agent "$an" '{ "node": "aam1", "roles": ["aam"] }'
 	local rc=0
 	wait "$AG" || rc=$?
 	AG=""
 	wait_for "grep -q READY=1 '$T/notified'" "no READY=1 before the exit"
 	cat "$T/log" "$T/notified"
 	check "(( rc == 0 ))" "exit status $rc"
-	check "grep -qx 'READY=1 STATUS=no role of this node is implemented yet' '$T/notified'" \
+	check "grep -qx 'READY=1 STATUS=nothing to run: no sr, srd or mg role' '$T/notified'" \
 		"notified: $(cat "$T/notified")"
 }
 

@@ -123,11 +123,11 @@ static int run(struct agent *a)
 	if (a->cfg.control[0] && !(a->ctl = ctl_start(a, a->cfg.control)))
 		goto out;
 	if (!a->srd && !a->sr && !a->mg) {
-		agent_log("no role of this node is implemented yet");
+		agent_log("nothing to run: no sr, srd or mg role");
 		/* Started and done: without READY=1 systemd would call the
 		 * exit a protocol failure.
 		 */
-		sd_notify(0, "READY=1\nSTATUS=no role of this node is implemented yet");
+		sd_notify(0, "READY=1\nSTATUS=nothing to run: no sr, srd or mg role");
 		ret = 0;
 		goto out;
 	}
