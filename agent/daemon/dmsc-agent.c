@@ -83,6 +83,10 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 			a->cfg.aam.lifetime_s = cfg.aam.lifetime_s;
 			a->cfg.aam.ngrants = cfg.aam.ngrants;
 			memcpy(a->cfg.aam.grants, cfg.aam.grants, sizeof(cfg.aam.grants));
+		} else if (a->aam) {
+			/* taken out to stop issuing: no grants, deny everything */
+			a->cfg.aam.ngrants = 0;
+			agent_log("aam: the aam section is gone: no grants, every request denied until a restart");
 		}
 		agent_log("reloaded %s: certificates%s", a->cfg_path,
 			  cfg.tls.crl[0] ? " and CRL" : "");

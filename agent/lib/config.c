@@ -792,7 +792,7 @@ static bool claim_text(const char *s)
 static int get_grants(struct json_object *arr, struct aam_config *c, char *err,
 		      int errlen)
 {
-	static const char *const keys[] = { "sub", "scope", NULL };
+	static const char *const keys[] = { "sub", "scope", "nodes", NULL };
 	size_t n;
 
 	if (!json_object_is_type(arr, json_type_array)) {
@@ -816,7 +816,20 @@ static int get_grants(struct json_object *arr, struct aam_config *c, char *err,
 		}
 		if (only_keys(g, p, keys, err, errlen))
 			return -1;
-		for (const char *const *k = keys; *k; k++) {
+		/* the asking peers' nodes: any, unless the grant says */
+		snprintf(a->nodes, sizeof(a->nodes), "*");
+		if (json_object_object_get_ex(g, "nodes", &v)) {
+			char q[64];
+
+			snprintf(q, sizeof(q), "%s.nodes", p);
+			if (get_str(v, q, a->nodes, sizeof(a->nodes), err, errlen))
+				return -1;
+			if (!claim_text(a->nodes)) {
+				snprintf(err, errlen, "%s: not printable ASCII without spaces", q);
+				return -1;
+			}
+		}
+		for (const char *const *k = keys; k < keys + 2; k++) {
 			char q[64], *dst = *k == keys[0] ? a->sub : a->scope;
 
 			snprintf(q, sizeof(q), "%s.%s", p, *k);
@@ -976,7 +989,7 @@ static int get_mg(struct json_object *root, struct agent_config *cfg,
 {
 	static const char *const keys[] = {
 		"srd", "listen", "digest_interval_ms", "connections", "log_per_s",
-		NULL,
+		"connections_per_ip", "token_nodes", NULL,
 	};
 	struct mg_config *c = &cfg->mg;
 	struct json_object *s, *v;
@@ -985,6 +998,8 @@ static int get_mg(struct json_object *root, struct agent_config *cfg,
 	c->digest_interval_ms = CONFIG_DIGEST_MS;
 	c->connections = CONFIG_MG_CONNECTIONS;
 	c->log_per_s = CONFIG_MG_LOG_PER_S;
+	c->connections_per_ip = CONFIG_MG_CONNECTIONS_PER_IP;
+	snprintf(c->token_nodes, sizeof(c->token_nodes), "%s", cfg->node);
 	s = section(root, "mg", keys, err, errlen, &bad);
 	if (!s) {
 		if (!bad && (cfg->roles & ROLE_MG)) {
@@ -1025,6 +1040,19 @@ static int get_mg(struct json_object *root, struct agent_config *cfg,
 	if (json_object_object_get_ex(s, "log_per_s", &v) &&
 	    get_uint(v, "mg.log_per_s", 0, 1000, &c->log_per_s, err, errlen))
 		return -1;
+	if (json_object_object_get_ex(s, "connections_per_ip", &v) &&
+	    get_uint(v, "mg.connections_per_ip", 0, 10000, &c->connections_per_ip,
+		     err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "token_nodes", &v)) {
+		if (get_str(v, "mg.token_nodes", c->token_nodes,
+			    sizeof(c->token_nodes), err, errlen))
+			return -1;
+		if (!claim_text(c->token_nodes)) {
+			snprintf(err, errlen, "mg.token_nodes: not printable ASCII without spaces");
+			return -1;
+		}
+	}
 	return 0;
 }
 

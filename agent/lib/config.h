@@ -122,6 +122,7 @@ struct smo_config {
 #define CONFIG_MG_SRDS		4
 #define CONFIG_MG_LOG_PER_S	10
 #define CONFIG_MG_CONNECTIONS	256
+#define CONFIG_MG_CONNECTIONS_PER_IP	16
 
 /*
  * "mg": the gateway (daemon/mg/): the SRDs it learns routes from, as
@@ -138,6 +139,9 @@ struct mg_config {
 	unsigned int digest_interval_ms; /* its table's digest to the SRD; 0 = none */
 	unsigned int connections;	/* HTTP connections at once */
 	unsigned int log_per_s;		/* refusals logged per second; 0 = none */
+	unsigned int connections_per_ip;	/* HTTP connections of one client; 0 = any */
+	/* fnmatch(3) of the nodes whose tokens it takes (default: its own) */
+	char token_nodes[64];
 };
 
 #define CONFIG_AAM_GRANTS	64
@@ -145,10 +149,15 @@ struct mg_config {
 #define CONFIG_AAM_KID		"aam"
 #define CONFIG_TOKENS_SKEW_S	30
 
-/* "aam.grants[]": a subject (fnmatch(3) pattern) and the scope it may get. */
+/*
+ * "aam.grants[]": a subject (fnmatch(3) pattern), the scope it may get,
+ * and the nodes (fnmatch(3) pattern, default "*") whose SRs or gateways
+ * may ask for it.
+ */
 struct aam_grant {
 	char sub[TOKEN_SUB_MAX];
 	char scope[TOKEN_SUB_MAX];	/* IPv6 ADDR/LEN or "*" */
+	char nodes[TOKEN_NAME_MAX];	/* fnmatch(3) of the asking peer's node */
 };
 
 /* "aam": the token issuer of the aam role (daemon/aam/aam_role.c). */

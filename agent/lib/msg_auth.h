@@ -30,6 +30,8 @@ enum { MSG_AUTH = 3 };
 
 #define AUTH_REVOKED_MAX	4096
 #define AUTH_REASON_MAX		160
+/* the largest exp a verifier takes: year 9999, far from int64 overflow */
+#define AUTH_EXP_MAX		253402300799LL
 #define AUTH_MAX_LEN		(256u << 10)
 
 enum auth_op { AUTH_REQUEST, AUTH_TOKEN, AUTH_DENIED, AUTH_REVOKED };

@@ -5,7 +5,7 @@
  * itself, there is no digest to choose), claims read by the agents' strict
  * JSON reader.
  */
-#include <arpa/inet.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -110,6 +110,23 @@ static bool name_ok(const char *s)
 		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
 			return false;
 	return true;
+}
+
+/*
+ * @s as it may go into an error, which ends up in logs and HTTP answers:
+ * a header is read before its signature is checked, so its text is the
+ * client's. Anything but letters, digits and "._:-" becomes '?', so no
+ * line break or quote can forge a log line, and at most 32 characters.
+ */
+static const char *shown(const char *s, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < size && i < 32; i++)
+		buf[i] = isalnum((unsigned char)s[i]) || strchr("._:-", s[i]) ?
+			 s[i] : '?';
+	buf[i] = '\0';
+	return buf;
 }
 
 /* A subject or scope: printable ASCII without spaces. */
@@ -306,7 +323,10 @@ static int only_keys(struct json_object *o, const char *const *keys,
 			if (!strcmp(*k, key))
 				break;
 		if (!*k) {
-			snprintf(err, errlen, "%s: %.64s: unknown key", part, key);
+			char b[40];
+
+			snprintf(err, errlen, "%s: %s: unknown key", part,
+				 shown(key, b, sizeof(b)));
 			return -1;
 		}
 	}
@@ -379,8 +399,10 @@ int token_verify(const struct token_verifier *v, const char *tok, size_t len,
 	    get_str(h, "kid", kid, sizeof(kid), "header", err, errlen))
 		goto out;
 	if (strcmp(alg, "EdDSA")) {
+		char b[40];
+
 		snprintf(err, errlen, "header: alg: \"%s\", only EdDSA is taken",
-			 alg);
+			 shown(alg, b, sizeof(b)));
 		goto out;
 	}
 	if (strcmp(typ, "JWT")) {
@@ -388,8 +410,10 @@ int token_verify(const struct token_verifier *v, const char *tok, size_t len,
 		goto out;
 	}
 	if (v->kid && strcmp(kid, v->kid)) {
+		char b[40];
+
 		snprintf(err, errlen, "header: kid: \"%s\", not this verifier's key \"%s\"",
-			 kid, v->kid);
+			 shown(kid, b, sizeof(b)), v->kid);
 		goto out;
 	}
 

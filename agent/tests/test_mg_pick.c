@@ -41,7 +41,7 @@ int main(void)
 	char out[256];
 	int ok;
 
-	ktap_plan(7);
+	ktap_plan(8);
 
 	/* given b a c (weights 1 5 1): sorted by id, a b c, a first on a tie */
 	wrr_set_replace(&s, members("bac", w511, 3), 3);
@@ -79,6 +79,28 @@ int main(void)
 	seq(&s, 4, out);
 	ok = ok && !strcmp(out, "pprp") && s.m[0].chosen == 6 && s.m[1].chosen == 1;
 	ktap_check(ok, "a replaced set keeps the counts of the members it keeps, restarts the round");
+
+	/*
+	 * The same members and weights again between every pick (the table
+	 * changed for another service): the round goes on, 1:1:1 stays
+	 * a b c, not a a a.
+	 */
+	{
+		static const uint32_t w[] = { 1, 1, 1 };
+
+		wrr_set_replace(&s, members("abc", w, 3), 3);
+		for (int i = 0; i < 30; i++) {
+			ssize_t k = wrr_pick(&s);
+
+			out[i] = k < 0 ? '-' : s.m[k].inst.id[0];
+			wrr_set_replace(&s, members("abc", w, 3), 3);
+		}
+		out[30] = '\0';
+		ok = !strcmp(out, "abcabcabcabcabcabcabcabcabcabc");
+		if (!ok)
+			printf("# picks: %s\n", out);
+		ktap_check(ok, "the same set again between picks keeps the round: a b c, not a a a");
+	}
 
 	wrr_set_replace(&s, NULL, 0);
 	ktap_check(wrr_pick(&s) == -1, "an empty set picks nothing");

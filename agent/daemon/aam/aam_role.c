@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include <openssl/pem.h>
 
 #include "agent.h"
+#include "conn.h"
 #include "json_strict.h"
 #include "log.h"
 #include "msg_auth.h"
@@ -45,11 +47,32 @@
 /* the jtis issued since the start, for their exp at a revocation */
 #define AAM_ISSUED_MAX	16384
 
-enum deny_reason { DENY_NO_GRANT, DENY_SCOPE, DENY_SIGN, DENY_N };
-static const char *const deny_names[] = { "no-grant", "scope", "sign" };
+/*
+ * A verifier takes a token until its exp plus its tokens.skew_s (at most
+ * 300 s): a revoked jti stays on the list that long, or a push without it
+ * would let the token pass again in that window.
+ */
+#define AAM_REVOKED_GRACE_S	300
+/*
+ * A request costs a signature, a log line and an answer queued to the
+ * peer: per peer at most AAM_RATE a second (a burst of AAM_BURST), and
+ * none while AAM_BACKLOG bytes wait unsent to it (a peer that asks and
+ * never reads). Those over are dropped unanswered (the SR's own timeout
+ * tells its client) and counted.
+ */
+#define AAM_RATE	50
+#define AAM_BURST	100
+#define AAM_BACKLOG	(256u << 10)
+/* log lines of denials and drops, a second */
+#define AAM_LOG_PER_S	10
+
+enum deny_reason { DENY_NO_GRANT, DENY_SCOPE, DENY_NODE, DENY_SIGN, DENY_N };
+static const char *const deny_names[] = { "no-grant", "scope", "node", "sign" };
 
 struct aam_peer {
 	struct conn *c;
+	double credit;		/* requests it may make now (AAM_RATE/s) */
+	int64_t credit_ms;	/* when credit was last topped up */
 	struct aam_peer *next;
 };
 
@@ -62,6 +85,9 @@ struct aam_role {
 	struct auth_revoked *issued;	/* a ring of AAM_ISSUED_MAX */
 	size_t nissued, issued_next;
 	uint64_t requests, granted, denied[DENY_N], revokes, pushes;
+	uint64_t rate_limited, backlogged, peers_lost;
+	int64_t log_second;
+	unsigned int log_lines;
 };
 
 static int64_t now_s(void)
@@ -71,15 +97,44 @@ static int64_t now_s(void)
 
 /* --- the revoked list ------------------------------------------------------ */
 
+static int jti_ok(const char *s);
+
 static void prune(struct aam_role *r)
 {
 	int64_t now = now_s();
 	size_t k = 0;
 
 	for (size_t i = 0; i < r->nrevoked; i++)
-		if (r->revoked[i].exp >= now)
+		if (r->revoked[i].exp + AAM_REVOKED_GRACE_S >= now)
 			r->revoked[k++] = r->revoked[i];
 	r->nrevoked = k;
+}
+
+/*
+ * The rename of a new aam.revoked is durable once its directory is: else
+ * a crash right after an acknowledged revocation could bring back the old
+ * list.
+ */
+static void dir_sync(const char *path)
+{
+	char dir[CONFIG_PATH_MAX];
+	char *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fsync(fd))
+		agent_log("aam: fsync of %s: %s", dir, strerror(errno));
+	close(fd);
 }
 
 /* aam.revoked, atomically: a crash leaves the old file or the new one. */
@@ -89,7 +144,7 @@ static int revoked_save(struct aam_role *r, char *err, size_t errlen)
 	struct json_object *o, *arr;
 	char tmp[CONFIG_PATH_MAX + 8];
 	const char *text;
-	int fd, ok;
+	int fd, ok, saved;
 
 	if (!*path)
 		return 0;
@@ -105,14 +160,23 @@ static int revoked_save(struct aam_role *r, char *err, size_t errlen)
 	json_object_object_add(o, "revoked", arr);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	errno = 0;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text) &&
 	     !fsync(fd);
+	saved = errno ? errno : EIO;	/* a short write sets none */
 	if (fd >= 0)
 		close(fd);
-	ok = ok && !rename(tmp, path);
-	if (!ok)
-		snprintf(err, errlen, "aam.revoked: %s: %s", path, strerror(errno));
+	if (ok && rename(tmp, path)) {
+		saved = errno;
+		ok = 0;
+	}
+	if (!ok) {
+		unlink(tmp);
+		snprintf(err, errlen, "aam.revoked: %s: %s", path, strerror(saved));
+	} else {
+		dir_sync(path);
+	}
 	json_object_put(o);
 	return ok ? 0 : -1;
 }
@@ -153,6 +217,23 @@ static int revoked_load(struct aam_role *r)
 				snprintf(err, sizeof(err), "revoked[%zu]: expected an object", i);
 			goto out;
 		}
+		/*
+		 * What a push would carry, checked as the verifiers' decoder
+		 * will (msg_auth.c): one bad entry would make every push
+		 * malformed, and revocation stop everywhere.
+		 */
+		if (!jti_ok(v->jti) || exp > AUTH_EXP_MAX) {
+			snprintf(err, sizeof(err), "revoked[%zu]: %s", i,
+				 !jti_ok(v->jti) ? "jti: not 32 lowercase hex digits" :
+				 "exp: out of range");
+			goto out;
+		}
+		for (size_t k = 0; k < r->nrevoked; k++)
+			if (!strcmp(r->revoked[k].jti, v->jti)) {
+				snprintf(err, sizeof(err), "revoked[%zu]: jti %s given twice",
+					 i, v->jti);
+				goto out;
+			}
 		v->exp = (int64_t)exp;
 		r->nrevoked++;
 	}
@@ -228,6 +309,18 @@ int aam_role_revoke(struct aam_role *r, const char *jti, char *err,
 
 /* --- requests ------------------------------------------------------------ */
 
+/* At most AAM_LOG_PER_S lines of denials and drops a second. */
+static bool log_allowed(struct aam_role *r)
+{
+	int64_t now = now_s();
+
+	if (now != r->log_second) {
+		r->log_second = now;
+		r->log_lines = 0;
+	}
+	return r->log_lines++ < AAM_LOG_PER_S;
+}
+
 static void deny(struct aam_role *r, struct conn *c, uint64_t seq,
 		 enum deny_reason why, const char *fmt, const char *a1,
 		 const char *a2)
@@ -238,7 +331,8 @@ static void deny(struct aam_role *r, struct conn *c, uint64_t seq,
 	snprintf(text, sizeof(text), fmt, a1, a2);
 	snprintf(m.reason, sizeof(m.reason), "%s: %s", deny_names[why], text);
 	r->denied[why]++;
-	agent_log("aam: denied %s: %s", conn_peer(c)->node, m.reason);
+	if (log_allowed(r))
+		agent_log("aam: denied %s: %s", conn_peer(c)->node, m.reason);
 	agent_msg_send(r->a, c, &msg_auth_type, &m);
 }
 
@@ -248,7 +342,8 @@ static void request(struct aam_role *r, struct conn *c, uint64_t seq,
 	const struct aam_config *ac = &r->a->cfg.aam;
 	struct msg_auth m = { .op = AUTH_TOKEN, .re = seq };
 	struct token_claims tc = { 0 };
-	bool sub_match = false;
+	const char *node = conn_peer(c)->node;
+	bool sub_match = false, node_match = false;
 	char err[256], *tok;
 	size_t i;
 
@@ -257,13 +352,19 @@ static void request(struct aam_role *r, struct conn *c, uint64_t seq,
 		if (fnmatch(ac->grants[i].sub, q->sub, 0))
 			continue;
 		sub_match = true;
+		if (fnmatch(ac->grants[i].nodes, node, 0))
+			continue;
+		node_match = true;
 		if (token_scope_allows(ac->grants[i].scope, q->scope))
 			break;
 	}
 	if (i == ac->ngrants) {
-		if (sub_match)
+		if (node_match)
 			deny(r, c, seq, DENY_SCOPE, "no grant of %s allows scope %s",
 			     q->sub, q->scope);
+		else if (sub_match)
+			deny(r, c, seq, DENY_NODE, "no grant of %s for node %s",
+			     q->sub, node);
 		else
 			deny(r, c, seq, DENY_NO_GRANT, "no grant for %s%s", q->sub, "");
 		return;
@@ -292,6 +393,41 @@ static void request(struct aam_role *r, struct conn *c, uint64_t seq,
 	agent_msg_send(r->a, c, &msg_auth_type, &m);
 }
 
+/*
+ * May @c's peer have this request answered? Not while AAM_BACKLOG bytes
+ * wait unsent to it, nor above AAM_RATE a second: dropped and counted.
+ */
+static bool request_allowed(struct aam_role *r, struct conn *c)
+{
+	int64_t now = agent_now_ms();
+	struct aam_peer *p;
+
+	for (p = r->peers; p && p->c != c; p = p->next)
+		;
+	if (!p)
+		return false;	/* not one of ours: aam_role_peer_up() failed */
+	if (conn_pending(c) > AAM_BACKLOG) {
+		r->backlogged++;
+		if (log_allowed(r))
+			agent_log("aam: %s does not read its answers (%zu bytes wait): request dropped",
+				  conn_peer(c)->node, conn_pending(c));
+		return false;
+	}
+	p->credit += (double)(now - p->credit_ms) * AAM_RATE / 1000.0;
+	if (p->credit > AAM_BURST)
+		p->credit = AAM_BURST;
+	p->credit_ms = now;
+	if (p->credit < 1) {
+		r->rate_limited++;
+		if (log_allowed(r))
+			agent_log("aam: %s asks more than %d tokens a second: request dropped",
+				  conn_peer(c)->node, AAM_RATE);
+		return false;
+	}
+	p->credit -= 1;
+	return true;
+}
+
 void aam_role_frame(struct aam_role *r, struct conn *c, const struct msg *m)
 {
 	const struct msg_auth *q = m->body;
@@ -304,6 +440,8 @@ void aam_role_frame(struct aam_role *r, struct conn *c, const struct msg *m)
 		reject_note(&r->a->rej, "type", conn_peer(c)->node, why);
 		return;
 	}
+	if (!request_allowed(r, c))
+		return;
 	request(r, c, m->seq, q);
 }
 
@@ -313,9 +451,16 @@ void aam_role_peer_up(struct aam_role *r, struct conn *c)
 {
 	struct aam_peer *p = calloc(1, sizeof(*p));
 
-	if (!p)
+	if (!p) {
+		/* it gets no revoked lists and its requests are dropped */
+		r->peers_lost++;
+		agent_log("aam: %s: out of memory: no revoked lists, no tokens for it",
+			  conn_peer(c)->node);
 		return;
+	}
 	p->c = c;
+	p->credit = AAM_BURST;
+	p->credit_ms = agent_now_ms();
 	p->next = r->peers;
 	r->peers = p;
 	prune(r);
@@ -418,5 +563,8 @@ struct json_object *aam_role_show(struct aam_role *r)
 	json_object_object_add(o, "revokes", json_object_new_uint64(r->revokes));
 	json_object_object_add(o, "revoked", arr);
 	json_object_object_add(o, "revoked_pushes", json_object_new_uint64(r->pushes));
+	json_object_object_add(o, "rate_limited", json_object_new_uint64(r->rate_limited));
+	json_object_object_add(o, "backlogged", json_object_new_uint64(r->backlogged));
+	json_object_object_add(o, "peers_lost", json_object_new_uint64(r->peers_lost));
 	return o;
 }

@@ -37,6 +37,7 @@ enum mg_reason {
 	MG_R_TOKEN_SIGNATURE,	/* not signed by the AAM's key (forged) */
 	MG_R_TOKEN_EXPIRED,	/* expired or not yet valid */
 	MG_R_TOKEN_REVOKED,	/* its jti is on the AAM's revoked list */
+	MG_R_TOKEN_NODE,	/* issued for a node mg.token_nodes does not hold */
 	MG_R_TOKEN_INVALID,	/* any other fault of the token */
 	MG_R_SCOPE,		/* its scope does not hold the prefix */
 	MG_R_NO_SERVICE,	/* no instance has the prefix */

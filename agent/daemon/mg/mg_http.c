@@ -23,6 +23,7 @@
  * choice is O(instances of the prefix)).
  */
 #include <arpa/inet.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,13 +153,15 @@ static void bearer(char *buf, size_t len, const char *error, const char *desc)
 			 error, desc);
 }
 
+/* By how the reason starts: the token's own text comes later (sr_token.c). */
 static enum mg_reason token_reason(const char *err)
 {
-	if (strstr(err, "expired") || strstr(err, "not yet valid"))
+	if (!strncmp(err, "expired", 7) || !strncmp(err, "not yet valid", 13))
 		return MG_R_TOKEN_EXPIRED;
-	if (strstr(err, "signature") || strstr(err, "kid"))
+	if (!strcmp(err, "bad signature") || !strncmp(err, "signature:", 10) ||
+	    !strncmp(err, "header: kid:", 12))
 		return MG_R_TOKEN_SIGNATURE;
-	if (strstr(err, "revoked"))
+	if (!strncmp(err, "revoked", 7))
 		return MG_R_TOKEN_REVOKED;
 	return MG_R_TOKEN_INVALID;
 }
@@ -248,6 +251,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 		       why == MG_R_TOKEN_SIGNATURE ? "not signed by the AAM" :
 		       why == MG_R_TOKEN_REVOKED ? "revoked" : "invalid");
 		return refuse(h, c, MG_UNAUTHORIZED, why, "token", err, hdr);
+	}
+	/*
+	 * The AAM writes the asking SR's node into the token: one asked for
+	 * on another node is not for this gateway (mg.token_nodes).
+	 */
+	if (fnmatch(h->r->a->cfg.mg.token_nodes, cl.node, 0)) {
+		snprintf(detail, sizeof(detail), "the token of %s is for node %s, not one this gateway takes",
+			 cl.sub, cl.node);
+		bearer(hdr, sizeof(hdr), "invalid_token", "not for this gateway");
+		return refuse(h, c, MG_UNAUTHORIZED, MG_R_TOKEN_NODE, "token", detail, hdr);
 	}
 	if (!token_scope_allows(cl.scope, q.prefix)) {
 		snprintf(detail, sizeof(detail), "the token of %s has scope %s, which does not hold %s",
@@ -346,6 +359,9 @@ struct mg_http *mg_http_start(struct mg_role *r)
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->connections,
+				/* one client cannot take them all (0: no limit) */
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)cfg->connections_per_ip,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MG_HTTP_TIMEOUT_S,
 				MHD_OPTION_END);

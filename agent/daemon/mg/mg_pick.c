@@ -22,7 +22,7 @@ static int by_id(const void *x, const void *y)
 
 void wrr_set_replace(struct wrr_set *s, struct wrr_member *fresh, size_t n)
 {
-	size_t i = 0, j = 0;
+	size_t i = 0, j = 0, same = 0;
 
 	if (n)
 		qsort(fresh, n, sizeof(*fresh), by_id);
@@ -30,15 +30,24 @@ void wrr_set_replace(struct wrr_set *s, struct wrr_member *fresh, size_t n)
 	while (i < n && j < s->n) {
 		int d = strcmp(fresh[i].inst.id, s->m[j].inst.id);
 
-		if (d == 0)
+		if (d == 0) {
 			fresh[i].chosen = s->m[j].chosen;
+			same += fresh[i].weight == s->m[j].weight;
+		}
 		if (d <= 0)
 			i++;
 		if (d >= 0)
 			j++;
 	}
+	/*
+	 * The same members with the same weights (the table changed
+	 * elsewhere): the round goes on. Restarting it would send the next
+	 * pick to the heaviest member every time, and under churn of other
+	 * services every pick.
+	 */
+	same = same == n && n == s->n;
 	for (i = 0; i < n; i++)
-		fresh[i].cw = 0;
+		fresh[i].cw = same ? s->m[i].cw : 0;
 	free(s->m);
 	s->m = fresh;
 	s->n = n;

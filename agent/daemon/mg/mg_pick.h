@@ -35,9 +35,10 @@ int64_t wrr_weight(uint32_t capability);
 
 /*
  * Make @fresh (@n members, malloc()ed, taken over, any order) the members
- * of @s: sorted by id; the current weights start again from 0 (a changed
- * set restarts the round, as nginx's does on a reload), the counts of
- * the members @s had are kept.
+ * of @s: sorted by id; the counts of the members @s had are kept. The
+ * same members with the same weights keep their current weights (the
+ * round goes on); a changed set starts them again from 0 (it restarts
+ * the round, as nginx's does on a reload).
  */
 void wrr_set_replace(struct wrr_set *s, struct wrr_member *fresh, size_t n);
 /* The member chosen, or -1 if @s is empty. */

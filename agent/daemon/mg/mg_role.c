@@ -45,6 +45,7 @@ const char *const mg_reason_names[MG_REASONS] = {
 	[MG_R_TOKEN_SIGNATURE] = "token-signature",
 	[MG_R_TOKEN_EXPIRED] = "token-expired",
 	[MG_R_TOKEN_REVOKED] = "token-revoked",
+	[MG_R_TOKEN_NODE] = "token-node",
 	[MG_R_TOKEN_INVALID] = "token-invalid", [MG_R_SCOPE] = "scope",
 	[MG_R_NO_SERVICE] = "no-service", [MG_R_NO_ACTIVE] = "no-active",
 };

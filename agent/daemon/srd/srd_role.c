@@ -50,6 +50,13 @@
  */
 #define FULL_GAP_MS	1000
 #define FULL_BACKLOG	(1u << 20)
+/*
+ * The pushes and the periodic tables the registry drives are capped too:
+ * a peer with more than PEER_BACKLOG bytes unsent (it does not read) gets
+ * none; it is marked unsynced and waiting, and gets the full table from
+ * the tick once it has read down to FULL_BACKLOG (peers_backlogged).
+ */
+#define PEER_BACKLOG	(8u << 20)
 
 struct srd_peer {
 	struct srd_role *r;
@@ -82,6 +89,7 @@ struct srd_role {
 	uint64_t fulls_backlogged;	/* asked for with FULL_BACKLOG unsent */
 	uint64_t fulls_failed;		/* tables the store could not list */
 	uint64_t pushes_overlapped;	/* from an SR's own revision: push_overlap() */
+	uint64_t peers_backlogged;	/* set aside: PEER_BACKLOG unsent */
 #ifdef DMSC_TEST_HOOKS
 	unsigned int test_fail_list;	/* send_full's next lists fail */
 #endif
@@ -154,6 +162,22 @@ static int table_change(const struct srd_change *c, void *arg)
 	}
 	snprintf(t->mr.withdrawn[t->mr.nwithdrawn++], MSG_ID_MAX, "%s", c->inst.id);
 	return 0;
+}
+
+/*
+ * @p has PEER_BACKLOG bytes unsent: no more for it until it has read
+ * them; the tick's FULL_DUE sends it the table then. 1 if set aside.
+ */
+static int backlogged(struct srd_role *r, struct srd_peer *p)
+{
+	if (conn_pending(p->c) <= PEER_BACKLOG)
+		return 0;
+	p->synced = 0;
+	p->want = 1;
+	r->peers_backlogged++;
+	agent_log("srd: %s has %zu bytes unsent: no pushes to it until it reads them",
+		  conn_peer(p->c)->node, conn_pending(p->c));
+	return 1;
 }
 
 /* Who gets a full table. */
@@ -252,6 +276,8 @@ static int push_now(struct srd_role *r, int foreign)
 		for (struct srd_peer *p = r->peers; p; p = p->next) {
 			if (!p->synced || p->sent_rev >= rev)
 				continue;	/* its full table has all of it */
+			if (backlogged(r, p))
+				continue;
 			if (p->sent_rev > r->pushed) {
 				push_overlap(r, p, &m, &t.mr);
 				continue;
@@ -298,10 +324,10 @@ static void send_full(struct srd_role *r, struct srd_peer *only, enum full_to to
 	for (struct srd_peer *p = r->peers; p; p = p->next) {
 		switch (to) {
 		case FULL_SYNCED:
-			p->due = p->synced;
+			p->due = p->synced && !backlogged(r, p);
 			break;
 		case FULL_PERIODIC:
-			p->due = p->synced && !p->digests;
+			p->due = p->synced && !p->digests && !backlogged(r, p);
 			break;
 		case FULL_ONE:
 			p->due = p == only;
@@ -914,6 +940,7 @@ struct json_object *srd_role_show(struct srd_role *r, const char *what)
 		json_object_object_add(o, "fulls_backlogged", json_object_new_uint64(r->fulls_backlogged));
 		json_object_object_add(o, "fulls_failed", json_object_new_uint64(r->fulls_failed));
 		json_object_object_add(o, "pushes_overlapped", json_object_new_uint64(r->pushes_overlapped));
+		json_object_object_add(o, "peers_backlogged", json_object_new_uint64(r->peers_backlogged));
 		json_object_object_add(o, "peers", arr);
 	}
 	return o;

@@ -401,6 +401,73 @@ static void sr_to_aam(void)
 }
 
 /*
+ * 150 token requests at once on a connection of n2's certificate that
+ * reads its answers: the AAM answers a burst of 100 (and 50 a second
+ * after), drops the rest unanswered and counts them. The number of
+ * answers read back is returned.
+ */
+static int request_flood(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	SSL_CTX *ctx = ctx_of("n2", 0);
+	size_t cap = 150 * 512, len = 0;
+	char *all = malloc(cap), buf[16384], err[256];
+	int fd, answers = 0, bytes = 0;
+	SSL *ssl;
+
+	for (int i = 0; all && i < 150; i++) {
+		struct msg_auth a = { .op = AUTH_REQUEST, .sub = "mi-flood",
+				      .scope = "2001:db8:100::/48", .lifetime_s = 60 };
+		struct msg m = { .type = &msg_auth_type, .seq = (uint64_t)i + 1, .body = &a };
+		char *f;
+		size_t n;
+
+		snprintf(m.node, sizeof(m.node), "n2");
+		if (msg_encode(&m, &f, &n, err, sizeof(err)) || len + n > cap) {
+			printf("# encode: %s\n", err);
+			free(all);
+			all = NULL;
+			break;
+		}
+		memcpy(all + len, f, n);
+		len += n;
+		free(f);
+	}
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (ctx && all && !connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		struct timeval tv = { 0, 100000 };
+		int64_t t;
+
+		ssl = SSL_new(ctx);
+		SSL_set_fd(ssl, fd);
+		if (SSL_connect(ssl) == 1 && SSL_write(ssl, all, (int)len) == (int)len) {
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+			/* each answer carries one "re" (its request's seq) */
+			for (t = mono_ms() + 1000; mono_ms() < t;) {
+				int n = SSL_read(ssl, buf, sizeof(buf) - 1);
+
+				if (n <= 0)
+					continue;
+				buf[n] = '\0';
+				bytes += n;
+				/* frames start with a binary length: no strstr() */
+				for (int k = 0; k + 4 <= n; k++)
+					answers += !memcmp(buf + k, "\"re\"", 4);
+			}
+		}
+		ERR_clear_error();
+		SSL_free(ssl);
+	}
+	close(fd);
+	free(all);
+	SSL_CTX_free(ctx);
+	printf("# the flood's connection read %d bytes\n", bytes);
+	return answers;
+}
+
+/*
  * A controller whose certificate says srd and mg, not aam (fmg), sends
  * n3 a revoked list and a token: the policy table lets mg send type 3,
  * the SR takes answers and lists from an aam only.
@@ -509,7 +576,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(23);
+	ktap_plan(25);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -772,6 +839,33 @@ int main(int argc, char **argv)
 		 dmsc_bin, dir) &&
 	     !sh("%s agent socket %s/n2.sock show aam | grep -q '^  refused_node 1'", dmsc_bin, dir);
 	ktap_check(ok, "dmsc agent show aam: the AAM's counts and an SR's refusals");
+
+	/* 23: a grant for the SRs of some nodes only */
+	config_ctl(", { \"sub\": \"x-*\", \"scope\": \"fc00:5::/32\" },"
+		   " { \"sub\": \"y-*\", \"scope\": \"fc00:6::/32\", \"nodes\": \"n2\" }");
+	kill(pid_ctl, SIGHUP);
+	ok = WAIT(3000, counter("ctl", "aam", "grants", NULL) == 4) &&
+	     token_of("n1", "y-1", "fc00:6::/48", 60, tok2, sizeof(tok2), err, sizeof(err)) &&
+	     strstr(err, "denied by the AAM: node: no grant of y-1 for node n1") &&
+	     counter("ctl", "aam", "denied_by_reason", "node") == 1 &&
+	     !token_of("n2", "y-1", "fc00:6::/48", 60, tok2, sizeof(tok2), err, sizeof(err));
+	if (!ok)
+		printf("# %s\n", err);
+	ktap_check(ok, "a grant with nodes n2: y-1 asked through n1 denied (node), through n2 granted");
+
+	/* 24: 150 requests at once from one peer: a burst of 100 answered */
+	{
+		uint64_t i0 = counter("ctl", "aam", "issued", NULL);
+		int answers = request_flood();
+		uint64_t issued = counter("ctl", "aam", "issued", NULL) - i0,
+			 limited = counter("ctl", "aam", "rate_limited", NULL);
+
+		printf("# 150 requests at once: %d answers read, %llu issued, %llu dropped\n",
+		       answers, (unsigned long long)issued, (unsigned long long)limited);
+		ok = issued >= 100 && issued <= 110 && limited == 150 - issued &&
+		     answers == (int)issued;
+		ktap_check(ok, "150 token requests at once from one peer: 100 to 110 answered (a burst of 100, 50/s), the rest dropped and counted");
+	}
 
 	stop(&pid_n1);
 	stop(&pid_n2);

@@ -318,8 +318,8 @@ static long resolve(const char *query, const char *token, struct resp *r)
 	return r->status;
 }
 
-/* The jti of the next token bearer() makes; "" for a random one. */
-static const char *next_jti = "";
+/* The jti and node of the next token bearer() makes; "": random, gw. */
+static const char *next_jti = "", *next_node = "";
 
 /* "Bearer " and a token of @key over @scope, valid from @iat to @exp. */
 static char *bearer(EVP_PKEY *key, const char *scope, int64_t iat, int64_t exp)
@@ -329,9 +329,10 @@ static char *bearer(EVP_PKEY *key, const char *scope, int64_t iat, int64_t exp)
 
 	strcpy(c.iss, "aam");
 	strcpy(c.sub, "client-1");
-	strcpy(c.node, "gw");
+	snprintf(c.node, sizeof(c.node), "%s", *next_node ? next_node : "gw");
 	snprintf(c.jti, sizeof(c.jti), "%s", next_jti);
 	next_jti = "";
+	next_node = "";
 	snprintf(c.scope, sizeof(c.scope), "%s", scope);
 	c.iat = iat;
 	c.exp = exp;
@@ -508,7 +509,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(22);
+	ktap_plan(23);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -657,6 +658,20 @@ int main(int argc, char **argv)
 		check(ok, "a token the AAM revokes: its list at the gateway after %lld ms, the token 401 token-revoked, another still 200 (%ld %s)",
 		      (long long)t0, r.status, r.body);
 		free(rv);
+	}
+
+	/* a token the AAM made for an SR of another node (n1): not for this gateway */
+	{
+		char *other;
+
+		next_node = "n1";
+		other = bearer(aam, "2001:db8::/32", now - 5, now + 600);
+		ok = other && resolve("?prefix=" P1, other, &r) == 401 &&
+		     !strcmp(field(&r, "error"), "token-node") &&
+		     strstr(r.www, "invalid_token") && mg_counter("refused", "token-node") == 1;
+		check(ok, "a token for node n1 at gateway gw (mg.token_nodes: its own node): 401 token-node (%ld %s)",
+		      r.status, r.body);
+		free(other);
 	}
 
 	/* 12: the SR of a2 and a3 dies: their leases expire, they are not chosen */
