@@ -8,7 +8,6 @@
 
 #include <limits.h>
 #include <stdbool.h>
-#include <limits.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -19,7 +18,6 @@
  * enum peer_role, one set of bits for the configuration and the wire.
  */
 #include "net/peer.h"
-#include "token.h"
 
 #define CONFIG_TM_MAX_DEVS	64
 #define CONFIG_TM_PORT		9791	/* dmsc telemetry serve's too */
@@ -174,7 +172,7 @@ struct aam_config {
 /* "tokens": the verifier of the sr and mg roles (daemon/tokens.h). */
 struct tokens_config {
 	bool enabled;			/* the section was given */
-	char aam_key[PATH_MAX];		/* PEM Ed25519 public key */
+	char aam_key[CONFIG_PATH_MAX];	/* PEM Ed25519 public key */
 	char kid[TOKEN_NAME_MAX];	/* "" = any */
 	unsigned int skew_s;
 };
