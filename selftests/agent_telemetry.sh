@@ -452,6 +452,52 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF2
 
+	# The module's tunnel counters ride the same reports: h2 sends 150
+	# packets to h1 through tunnel 7 (SRv6, out e0; h1 drops them), and
+	# the SMO's last report has that tunnel with the kernel's counts.
+	ip -n "$h2" -6 addr add fc00:9::2/64 dev e0 nodad
+	ip -n "$h1" -6 addr add fc00:9::1/64 dev e0 nodad
+	ip -n "$h1" -6 neigh replace fc00:9::2 dev e0 nud permanent \
+		lladdr "$(h2x cat /sys/class/net/e0/address)"
+	ip -n "$h2" -6 neigh replace fc00:9::1 dev e0 nud permanent \
+		lladdr "$(h1x cat /sys/class/net/e0/address)"
+	tm tunnel add 7 src fc00:9::2 path fc00:9::1
+	tm rule add dst 10.0.9.1/32 tunnel 7
+	h2x "$RG" send dst 10.0.9.1 qps 2 count 150 rate 2000 size 200 \
+		json "$T/send-tun.json" 2>"$T/send.err" ||
+		fail "roce-gen send through the tunnel: $(cat "$T/send.err")"
+	# shellcheck disable=SC2034 # read in the wait_for expression
+	seq=$(h2_at_smo seq)
+	wait_for "(( \$(h2_at_smo seq) >= seq + 2 ))" "no reports after the tunnel's traffic" 50
+	ctl_qos >"$T/qos-tun.json"
+	tm -s -j tunnel show >"$T/tunnels.json"
+	python3 - "$T" <<'EOF3' || fail "the tunnel's counters at the smo differ (above)"
+import json, sys
+T = sys.argv[1]
+q = json.load(open(T + "/qos-tun.json"))["smo"]
+(h2,) = [x for x in q["nodes"] if x["node"] == "h2"]
+kern = {t["id"]: t for t in json.load(open(T + "/tunnels.json"))}
+rep = {t["id"]: t for t in h2["last"].get("tunnels", [])}
+print("smo: tunnels", rep, "| kernel:", {k: (v.get("packets"), v.get("bytes")) for k, v in kern.items()})
+bad = []
+if set(rep) != {7} or set(kern) != {7}:
+    bad.append("tunnels: smo %s, kernel %s, want [7]" % (sorted(rep), sorted(kern)))
+else:
+    r, k = rep[7], kern[7]
+    if not (r["packets"] == k["packets"] == 150):
+        bad.append("packets: smo %s, kernel %s, sent 150" % (r["packets"], k["packets"]))
+    if r["bytes"] != k["bytes"] or r["bytes"] < 150 * 200:
+        bad.append("bytes: smo %s, kernel %s" % (r["bytes"], k["bytes"]))
+    if r["state"] != "up" or r["active"] != "primary" or len(r["paths"]) != 1 or \
+       r["paths"][0]["packets"] != 150:
+        bad.append("state/active/paths: %s" % r)
+for b in bad:
+    print("BAD", b)
+sys.exit(1 if bad else 0)
+EOF3
+	tm rule del dst 10.0.9.1/32
+	tm tunnel del 7
+
 	# The controller away: reports are dropped, counted at the SR, the
 	# first drop logged; back, they come again.
 	local d0 n0
