@@ -207,17 +207,33 @@ static void print_nodes(struct json_object *d)
 			for (size_t j = 0; insts && j < json_object_array_length(insts); j++) {
 				struct json_object *n = json_object_array_get_idx(insts, j);
 
-				printf("    instance %s state %s registration_rtt_ms %s\n",
+				struct json_object *pr = NULL;
+
+				printf("    instance %s state %s registration_rtt_ms %s",
 				       str(n, "id"), str(n, "state"),
 				       *str(n, "registration_rtt_ms") ?
 				       str(n, "registration_rtt_ms") : "unknown");
+				if (json_object_object_get_ex(n, "probe", &pr))
+					printf(" probe sent %s lost %s rtt_us %s srtt_us %s",
+					       str(pr, "sent"), str(pr, "lost"),
+					       *str(pr, "rtt_us") ? str(pr, "rtt_us") : "unknown",
+					       *str(pr, "srtt_us") ? str(pr, "srtt_us") : "unknown");
+				printf("\n");
 			}
 		}
 	}
-	if (json_object_object_get_ex(d, "sr", &role))
-		printf("sr interval_ms %s reports %s queued %s dropped %s\n",
+	if (json_object_object_get_ex(d, "sr", &role)) {
+		struct json_object *pr = NULL;
+
+		printf("sr interval_ms %s reports %s queued %s dropped %s",
 		       str(role, "interval_ms"), str(role, "reports"),
 		       str(role, "queued"), str(role, "dropped"));
+		if (json_object_object_get_ex(role, "probe", &pr))
+			printf(" probe sent %s answered %s lost %s send_errors %s strays %s",
+			       str(pr, "sent"), str(pr, "answered"), str(pr, "lost"),
+			       str(pr, "send_errors"), str(pr, "strays"));
+		printf("\n");
+	}
 	if (!json_object_object_get_ex(d, "smo", &role) &&
 	    !json_object_object_get_ex(d, "sr", &role))
 		printf("no smo or sr role\n");

@@ -607,7 +607,7 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 {
 	static const char *const keys[] = {
 		"srd", "heartbeat_ms", "digest_interval_ms", "node_report_ms",
-		"state", "kernel", "rsvp", NULL,
+		"state", "kernel", "rsvp", "probe", NULL,
 	};
 	static const char *const srd_keys[] = { "node", "address", NULL };
 	struct sr_config *c = &cfg->sr;
@@ -619,6 +619,7 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 	c->digest_interval_ms = CONFIG_DIGEST_MS;
 	c->node_report_ms = CONFIG_NODE_REPORT_MS;
 	c->kernel = true;
+	c->probe = true;
 	s = section(root, "sr", keys, err, errlen, &bad);
 	if (!s)
 		return -bad;
@@ -692,6 +693,13 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 			return -1;
 		}
 		c->kernel = json_object_get_boolean(v);
+	}
+	if (json_object_object_get_ex(s, "probe", &v)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			snprintf(err, errlen, "sr.probe: expected true or false");
+			return -1;
+		}
+		c->probe = json_object_get_boolean(v);
 	}
 	return get_rsvp(s, &c->rsvp, err, errlen);
 }

@@ -100,6 +100,7 @@ struct sr_config {
 	unsigned int node_report_ms;	/* type 4 to the controller's smo; 0 = none */
 	char state[CONFIG_PATH_MAX];	/* "" = none */
 	bool kernel;			/* program the dmsc module (default) */
+	bool probe;			/* ICMPv6 echo to its instances (default) */
 	struct rsvp_config rsvp;
 };
 

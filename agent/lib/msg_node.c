@@ -216,6 +216,19 @@ static int node_encode(struct json_object *root, const void *body, char *err,
 		if (n->has_rtt)
 			json_object_object_add(o, "registration_rtt_ms",
 					       json_object_new_uint64(n->registration_rtt_ms));
+		if (n->has_probe) {
+			struct json_object *p = json_object_new_object();
+
+			json_object_object_add(p, "sent", json_object_new_uint64(n->probe_sent));
+			json_object_object_add(p, "lost", json_object_new_uint64(n->probe_lost));
+			if (n->has_probe_rtt) {
+				json_object_object_add(p, "rtt_us",
+						       json_object_new_uint64(n->probe_rtt_us));
+				json_object_object_add(p, "srtt_us",
+						       json_object_new_uint64(n->probe_srtt_us));
+			}
+			json_object_object_add(o, "probe", p);
+		}
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "instances", arr);
@@ -229,8 +242,9 @@ static const char *const load_keys[] = {
 };
 static const char *const link_keys[] = { "dev", "oper", "mtu", "speed_mbps", NULL };
 static const char *const inst_keys[] = {
-	"id", "state", "registration_rtt_ms", NULL,
+	"id", "state", "registration_rtt_ms", "probe", NULL,
 };
+static const char *const probe_keys[] = { "sent", "lost", "rtt_us", "srtt_us", NULL };
 
 static int bad(char *err, size_t errlen, const char *path, const char *what,
 	       const char *v)
@@ -327,6 +341,43 @@ static int get_link(struct json_object *o, const char *path,
 	return 0;
 }
 
+/* An instance's "probe": L <= S, the two round trips together or neither. */
+static int get_probe(struct json_object *o, const char *path,
+		     struct node_inst *n, char *err, size_t errlen)
+{
+	struct json_object *p;
+	char q[64];
+	int rtt, srtt;
+
+	snprintf(q, sizeof(q), "%s.probe", path);
+	if (msg_get_object(o, path, "probe", &p, err, errlen) ||
+	    msg_keys_only(p, q, probe_keys, NULL, err, errlen) ||
+	    msg_get_u64(p, q, "sent", UINT64_MAX, &n->probe_sent, err, errlen) ||
+	    msg_get_u64(p, q, "lost", UINT64_MAX, &n->probe_lost, err, errlen))
+		return -1;
+	if (n->probe_lost > n->probe_sent) {
+		snprintf(err, errlen, "%s.lost: %llu is above sent %llu", q,
+			 (unsigned long long)n->probe_lost,
+			 (unsigned long long)n->probe_sent);
+		return -1;
+	}
+	rtt = json_object_object_get_ex(p, "rtt_us", NULL);
+	srtt = json_object_object_get_ex(p, "srtt_us", NULL);
+	if (rtt != srtt) {
+		snprintf(err, errlen, "%s.%s: missing (rtt_us and srtt_us come together)",
+			 q, rtt ? "srtt_us" : "rtt_us");
+		return -1;
+	}
+	if (rtt && (msg_get_u64(p, q, "rtt_us", NODE_MAX_PROBE_RTT_US,
+				&n->probe_rtt_us, err, errlen) ||
+		    msg_get_u64(p, q, "srtt_us", NODE_MAX_PROBE_RTT_US,
+				&n->probe_srtt_us, err, errlen)))
+		return -1;
+	n->has_probe = true;
+	n->has_probe_rtt = rtt;
+	return 0;
+}
+
 static int get_inst(struct json_object *o, const char *path,
 		    struct node_inst *n, char *err, size_t errlen)
 {
@@ -353,6 +404,8 @@ static int get_inst(struct json_object *o, const char *path,
 			return -1;
 		n->has_rtt = true;
 	}
+	if (json_object_object_get_ex(o, "probe", NULL))
+		return get_probe(o, path, n, err, errlen);
 	return 0;
 }
 

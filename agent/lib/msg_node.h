@@ -16,13 +16,21 @@
  *                                          driver gives none (virtual links)
  *   "instances": [ { "id": "mi-a1",        this node's registered MIs
  *                    "state": "active",    pending, active or faulted
- *                    "registration_rtt_ms": 3 } ]   optional, below
+ *                    "registration_rtt_ms": 3,      optional, below
+ *                    "probe": { "sent": S, "lost": L,
+ *                               "rtt_us": R, "srtt_us": A } } ]
  *
- * "registration_rtt_ms" is the only latency of an instance the SR can
- * measure today: the time from its last registration of the instance to
- * the SRD's route advertisement carrying it back (a round trip through
- * the SRD and its store); absent until that has been seen once. No probe
- * of the MI itself exists (no health check, no data-plane RTT).
+ * "registration_rtt_ms": the time from the SR's last registration of the
+ * instance to the SRD's route advertisement carrying it back (a round
+ * trip through the SRD and its store); absent until that has been seen
+ * once.
+ *
+ * "probe" (sr_probe.c): the SR sends an ICMPv6 echo to the instance's
+ * SID every report period; "sent" of them so far, "lost" the ones not
+ * answered within the period (L <= S), "rtt_us" the last answer's round
+ * trip and "srtt_us" the smoothed one (RFC 6298's 1/8 gain), both absent
+ * until an answer has come. Absent when the SR cannot probe (no raw
+ * ICMPv6 socket) or sr.probe is false.
  *
  * Strict like every type: unknown keys refused, each value range-checked,
  * a link or an instance named twice refused, at most NODE_MAX_LINKS
@@ -59,7 +67,14 @@ struct node_inst {
 	char state[16];			/* "pending", "active", "faulted" */
 	bool has_rtt;
 	uint64_t registration_rtt_ms;
+	bool has_probe;
+	uint64_t probe_sent, probe_lost;
+	bool has_probe_rtt;
+	uint64_t probe_rtt_us, probe_srtt_us;
 };
+
+/* a probe answered later than an hour is lost: an upper bound for rtt_us */
+#define NODE_MAX_PROBE_RTT_US	3600000000ULL
 
 struct node_state {
 	uint64_t time_ms;

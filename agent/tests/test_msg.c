@@ -274,7 +274,10 @@ static int node_roundtrip(void)
 		{ "eth0", "up", 9000, true, 100000 }, { "veth1", "down", 1500, false, 0 },
 	};
 	struct node_inst in[2] = {
-		{ "mi-a1", "active", true, 3 }, { "mi-a2", "pending", false, 0 },
+		{ .id = "mi-a1", .state = "active", .has_rtt = true, .registration_rtt_ms = 3,
+		  .has_probe = true, .probe_sent = 9, .probe_lost = 2, .has_probe_rtt = true,
+		  .probe_rtt_us = 250, .probe_srtt_us = NODE_MAX_PROBE_RTT_US },
+		{ .id = "mi-a2", .state = "pending", .has_probe = true, .probe_sent = 1 },
 	};
 	struct node_state s = {
 		.time_ms = 1764000000123ull, .loadavg = { 0.5, 0.25, 1e6 }, .cpus = 8,
@@ -313,7 +316,13 @@ static int node_roundtrip(void)
 		     !strcmp(o->insts[i].id, in[i].id) &&
 		     !strcmp(o->insts[i].state, in[i].state) &&
 		     o->insts[i].has_rtt == in[i].has_rtt &&
-		     o->insts[i].registration_rtt_ms == in[i].registration_rtt_ms;
+		     o->insts[i].registration_rtt_ms == in[i].registration_rtt_ms &&
+		     o->insts[i].has_probe == in[i].has_probe &&
+		     o->insts[i].probe_sent == in[i].probe_sent &&
+		     o->insts[i].probe_lost == in[i].probe_lost &&
+		     o->insts[i].has_probe_rtt == in[i].has_probe_rtt &&
+		     o->insts[i].probe_rtt_us == in[i].probe_rtt_us &&
+		     o->insts[i].probe_srtt_us == in[i].probe_srtt_us;
 	if (!ok)
 		printf("# decoded: %llu %g %g %g %llu %zu %zu\n",
 		       (unsigned long long)o->time_ms, o->loadavg[0], o->loadavg[1],
@@ -348,7 +357,7 @@ static int node_host(void)
 	return ok;
 }
 
-#define NODE_CASES 16
+#define NODE_CASES 20
 static void node_cases(void)
 {
 	ktap_check(node_roundtrip(), "type 4 encoded and decoded: every field, optional ones absent and present");
@@ -385,6 +394,18 @@ static void node_cases(void)
 	ktap_check(starts(decode_text(NODE(LOAD, LINKS, INSTS ",{\"id\":\"mi-a1\",\"state\":\"active\",\"registration_rtt_ms\":3600001}")),
 			  "instances[2].registration_rtt_ms: 3600001 is above 3600000"),
 		   "type 4: a registration round trip above an hour");
+	ktap_check(starts(decode_text(NODE(LOAD, LINKS, "{\"id\":\"mi-a1\",\"state\":\"active\",\"probe\":{\"sent\":1,\"lost\":2}}")),
+			  "instances[0].probe.lost: 2 is above sent 1"),
+		   "type 4: a probe with more lost than sent");
+	ktap_check(starts(decode_text(NODE(LOAD, LINKS, "{\"id\":\"mi-a1\",\"state\":\"active\",\"probe\":{\"sent\":1,\"lost\":0,\"rtt_us\":5}}")),
+			  "instances[0].probe.srtt_us: missing"),
+		   "type 4: a probe's round trip without the smoothed one");
+	ktap_check(starts(decode_text(NODE(LOAD, LINKS, "{\"id\":\"mi-a1\",\"state\":\"active\",\"probe\":{\"sent\":1,\"lost\":0,\"rtt_us\":3600000001,\"srtt_us\":1}}")),
+			  "instances[0].probe.rtt_us: 3600000001 is above 3600000000"),
+		   "type 4: a probe's round trip above an hour");
+	ktap_check(starts(decode_text(NODE(LOAD, LINKS, "{\"id\":\"mi-a1\",\"state\":\"active\",\"probe\":{\"sent\":1,\"lost\":0,\"jitter\":1}}")),
+			  "instances[0].probe.jitter: unknown field"),
+		   "type 4: an unknown key in a probe");
 	{
 		/* at the cap: 257 links */
 		static char text[NODE_MAX_LEN];

@@ -48,6 +48,7 @@
 #include "nl.h"
 #include "route_table.h"
 #include "sr_policy.h"
+#include "sr_probe.h"
 #include "sr_rsvp.h"
 #include "sr_token.h"
 #include "sr_telemetry.h"
@@ -93,6 +94,7 @@ struct sr_role {
 	bool no_speaker_said;		/* credit flows without sr.rsvp */
 	/* service access tokens (type 3) */
 	struct sr_token *tok;
+	struct sr_probe *probe;		/* ICMPv6 echoes to its instances, or NULL */
 };
 
 /* --- the kernel ---------------------------------------------------------- */
@@ -490,6 +492,7 @@ static void on_node_report(evutil_socket_t fd, short what, void *arg)
 		n->registration_rtt_ms = n->has_rtt ? (uint64_t)r->local_rtt[i] : 0;
 		if (n->registration_rtt_ms > 3600000)
 			n->registration_rtt_ms = 3600000;
+		sr_probe_fill(r->probe, n->id, n);
 	}
 	snprintf(m.node, sizeof(m.node), "%s", r->a->cfg.node);
 	m.seq = ++r->node_seq;
@@ -511,6 +514,8 @@ static void on_node_report(evutil_socket_t fd, short what, void *arg)
 	}
 	free(frame);
 	node_state_free(&s);
+	/* the next period's echoes: their answers go into the next report */
+	sr_probe_round(r->probe, r->local, r->nlocal);
 }
 
 /* --- the SRD connection ---------------------------------------------- */
@@ -707,6 +712,9 @@ struct sr_role *sr_role_start(struct agent *a)
 			r->nr_ev = event_new(a->base, -1, EV_PERSIST, on_node_report, r);
 			if (!r->nr_ev || event_add(r->nr_ev, &nr))
 				goto fail;
+			/* none without the raw socket: reports go without it */
+			if (a->cfg.sr.probe)
+				r->probe = sr_probe_new(a);
 		}
 		connect_srd(r);
 	}
@@ -749,6 +757,7 @@ void sr_role_stop(struct sr_role *r)
 		event_free(r->dg_ev);
 	if (r->nr_ev)
 		event_free(r->nr_ev);
+	sr_probe_free(r->probe);
 	if (r->rec_ev)
 		event_free(r->rec_ev);
 	/* Its own netlink socket deletes the sessions it made. */
@@ -792,6 +801,8 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 		json_object_object_add(o, "reports", json_object_new_uint64(r->node_seq));
 		json_object_object_add(o, "queued", json_object_new_uint64(r->node_queued));
 		json_object_object_add(o, "dropped", json_object_new_uint64(r->node_dropped));
+		if (r->probe)
+			json_object_object_add(o, "probe", sr_probe_show(r->probe));
 	} else if (!strcmp(what, "aam")) {
 		json_object_put(o);
 		return sr_token_show(r->tok);

@@ -475,7 +475,8 @@ static size_t frame_qos(const char *node, uint64_t seq, uint64_t packets,
 static size_t frame_node(const char *node, uint64_t seq, uint64_t cpus,
 			 char *out, size_t size)
 {
-	struct node_inst in = { "mi-n", "active", true, 7 };
+	struct node_inst in = { .id = "mi-n", .state = "active", .has_rtt = true,
+				 .registration_rtt_ms = 7 };
 	struct node_state s = { .time_ms = 1800000000000ull, .loadavg = { 1, 2, 3 },
 				.cpus = cpus, .mem_total_kb = 2048,
 				.mem_available_kb = 1024, .insts = &in, .ninsts = 1 };
@@ -1570,7 +1571,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(36 + ELECTION_CASES);
+	ktap_plan(37 + ELECTION_CASES);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -1620,7 +1621,8 @@ int main(int argc, char **argv)
 	ktap_check(ok, "srd: two sr agents connected over mutual TLS, each synced");
 
 	/* 3: instances register through their node's SR; routes reach both */
-	ok = !reg("n1", "mi-a1", "fc00:1::a1") && !reg("n1", "mi-a2", "fc00:1::a2") &&
+	/* mi-a2 on ::1, which answers the SR's echoes (the type 4 probe) */
+	ok = !reg("n1", "mi-a1", "fc00:1::a1") && !reg("n1", "mi-a2", "::1") &&
 	     !reg("n2", "mi-b1", "fc00:2::b1");
 	rev = 0;
 	ok = ok && WAIT(3000, ({
@@ -1696,6 +1698,41 @@ int main(int argc, char **argv)
 			json_object_put(d);
 		}
 		ktap_check(ok, "nodes: n1's type-4 reports at the smo: cpus = sysconf's, memory, lo, 2 instances with a registration round trip; dmsc [-j] agent show nodes");
+	}
+	{
+		/*
+		 * The probe: mi-a2's SID ::1 answers n1's echoes, mi-a1's
+		 * fc00:1::a1 does not (no route, or no one there).
+		 */
+		struct json_object *d = NULL, *in = NULL, *a1 = NULL, *a2 = NULL;
+
+		ok = geteuid() == 0 && WAIT(5000, ({
+			json_object_put(d);
+			d = ask("ctl", "{\"show\":\"nodes\"}");
+			in = path_get(path_get(smo_qos_node(d, "n1"), "last", NULL), "instances", NULL);
+			a1 = a2 = NULL;
+			for (int i = 0; i < arr_len(in); i++) {
+				struct json_object *x = json_object_array_get_idx(in, i);
+
+				if (!strcmp(json_object_get_string(path_get(x, "id", NULL)), "mi-a1"))
+					a1 = path_get(x, "probe", NULL);
+				else
+					a2 = path_get(x, "probe", NULL);
+			}
+			a1 && a2 && u64(a2, "sent", NULL) >= 3 && u64(a1, "sent", NULL) >= 3; }));
+		printf("# probes of n1's instances: mi-a1 %s, mi-a2 %s\n",
+		       a1 ? json_object_to_json_string(a1) : "-",
+		       a2 ? json_object_to_json_string(a2) : "-");
+		ok = ok && u64(a2, "lost", NULL) == 0 && path_get(a2, "rtt_us", NULL) &&
+		     u64(a2, "rtt_us", NULL) < 100000 && u64(a2, "srtt_us", NULL) < 100000 &&
+		     u64(a1, "lost", NULL) + 1 >= u64(a1, "sent", NULL) &&
+		     !path_get(a1, "rtt_us", NULL);
+		json_object_put(d);
+		if (geteuid())
+			printf("ok %d nodes: the probe of the instances # SKIP not root: no raw ICMPv6 socket\n",
+			       ++ktap_n);
+		else
+			ktap_check(ok, "nodes: the SR's echoes: ::1 answers within 100 ms, none lost; fc00:1::a1 never answers, all lost");
 	}
 	{
 		/* n3 reports for itself; then as n9, another node: refused */
