@@ -452,9 +452,10 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF2
 
-	# The module's tunnel counters ride the same reports: h2 sends 150
-	# packets to h1 through tunnel 7 (SRv6, out e0; h1 drops them), and
-	# the SMO's last report has that tunnel with the kernel's counts.
+	# The module's tunnel counters ride the same reports: h2 sends 300
+	# packets (2 QPs of 150) to h1 through tunnel 7 (SRv6, out e0; h1
+	# drops them), and the SMO's last report has that tunnel with the
+	# kernel's counts and the sender's.
 	ip -n "$h2" -6 addr add fc00:9::2/64 dev e0 nodad
 	ip -n "$h1" -6 addr add fc00:9::1/64 dev e0 nodad
 	ip -n "$h1" -6 neigh replace fc00:9::2 dev e0 nud permanent \
@@ -478,18 +479,19 @@ q = json.load(open(T + "/qos-tun.json"))["smo"]
 (h2,) = [x for x in q["nodes"] if x["node"] == "h2"]
 kern = {t["id"]: t for t in json.load(open(T + "/tunnels.json"))}
 rep = {t["id"]: t for t in h2["last"].get("tunnels", [])}
+sent = json.load(open(T + "/send-tun.json"))["totals"]["packets"]
 print("smo: tunnels", rep, "| kernel:", {k: (v.get("packets"), v.get("bytes")) for k, v in kern.items()})
 bad = []
 if set(rep) != {7} or set(kern) != {7}:
     bad.append("tunnels: smo %s, kernel %s, want [7]" % (sorted(rep), sorted(kern)))
 else:
     r, k = rep[7], kern[7]
-    if not (r["packets"] == k["packets"] == 150):
-        bad.append("packets: smo %s, kernel %s, sent 150" % (r["packets"], k["packets"]))
-    if r["bytes"] != k["bytes"] or r["bytes"] < 150 * 200:
+    if not (r["packets"] == k["packets"] == sent == 300):
+        bad.append("packets: smo %s, kernel %s, sent %d" % (r["packets"], k["packets"], sent))
+    if r["bytes"] != k["bytes"] or r["bytes"] < sent * 200:
         bad.append("bytes: smo %s, kernel %s" % (r["bytes"], k["bytes"]))
     if r["state"] != "up" or r["active"] != "primary" or len(r["paths"]) != 1 or \
-       r["paths"][0]["packets"] != 150:
+       r["paths"][0]["packets"] != sent:
         bad.append("state/active/paths: %s" % r)
 for b in bad:
     print("BAD", b)
