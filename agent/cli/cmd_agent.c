@@ -258,6 +258,23 @@ static void print_election(struct json_object *smo)
 		printf("  last_error %s\n", str(e, "last_error"));
 }
 
+/* With etcd: the leader's set this SMO relays to its SRs, and our writes. */
+static void print_relay(struct json_object *smo)
+{
+	struct json_object *r;
+
+	if (!json_object_object_get_ex(smo, "relay", &r))
+		return;
+	printf("smo relay term %s leader %s revision %s policies %s relayed %s writes %s write_failures %s\n",
+	       str(r, "term"), *str(r, "leader") ? str(r, "leader") : "none",
+	       str(r, "rev"), str(r, "policies"), str(r, "relayed"),
+	       str(r, "writes"), str(r, "write_failures"));
+	if (*str(r, "last_error"))
+		printf("  last_error %s\n", str(r, "last_error"));
+	if (*str(r, "last_write_error"))
+		printf("  last_write_error %s\n", str(r, "last_write_error"));
+}
+
 /*
  * show mg: the gateway's SRD and table, its requests by outcome, its
  * refusals by reason, and a line per service prefix with its choices.
@@ -403,6 +420,7 @@ static void print_text(const char *what, struct json_object *d)
 			printf("smo revision %s policies %zu pushes %s\n", str(role, "rev"),
 			       v ? json_object_array_length(v) : 0, str(role, "pushes"));
 			print_election(role);
+			print_relay(role);
 			for (size_t i = 0; v && i < json_object_array_length(v); i++) {
 				struct json_object *x = json_object_array_get_idx(v, i);
 
@@ -414,10 +432,11 @@ static void print_text(const char *what, struct json_object *d)
 			struct json_object *in, *t;
 
 			json_object_object_get_ex(role, "desired", &v);
-			printf("sr revision %s desired %zu gaps %s stale %s conflicts %s errors %s\n",
+			printf("sr revision %s desired %zu gaps %s stale %s conflicts %s errors %s term %s stale_term %s\n",
 			       str(role, "rev"), v ? json_object_array_length(v) : 0,
 			       str(role, "gaps"), str(role, "stale"),
-			       str(role, "conflicts"), str(role, "errors"));
+			       str(role, "conflicts"), str(role, "errors"),
+			       str(role, "term"), str(role, "stale_term"));
 			for (size_t i = 0; v && i < json_object_array_length(v); i++) {
 				struct json_object *x = json_object_array_get_idx(v, i);
 

@@ -705,7 +705,8 @@ static int get_sr(struct json_object *root, struct agent_config *cfg,
 }
 
 /*
- * smo.election_*: only where the registry is in etcd, the one place
+ * smo.election_* and smo.policies_key (the leader's set, relayed to
+ * every controller's SMO): only where the registry is in etcd, the one place
  * several controllers share; with SQLite there is one controller, which
  * always leads, and a knob that does nothing is refused like a typo.
  */
@@ -713,7 +714,7 @@ static int get_election(struct json_object *s, struct agent_config *cfg,
 			char *err, int errlen)
 {
 	static const char *const keys[] = {
-		"election_key", "election_lease_s", NULL,
+		"election_key", "election_lease_s", "policies_key", NULL,
 	};
 	static const char srd_prefix[] = "/dmsc/srd/";	/* store_etcd.c's */
 	struct smo_config *c = &cfg->smo;
@@ -740,6 +741,22 @@ static int get_election(struct json_object *s, struct agent_config *cfg,
 			return -1;
 		}
 	}
+	if (json_object_object_get_ex(s, "policies_key", &v)) {
+		if (get_str(v, "smo.policies_key", c->policies_key,
+			    sizeof(c->policies_key), err, errlen))
+			return -1;
+		if (!strncmp(c->policies_key, srd_prefix, strlen(srd_prefix))) {
+			snprintf(err, errlen, "smo.policies_key: \"%s\" is under the registry's prefix %s",
+				 c->policies_key, srd_prefix);
+			return -1;
+		}
+	}
+	/* the relayed set must not be taken for the seat, nor replace it */
+	if (!strcmp(c->policies_key, c->election_key)) {
+		snprintf(err, errlen, "smo.policies_key: \"%s\" is smo.election_key too",
+			 c->policies_key);
+		return -1;
+	}
 	return 0;
 }
 
@@ -747,12 +764,14 @@ static int get_smo(struct json_object *root, struct agent_config *cfg,
 		   char *err, int errlen)
 {
 	static const char *const keys[] = {
-		"policies", "election_key", "election_lease_s", NULL,
+		"policies", "election_key", "election_lease_s", "policies_key",
+		NULL,
 	};
 	struct json_object *s;
 	int bad;
 
 	strcpy(cfg->smo.election_key, CONFIG_ELECTION_KEY);
+	strcpy(cfg->smo.policies_key, CONFIG_POLICIES_KEY);
 	cfg->smo.election_lease_s = CONFIG_ELECTION_LEASE_S;
 	s = section(root, "smo", keys, err, errlen, &bad);
 	if (!s)

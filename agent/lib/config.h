@@ -106,6 +106,7 @@ struct sr_config {
 
 #define CONFIG_ELECTION_KEY	"/dmsc/smo/leader"
 #define CONFIG_ELECTION_LEASE_S	5
+#define CONFIG_POLICIES_KEY	"/dmsc/smo/policies"
 
 /*
  * "smo": the orchestrator's policies (daemon/smo/smo_role.c), and its
@@ -115,6 +116,7 @@ struct smo_config {
 	bool set;
 	char policies[CONFIG_PATH_MAX];	/* the policy file; "" = none */
 	char election_key[256];		/* etcd key of the seat */
+	char policies_key[256];		/* etcd key of the leader's whole set */
 	unsigned int election_lease_s;	/* the leader's etcd lease */
 };
 

@@ -7,7 +7,9 @@
 
 #include "msg_policy.h"
 
-static const char *const policy_msg_keys[] = { "rev", "full", "policies", NULL };
+static const char *const policy_msg_keys[] = {
+	"rev", "full", "term", "policies", NULL,
+};
 static const char *const policy_keys[] = {
 	"name", "node", "tunnel", "src", "paths", "backup", "rules", "credit",
 	NULL,
@@ -535,6 +537,8 @@ static int policy_encode(struct json_object *root, const void *body, char *err,
 	(void)errlen;
 	json_object_object_add(root, "rev", json_object_new_uint64(m->rev));
 	json_object_object_add(root, "full", json_object_new_boolean(m->full));
+	if (m->term)
+		json_object_object_add(root, "term", json_object_new_uint64(m->term));
 	for (size_t i = 0; i < m->n; i++)
 		json_object_array_add(a, policy_json(&m->p[i]));
 	json_object_object_add(root, "policies", a);
@@ -555,6 +559,15 @@ static int policy_decode(struct json_object *root, void *body, char *err,
 		return -1;
 	}
 	m->full = json_object_get_boolean(v);
+	/* optional: absent is 0, no term (one controller); present, an etcd revision */
+	if (json_object_object_get_ex(root, "term", NULL)) {
+		if (msg_get_u64(root, "", "term", UINT64_MAX, &m->term, err, errlen))
+			return -1;
+		if (!m->term) {
+			snprintf(err, errlen, "term: 0 is no term (leave it out)");
+			return -1;
+		}
+	}
 	if (!json_object_object_get_ex(root, "policies", &v)) {
 		snprintf(err, errlen, "policies: required");
 		return -1;

@@ -28,6 +28,13 @@
  * have restarted), false on a change (the SR ignores one at or below its
  * revision, and counts a gap when it is more than one above).
  *
+ * "term" (optional, at least 1) is set where several controllers share
+ * an etcd: the etcd revision at which the SMO leader wrote the set that
+ * this push relays (its key's mod_revision), so it grows with every
+ * write by any leader. An SR refuses a push, full or not, whose term is
+ * below the highest it applied; a push without a term (one controller,
+ * SQLite) is taken by "rev" and "full" alone.
+ *
  * The same policy objects make the SMO's policy file and the SR's state
  * file: { "policies": [ ... ] }. Documentation/agent.md has examples.
  */
@@ -92,6 +99,7 @@ struct policy {
 struct msg_policy {
 	uint64_t rev;
 	bool full;
+	uint64_t term;		/* 0: none */
 	size_t n;
 	struct policy *p;	/* malloc()ed */
 };

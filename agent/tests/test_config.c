@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(57 + 5 + 11);
+	ktap_plan(57 + 5 + 11 + 3);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -105,6 +105,16 @@ int main(void)
 	ktap_check(parse(SMO_ETCD("\"election_key\":\"/dmsc/srd/leader\"")) &&
 		   !strcmp(err, "smo.election_key: \"/dmsc/srd/leader\" is under the registry's prefix /dmsc/srd/"),
 		   "smo.election_key: not under the registry's prefix");
+	ktap_check(!strcmp(cfg.smo.policies_key, "/dmsc/smo/policies") &&
+		   !parse(SMO_ETCD("\"policies_key\":\"/x/set\"")) &&
+		   !strcmp(cfg.smo.policies_key, "/x/set"),
+		   "smo.policies_key: default /dmsc/smo/policies, or given");
+	ktap_check(parse(SMO_ETCD("\"policies_key\":\"/dmsc/srd/set\"")) &&
+		   !strcmp(err, "smo.policies_key: \"/dmsc/srd/set\" is under the registry's prefix /dmsc/srd/"),
+		   "smo.policies_key: not under the registry's prefix");
+	ktap_check(parse(SMO_ETCD("\"election_key\":\"/x/k\",\"policies_key\":\"/x/k\"")) &&
+		   !strcmp(err, "smo.policies_key: \"/x/k\" is smo.election_key too"),
+		   "smo.policies_key: not the election's key");
 	ktap_check(parse(SMO_ETCD("\"election\":true")) &&
 		   !strcmp(err, "smo.election: unknown field"),
 		   "smo: an unknown field named");

@@ -509,6 +509,59 @@ static void digest_cases(void)
 
 #define AUTH(x) "{\"version\":1,\"type\":3,\"node\":\"n1\",\"seq\":4," x "}"
 #define JTI "00112233445566778899aabbccddeeff"
+/* type 6's optional term: a round trip, absent as 0, 0 and non-numbers refused */
+#define TERM_CASES 4
+static void term_cases(void)
+{
+	struct msg_policy mp = { .rev = 3, .full = false, .term = 42 };
+	struct msg m = { .type = &msg_policy_type, .node = "c", .seq = 1, .body = &mp };
+	struct msg back;
+	char *frame = NULL, *text;
+	size_t len;
+	int ok;
+
+	ok = !msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+	     !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err, sizeof(err));
+	if (ok) {
+		const struct msg_policy *b = back.body;
+
+		ok = b->term == 42 && b->rev == 3 && !b->full && b->n == 0;
+		msg_free(&back);
+	}
+	free(frame);
+	text = NULL;
+	if (!msg_encode(&m, &frame, &len, err, sizeof(err))) {
+		text = strndup(frame + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		free(frame);
+	}
+	ok = ok && text && strstr(text, "\"term\":42");
+	free(text);
+	ktap_check(ok, "type 6: a term encoded and decoded (42)");
+	mp.term = 0;
+	frame = text = NULL;
+	ok = !msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+	     (text = strndup(frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) &&
+	     !strstr(text, "term") &&
+	     !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err, sizeof(err));
+	if (ok) {
+		ok = ((struct msg_policy *)back.body)->term == 0;
+		msg_free(&back);
+	}
+	free(text);
+	free(frame);
+	ktap_check(ok, "type 6: no term (one controller): none sent, decoded as 0");
+#define T(x) "{\"version\":1,\"type\":6,\"node\":\"c\",\"seq\":1,\"rev\":2,\"full\":true," \
+	x "\"policies\":[]}"
+	text = T("\"term\":0,");
+	ktap_check(starts(decode_text(text), "term: 0 is no term (leave it out)"),
+		   "type 6: term 0 refused");
+	ktap_check(starts(decode_text(T("\"term\":-3,")), "term: negative") &&
+		   starts(decode_text(T("\"term\":\"7\",")), "term: expected an unsigned integer") &&
+		   starts(decode_text(T("\"term\":1,\"term\":2,")), "duplicate key \"term\""),
+		   "type 6: a negative term, a term as a string, a term twice refused");
+#undef T
+}
+
 #define AUTH_CASES 16
 static void auth_cases(void)
 {
@@ -633,7 +686,7 @@ int main(void)
 	struct qos_dev d;
 	struct qos_qp q[2];
 
-	ktap_plan(51 + NODE_CASES + TUNNEL_CASES + AUTH_CASES);
+	ktap_plan(51 + NODE_CASES + TUNNEL_CASES + AUTH_CASES + TERM_CASES);
 	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
 	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
 		   "the sample is accepted as it is");
@@ -772,5 +825,6 @@ int main(void)
 	node_cases();
 	tunnel_cases();
 	auth_cases();
+	term_cases();
 	return ktap_finish();
 }

@@ -17,11 +17,16 @@
  *
  * Where the registry is in etcd (srd.store.etcd), several controllers
  * share it and their SMOs elect a leader (srd/election.h): a step every
- * third of the lease on this loop, and only the leader pushes. A
- * follower keeps its set and its revisions and pushes nothing; a new
- * leader pushes its whole set ("full") to every SR it serves, which an
- * SR takes whatever its revision, so that the SRs converge on the new
- * leader's set. With SQLite there is one controller: it always leads.
+ * third of the lease on this loop. An SR talks to one controller, not
+ * necessarily the leader's: so the leader does not push its set itself
+ * but writes it to etcd (smo_relay.h), only while the seat is its own,
+ * and every SMO, leader or follower, pushes what etcd holds to the SRs
+ * of its srd, with the write's etcd revision as the term an SR orders
+ * pushes by. A new leadership's set goes "full", which an SR takes
+ * whatever its revision, so that the SRs converge on the new leader's
+ * set. A follower keeps its own set (file, apply) and its revisions;
+ * no one pushes them. With SQLite there is one controller: it always
+ * leads and pushes its own set, without a term.
  *
  * Changes made at run time last until the agent restarts; then the
  * policy file is the set again.
@@ -36,6 +41,7 @@
 #include "log.h"
 #include "msg_policy.h"
 #include "smo_qos.h"
+#include "smo_relay.h"
 
 struct smo_peer {
 	struct conn *c;
@@ -66,9 +72,11 @@ struct smo_election {
 	enum smo_seat seat;
 	char leader[64];		/* as the last step named it */
 	char error[160];		/* of the last step that failed */
-	bool owed;			/* a push withheld: the SRs lack a change */
 	int64_t since_ms;		/* the seat's last change */
 	uint64_t steps, won, lost, errors, withheld;
+	struct smo_relay *relay;	/* the set etcd holds, to our SRs */
+	uint64_t writes, write_failures, relayed;
+	char write_error[160];
 };
 
 /*
@@ -81,29 +89,41 @@ static bool smo_leading(struct smo_role *r)
 			  election_leading(r->el->el));
 }
 
-/* The policies of @node, in a push at the current revision. */
+/*
+ * The policies of the SR's node: with etcd, those of the set etcd holds,
+ * at its leader's revision and with its term, whoever leads (none yet:
+ * nothing); with SQLite, ours at our revision.
+ */
 static void push_one(struct smo_role *r, struct smo_peer *sp, bool full)
 {
 	const char *node = conn_peer(sp->c)->node;
 	struct msg_policy m = { .rev = r->rev, .full = full };
+	const struct policy *set = r->p;
+	size_t n = r->n;
 	struct policy *mine;
 
-	/* the one gate: no push of any kind leaves a non-leader */
-	if (!smo_leading(r)) {
-		r->el->withheld++;
-		r->el->owed = true;
-		return;
+	if (r->el) {
+		const struct smo_set *rs = smo_relay_set(r->el->relay);
+
+		if (!rs)
+			return;
+		set = rs->p;
+		n = rs->n;
+		m.rev = rs->rev;
+		m.term = rs->term;
 	}
-	mine = calloc(r->n ? r->n : 1, sizeof(*mine));
+	mine = calloc(n ? n : 1, sizeof(*mine));
 	if (!mine)
 		return;
-	for (size_t i = 0; i < r->n; i++)
-		if (!strcmp(r->p[i].node, node))
-			mine[m.n++] = r->p[i];
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(set[i].node, node))
+			mine[m.n++] = set[i];
 	m.p = mine;
 	if (!agent_msg_send(r->a, sp->c, &msg_policy_type, &m)) {
 		sp->pushes++;
 		r->pushes++;
+		if (r->el)
+			r->el->relayed++;
 	}
 	free(mine);
 }
@@ -112,6 +132,68 @@ static void push_all(struct smo_role *r, bool full)
 {
 	for (struct smo_peer *sp = r->peers; sp; sp = sp->next)
 		push_one(r, sp, full);
+}
+
+/* A newer set in etcd (read, or our own write): to every SR of our srd. */
+static void on_relayed(void *arg, bool full)
+{
+	push_all(arg, full);
+}
+
+/* Is the set etcd holds ours, as it is now, of this leadership? */
+static bool published(struct smo_role *r)
+{
+	const struct smo_set *rs = smo_relay_set(r->el->relay);
+
+	return rs && !strcmp(rs->leader, r->a->cfg.node) && rs->rev == r->rev &&
+	       rs->seat == (uint64_t)election_seat_revision(r->el->el);
+}
+
+/*
+ * The leader's set to etcd, only while the seat is ours (election_put);
+ * on success it is relayed at once, not when the watch brings it back.
+ * A failure is counted and left to the next step, which tries again.
+ */
+static void publish(struct smo_role *r)
+{
+	struct smo_election *e = r->el;
+	uint64_t seat = (uint64_t)election_seat_revision(e->el);
+	char *value = smo_relay_value(r->a->cfg.node, seat, r->rev, r->p, r->n);
+	char err[sizeof(e->write_error)];
+	int64_t term = 0;
+	int rc;
+
+	if (!value) {
+		e->write_failures++;
+		snprintf(e->write_error, sizeof(e->write_error), "out of memory");
+		return;
+	}
+	rc = election_put(e->el, r->a->cfg.smo.policies_key, value, &term, err,
+			  sizeof(err));
+	if (rc == 1 && term > 0) {
+		e->writes++;
+		smo_relay_take(e->relay, (uint64_t)term, value);
+	} else {
+		e->write_failures++;
+		snprintf(e->write_error, sizeof(e->write_error), "%s", err);
+		agent_log("smo: relay: revision %llu not written to %s: %s",
+			  (unsigned long long)r->rev, r->a->cfg.smo.policies_key, err);
+	}
+	free(value);
+}
+
+/* Our set changed: pushed (SQLite), written (etcd, leading), or held back. */
+static void set_changed(struct smo_role *r)
+{
+	if (!r->el) {
+		push_all(r, false);
+		return;
+	}
+	if (!smo_leading(r)) {
+		r->el->withheld++;
+		return;
+	}
+	publish(r);
 }
 
 static void seat_set(struct smo_role *r, enum smo_seat seat)
@@ -139,7 +221,6 @@ static void on_elect(evutil_socket_t fd, short what, void *arg)
 {
 	struct smo_role *r = arg;
 	struct smo_election *e = r->el;
-	bool was = smo_leading(r);
 	char err[sizeof(e->error)], before[sizeof(e->leader)];
 	int rc;
 
@@ -157,19 +238,20 @@ static void on_elect(evutil_socket_t fd, short what, void *arg)
 		agent_log("smo: election: follower; leader %s, was %s",
 			  e->leader[0] ? e->leader : "none",
 			  before[0] ? before : "none");
-	/* "unknown" stops the pushes as "follower" does: etcd may have moved on */
+	/* "unknown" stops the writes as "follower" does: etcd may have moved on */
 	seat_set(r, rc < 0 ? SEAT_UNKNOWN : rc ? SEAT_LEADER : SEAT_FOLLOWER);
-	if (!smo_leading(r) || (was && !e->owed))
-		return;
+	smo_relay_retry(e->relay);
 	/*
-	 * A new term, or a change withheld in this one: the whole set to
-	 * every SR. "full" is taken whatever the SR's revision, which may
-	 * be another leader's, higher than ours.
+	 * Leading, and etcd does not hold our set of this leadership (the
+	 * seat just won, a change withheld or a write failed, the key
+	 * deleted): write it. Every SMO relays it, as a new leadership's
+	 * whole set ("full").
 	 */
-	e->owed = false;
-	agent_log("smo: leading: the whole set (revision %llu) to every SR",
-		  (unsigned long long)r->rev);
-	push_all(r, true);
+	if (!smo_leading(r) || published(r))
+		return;
+	agent_log("smo: leading: the whole set (revision %llu) to %s",
+		  (unsigned long long)r->rev, r->a->cfg.smo.policies_key);
+	publish(r);
 }
 
 /* Campaign at once, then every third of the lease. -1 (logged). */
@@ -195,8 +277,15 @@ static int election_start(struct smo_role *r)
 		agent_log("smo: %s", e->el ? "election: no timer" : err);
 		return -1;
 	}
-	agent_log("smo: election on %s, key %s, lease %u s", cfg->srd.etcd,
-		  cfg->smo.election_key, cfg->smo.election_lease_s);
+	e->relay = smo_relay_start(r->a->base, cfg->srd.etcd, cfg->smo.policies_key,
+				   on_relayed, r, err, sizeof(err));
+	if (!e->relay) {
+		agent_log("smo: relay: %s", err);
+		return -1;
+	}
+	agent_log("smo: election on %s, key %s, lease %u s; the leader's set at %s",
+		  cfg->srd.etcd, cfg->smo.election_key, cfg->smo.election_lease_s,
+		  cfg->smo.policies_key);
 	on_elect(-1, 0, r);
 	return 0;
 }
@@ -210,6 +299,7 @@ static void election_stop(struct smo_role *r)
 		return;
 	if (e->tick)
 		event_free(e->tick);
+	smo_relay_stop(e->relay);
 	if (e->el) {
 		if (e->seat == SEAT_LEADER)
 			agent_log("smo: election: resigning");
@@ -246,6 +336,22 @@ static struct json_object *election_show(struct smo_role *r)
 	json_object_object_add(o, "errors", json_object_new_uint64(e->errors));
 	json_object_object_add(o, "withheld", json_object_new_uint64(e->withheld));
 	json_object_object_add(o, "last_error", json_object_new_string(e->error));
+	return o;
+}
+
+/* With etcd: the set this SMO relays (whoever wrote it) and our writes. */
+static struct json_object *relay_show(struct smo_role *r)
+{
+	struct smo_election *e = r->el;
+	struct json_object *o;
+
+	if (!e || !e->relay)
+		return NULL;
+	o = smo_relay_show(e->relay);
+	json_object_object_add(o, "writes", json_object_new_uint64(e->writes));
+	json_object_object_add(o, "write_failures", json_object_new_uint64(e->write_failures));
+	json_object_object_add(o, "last_write_error", json_object_new_string(e->write_error));
+	json_object_object_add(o, "relayed", json_object_new_uint64(e->relayed));
 	return o;
 }
 
@@ -338,7 +444,7 @@ int smo_role_apply(struct smo_role *r, struct json_object *doc, char *err,
 	r->applied += nin;
 	agent_log("smo: %zu policies applied, %zu in all, revision %llu", nin, n,
 		  (unsigned long long)r->rev);
-	push_all(r, false);
+	set_changed(r);
 	return 0;
 }
 
@@ -359,7 +465,7 @@ int smo_role_withdraw(struct smo_role *r, const char *name, char *err,
 	r->withdrawn++;
 	agent_log("smo: policy %s withdrawn, revision %llu", name,
 		  (unsigned long long)r->rev);
-	push_all(r, false);
+	set_changed(r);
 	return 0;
 }
 
@@ -464,5 +570,7 @@ struct json_object *smo_role_show(struct smo_role *r)
 	json_object_object_add(o, "applied", json_object_new_uint64(r->applied));
 	json_object_object_add(o, "withdrawn", json_object_new_uint64(r->withdrawn));
 	json_object_object_add(o, "election", election_show(r));
+	if (r->el && r->el->relay)
+		json_object_object_add(o, "relay", relay_show(r));
 	return o;
 }

@@ -37,6 +37,7 @@ struct sr_policy {
 	void (*save)(void *);
 	void *arg;
 	uint64_t rev;
+	uint64_t term;		/* the highest applied (msg_policy.h); 0: none yet */
 	struct policy *want;
 	size_t nwant;
 	/* on record as made by this agent */
@@ -44,7 +45,7 @@ struct sr_policy {
 	size_t ntun;
 	struct pol_rule *rul;
 	size_t nrul;
-	uint64_t pushes, fulls, gaps, stale, reconciles, added, changed,
+	uint64_t pushes, fulls, gaps, stale, stale_terms, reconciles, added, changed,
 		 deleted, conflicts, errors;
 	char last_error[400];
 };
@@ -368,7 +369,19 @@ void sr_policy_push(struct sr_policy *s, const struct msg_policy *m)
 {
 	struct policy *p;
 
-	if (!m->full && m->rev <= s->rev) {
+	/*
+	 * A set an SMO leader wrote to etcd before the one this SR applied
+	 * (a deposed leader, a controller that has not read etcd yet): its
+	 * term is lower, and so is its age, whatever "full" and "rev" say.
+	 */
+	if (m->term && m->term < s->term) {
+		s->stale_terms++;
+		agent_log("sr: policy push of term %llu refused: this SR applied term %llu",
+			  (unsigned long long)m->term, (unsigned long long)s->term);
+		return;
+	}
+	/* a later term is a later write by a leader, newer whatever its "rev" */
+	if (!m->full && m->term <= s->term && m->rev <= s->rev) {
 		s->stale++;	/* had it: applied once only */
 		return;
 	}
@@ -386,10 +399,13 @@ void sr_policy_push(struct sr_policy *s, const struct msg_policy *m)
 	s->want = p;
 	s->nwant = m->n;
 	s->rev = m->rev;
+	if (m->term > s->term)
+		s->term = m->term;
 	s->pushes++;
 	s->fulls += m->full;
-	agent_log("sr: %zu policies at revision %llu%s", m->n,
-		  (unsigned long long)m->rev, m->full ? " (full)" : "");
+	agent_log("sr: %zu policies at revision %llu%s, term %llu", m->n,
+		  (unsigned long long)m->rev, m->full ? " (full)" : "",
+		  (unsigned long long)s->term);
 	s->save(s->arg);
 	sr_policy_reconcile(s);
 }
@@ -407,6 +423,9 @@ struct json_object *sr_policy_state(const struct sr_policy *s)
 	struct json_object *o = json_object_new_object(), *a, *in;
 
 	json_object_object_add(o, "rev", json_object_new_uint64(s->rev));
+	/* kept across restarts, or a stale leader's set would be taken after one */
+	if (s->term)
+		json_object_object_add(o, "term", json_object_new_uint64(s->term));
 	a = json_object_new_array();
 	for (size_t i = 0; i < s->nwant; i++)
 		json_object_array_add(a, policy_json(&s->want[i]));
@@ -428,9 +447,11 @@ int sr_policy_load(struct sr_policy *s, struct json_object *o)
 {
 	struct json_object *v, *in, *a;
 	char err[256];
-	uint64_t rev;
+	uint64_t rev, term = 0;
 
 	if (msg_get_u64(o, "policies", "rev", UINT64_MAX, &rev, err, sizeof(err)) ||
+	    (json_object_object_get_ex(o, "term", NULL) &&
+	     msg_get_u64(o, "policies", "term", UINT64_MAX, &term, err, sizeof(err))) ||
 	    !json_object_object_get_ex(o, "desired", &v) ||
 	    policy_array_parse(v, "policies.desired", &s->want, &s->nwant, err,
 			       sizeof(err)) ||
@@ -439,6 +460,7 @@ int sr_policy_load(struct sr_policy *s, struct json_object *o)
 			  sizeof(err)))
 		goto bad;
 	s->rev = rev;
+	s->term = term;
 	for (size_t i = 0; i < json_object_array_length(a); i++)
 		tun_record(s, (uint32_t)json_object_get_int64(json_object_array_get_idx(a, i)));
 	if (msg_get_array(in, "policies.installed", "rules", 1u << 20, &a, err,
@@ -453,8 +475,9 @@ int sr_policy_load(struct sr_policy *s, struct json_object *o)
 			goto bad;
 		rul_record(s, &r);
 	}
-	agent_log("sr: state: %zu policies at revision %llu, %zu tunnels and %zu rules installed",
-		  s->nwant, (unsigned long long)s->rev, s->ntun, s->nrul);
+	agent_log("sr: state: %zu policies at revision %llu (term %llu), %zu tunnels and %zu rules installed",
+		  s->nwant, (unsigned long long)s->rev, (unsigned long long)s->term,
+		  s->ntun, s->nrul);
 	return 0;
 bad:
 	agent_log("sr: state: %s", err);
@@ -470,6 +493,8 @@ struct json_object *sr_policy_show(const struct sr_policy *s)
 	json_object_object_add(o, "full", json_object_new_uint64(s->fulls));
 	json_object_object_add(o, "gaps", json_object_new_uint64(s->gaps));
 	json_object_object_add(o, "stale", json_object_new_uint64(s->stale));
+	json_object_object_add(o, "term", json_object_new_uint64(s->term));
+	json_object_object_add(o, "stale_term", json_object_new_uint64(s->stale_terms));
 	json_object_object_add(o, "reconciles", json_object_new_uint64(s->reconciles));
 	json_object_object_add(o, "added", json_object_new_uint64(s->added));
 	json_object_object_add(o, "changed", json_object_new_uint64(s->changed));

@@ -20,6 +20,7 @@ struct election {
 	char key[256], node[NODE_MAX];
 	int ttl_s;
 	int64_t lease;		/* ours while we lead or campaign, or 0 */
+	int64_t seat_rev;	/* etcd revision of our winning campaign */
 	int64_t lead_until;	/* monotonic ms: act until then */
 };
 
@@ -165,6 +166,8 @@ static int campaign(struct election *el, char *err, size_t errlen)
 	json_object_put(txn);
 	won = json_object_object_get_ex(resp, "succeeded", &v) &&
 	      json_object_get_boolean(v);
+	if (won && json_object_object_get_ex(resp, "header", &v))
+		el->seat_rev = etcd_int(v, "revision");
 	json_object_put(resp);
 	if (!won) {
 		/* someone was quicker: our lease holds nothing */
@@ -214,6 +217,70 @@ int election_step(struct election *el, char *leader, size_t size, char *err,
 	if (rc == 1)
 		snprintf(leader, size, "%s", el->node);
 	return rc;
+}
+
+int64_t election_seat_revision(const struct election *el)
+{
+	return el->lease ? el->seat_rev : 0;
+}
+
+/* A compare of the seat K: @target ("VALUE", "LEASE") equal to @field's @v. */
+static struct json_object *seat_is(struct election *el, const char *target,
+				   const char *field, struct json_object *v)
+{
+	struct json_object *c = json_object_new_object();
+
+	json_object_object_add(c, "key", etcd_b64(el->key, strlen(el->key)));
+	json_object_object_add(c, "target", json_object_new_string(target));
+	json_object_object_add(c, "result", json_object_new_string("EQUAL"));
+	json_object_object_add(c, field, v);
+	return c;
+}
+
+int election_put(struct election *el, const char *key, const char *value,
+		 int64_t *rev, char *err, size_t errlen)
+{
+	struct json_object *txn, *a, *p, *op, *resp, *v;
+	int ok;
+
+	if (!el->lease) {
+		snprintf(err, errlen, "election: not leading");
+		return 0;
+	}
+	/*
+	 * The seat holds our name under our lease, both compared in the
+	 * transaction that writes: a leader deposed since its last step
+	 * (its lease expired, the seat another's) cannot replace the set.
+	 */
+	txn = json_object_new_object();
+	a = json_object_new_array();
+	json_object_array_add(a, seat_is(el, "VALUE", "value",
+					 etcd_b64(el->node, strlen(el->node))));
+	json_object_array_add(a, seat_is(el, "LEASE", "lease",
+					 json_object_new_int64(el->lease)));
+	json_object_object_add(txn, "compare", a);
+	p = json_object_new_object();
+	json_object_object_add(p, "key", etcd_b64(key, strlen(key)));
+	json_object_object_add(p, "value", etcd_b64(value, strlen(value)));
+	op = json_object_new_object();
+	json_object_object_add(op, "request_put", p);
+	a = json_object_new_array();
+	json_object_array_add(a, op);
+	json_object_object_add(txn, "success", a);
+	if (etcd_call(el->e, "/v3/kv/txn", txn, &resp, err, errlen)) {
+		json_object_put(txn);
+		return -1;
+	}
+	json_object_put(txn);
+	ok = json_object_object_get_ex(resp, "succeeded", &v) &&
+	     json_object_get_boolean(v);
+	/* the put's revision is the transaction's, the header's */
+	*rev = ok && json_object_object_get_ex(resp, "header", &v) ?
+	       etcd_int(v, "revision") : 0;
+	json_object_put(resp);
+	if (!ok)
+		snprintf(err, errlen, "election: the seat %s is not ours", el->key);
+	return ok;
 }
 
 void election_resign(struct election *el)

@@ -41,6 +41,20 @@ int election_step(struct election *el, char *leader, size_t size, char *err,
 /* May we act now? 1 until our lease could have run out, then 0. */
 int election_leading(const struct election *el);
 
+/*
+ * The etcd revision at which we took the seat, while we hold it (else
+ * 0): it changes with every leadership, even of the same node.
+ */
+int64_t election_seat_revision(const struct election *el);
+/*
+ * Put @value at @key in one etcd transaction that succeeds only while
+ * the seat holds our name under our lease: 1 and the write's revision
+ * in *@rev; 0 if the seat is not ours (a deposed leader); -1 if etcd
+ * could not be asked (it may have been applied). @err says why not.
+ */
+int election_put(struct election *el, const char *key, const char *value,
+		 int64_t *rev, char *err, size_t errlen);
+
 /* Step down now (delete K if it is ours, revoke our lease). */
 void election_resign(struct election *el);
 void election_close(struct election *el);

@@ -285,12 +285,24 @@ int etcd_watch(struct etcd *e, struct json_object *req, etcd_line_fn fn,
 {
 	const char *body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	struct watch w = { .fn = fn, .arg = arg };
+	int cur = e->cur;
 	CURLcode cc;
 	long http;
 
 	if (post(e, "/v3/watch", body, timeout_ms, watch_data, &w, &http, &cc,
 		 err, errlen)) {
 		free(w.b.p);
+		/*
+		 * A stream the member answered that ran out its @timeout_ms is
+		 * how a window ends, not the member's fault: say "timed out",
+		 * as the caller expects, and stay with that member. (Taken as
+		 * a failure, it cost the standing watcher a pause of 200 ms
+		 * and a move to the next member every window.)
+		 */
+		if (cc == CURLE_OPERATION_TIMEDOUT && http == 200) {
+			e->cur = cur;
+			snprintf(err, errlen, "etcd watch: timed out");
+		}
 		return -1;
 	}
 	free(w.b.p);

@@ -45,6 +45,7 @@
 #include "msg_reg.h"
 #include "routes_frame.h"
 #include "tls.h"
+#include "../srd/etcd.h"
 #include "../srd/tests/etcd_cluster.h"
 #include "../../tests/ktap.h"
 
@@ -837,12 +838,13 @@ static void f_routes(uint64_t rev, uint64_t prev, int full, int from, int n)
 static void policy_text(char *buf, size_t size, const char *name,
 			const char *node, int id, int weight);
 
-/* Type 6 from the fake: one policy @name (tunnel @id) for n3, at @rev. */
+/* Type 6 from the fake: one policy @name (tunnel @id) for n3, at @rev, of @term (0: none). */
 static const char *fake_node = "ctl";	/* its certificate's */
 
-static void f_policy(uint64_t rev, int full, const char *name, int id)
+static void f_policy(uint64_t rev, int full, const char *name, int id,
+		     uint64_t term)
 {
-	struct msg_policy mp = { .rev = rev, .full = full, .n = 1 };
+	struct msg_policy mp = { .rev = rev, .full = full, .n = 1, .term = term };
 	struct msg m = { .type = &msg_policy_type, .node = "ctl", .seq = rev,
 			 .body = &mp };
 	struct policy pol;
@@ -998,10 +1000,10 @@ static void sr_revisions(void)
 		uint64_t gaps = 9, stale = 9, prev = 0;
 
 		if (fake.c) {
-			f_policy(5, 1, "q5", 105);
-			f_policy(6, 0, "q6", 106);
-			f_policy(8, 0, "q8", 108);
-			f_policy(7, 0, "q7", 107);
+			f_policy(5, 1, "q5", 105, 0);
+			f_policy(6, 0, "q6", 106, 0);
+			f_policy(8, 0, "q8", 108, 0);
+			f_policy(7, 0, "q7", 107, 0);
 		}
 		pump(400);
 		ok = !sr_pol("n3", &rev, names, tuns, "gaps", &gaps) &&
@@ -1013,6 +1015,36 @@ static void sr_revisions(void)
 			printf("# rev %llu gaps %llu stale %llu [%s] [%s]\n",
 			       (unsigned long long)rev, (unsigned long long)gaps,
 			       (unsigned long long)stale, names, tuns);
+	}
+	{
+		/*
+		 * Terms (several controllers on etcd): 9 of term 50 taken; then
+		 * a full push and a change of lower terms refused (stale_term),
+		 * whatever their revisions; a full push of term 60 at a lower
+		 * revision (another leader's) taken.
+		 */
+		char names[256], tuns[64];
+		uint64_t st = 9, term = 0, t50 = 0;
+
+		if (fake.c) {
+			f_policy(9, 0, "t9", 109, 50);
+			pump(300);
+			sr_pol("n3", &rev, names, tuns, "term", &t50);
+			f_policy(20, 1, "t20", 120, 40);
+			f_policy(10, 0, "t10", 110, 45);
+			pump(300);
+			ok = !sr_pol("n3", &rev, names, tuns, "stale_term", &st) &&
+			     rev == 9 && !strcmp(names, "t9") && t50 == 50 && st == 2;
+			f_policy(3, 1, "t3", 103, 60);
+			pump(300);
+		}
+		ok = ok && !sr_pol("n3", &rev, names, tuns, "term", &term) &&
+		     rev == 3 && term == 60 && !strcmp(names, "t3") && !strcmp(tuns, "103");
+		ktap_check(ok, "sr: terms: t9 of term 50 taken; a full push of term 40 and a change of term 45 refused (stale_term 2); a full push of term 60 at revision 3 taken");
+		if (!ok)
+			printf("# rev %llu term %llu stale_term %llu [%s] [%s]\n",
+			       (unsigned long long)rev, (unsigned long long)term,
+			       (unsigned long long)st, names, tuns);
 	}
 	stop(&pid);
 	{
@@ -1038,8 +1070,8 @@ static void sr_revisions(void)
 			while (!fake.up && mono_ms() < e)
 				event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
 			fake.up; });
-		ok = ok && !sr_pol("n3", &rev, names, tuns, NULL, NULL) && rev == 8 &&
-		     !strcmp(names, "q8") && !strcmp(tuns, "108");
+		ok = ok && !sr_pol("n3", &rev, names, tuns, "term", &a) && rev == 3 &&
+		     a == 60 && !strcmp(names, "t3") && !strcmp(tuns, "103");
 		{
 			struct json_object *d = ask("n3", "{\"show\":\"rejected\"}");
 
@@ -1047,7 +1079,7 @@ static void sr_revisions(void)
 			json_object_put(d);
 		}
 		if (fake.c)
-			f_policy(9, 1, "q9", 109);
+			f_policy(9, 1, "q9", 109, 0);
 		pump(400);
 		{
 			struct json_object *d = ask("n3", "{\"show\":\"rejected\"}");
@@ -1056,8 +1088,8 @@ static void sr_revisions(void)
 			json_object_put(d);
 		}
 		ok = ok && after == a + 1 && !sr_pol("n3", &rev, names, tuns, NULL, NULL) &&
-		     rev == 8 && !strcmp(names, "q8");
-		ktap_check(ok, "sr: restarted, q8 from its state file; a policy push from an sr certificate refused (role), not applied");
+		     rev == 3 && !strcmp(names, "t3");
+		ktap_check(ok, "sr: restarted, t3 and its term 60 from its state file; a policy push from an sr certificate refused (role), not applied");
 		if (!ok)
 			printf("# role rejections %llu -> %llu, rev %llu [%s] [%s]\n",
 			       (unsigned long long)a, (unsigned long long)after,
@@ -1187,7 +1219,7 @@ static void full_limits(void)
 
 #define LEASE_S		2	/* smo.election_lease_s: etcd's least */
 #define LEASE_MS	(LEASE_S * 1000)
-#define ELECTION_CASES	11
+#define ELECTION_CASES	13
 
 static pid_t pid_sa, pid_sb, pid_e1, pid_e2;
 
@@ -1247,6 +1279,35 @@ static int sr_holds(const char *node, const char *names, uint64_t rev, uint64_t 
 	if (full)
 		*full = f;
 	return !strcmp(n, names) && (!rev || r == rev);
+}
+
+/* @node's smo relay: @key as text into @out ("" if none). */
+static const char *relay_get(const char *node, const char *key, char *out,
+			     size_t size)
+{
+	struct json_object *d = ask(node, "{\"show\":\"policies\"}");
+	struct json_object *v = path_get(path_get(path_get(d, "smo", NULL), "relay", NULL),
+					 key, NULL);
+
+	snprintf(out, size, "%s", v ? json_object_get_string(v) : "");
+	json_object_put(d);
+	return out;
+}
+
+static uint64_t relay_u64(const char *node, const char *key)
+{
+	char b[64];
+
+	return strtoull(relay_get(node, key, b, sizeof(b)), NULL, 10);
+}
+
+/* The term @node's SR applied last (0: none, or no answer). */
+static uint64_t sr_term(const char *node)
+{
+	char n[1024], t[256];
+	uint64_t r, term = 0;
+
+	return sr_pol(node, &r, n, t, "term", &term) ? 0 : term;
 }
 
 static void election_skip(int from, const char *why)
@@ -1417,17 +1478,19 @@ static void shared_registry(void)
 
 /*
  * Two controllers, smoa and smob (srd+aam+smo, lease 2 s), on one etcd,
- * with different policy files; e1 dials smoa first, e2 smob first. Only
- * the leader pushes; smoa killed, smob leads within 2 leases and both
- * SRs take its set; smob stopped cleanly resigns, and smoa's set (at a
- * lower revision) replaces it at the SRs.
+ * with different policy files; e1 dials smoa first, e2 smob first. The
+ * leader's set goes through etcd to both SMOs, which push it to their
+ * SRs with its term; a follower's own set is pushed by no one; smoa
+ * killed, smob leads within 2 leases and both SRs take its set at a
+ * higher term; smob stopped cleanly resigns, and smoa's set (at a lower
+ * revision, a higher term) replaces it at the SRs.
  */
 static void election_cases(void)
 {
 	char pa1[1024], pa2[1024], pb1[1024], pb2[1024], srds[256], err[256];
 	char buf[1024], b1[64];
 	int port_a, port_b, ok, status;
-	uint64_t f1 = 0, f2 = 0, g1 = 0, g2 = 0;
+	uint64_t f1 = 0, f2 = 0, g1 = 0, g2 = 0, term1, term2;
 	int64_t t0, t_lead, t_set;
 
 	if (sh("command -v etcd >/dev/null")) {
@@ -1477,37 +1540,121 @@ static void election_cases(void)
 	ktap_check(ok, "election: smoa leads, smob follows naming it (dmsc agent show policies, text and -j)");
 
 	/*
-	 * e1 at the leader gets its set; e2 at the follower nothing, not
-	 * even after a change at smob and a whole lease.
+	 * The leader's set, relayed through etcd: e1 (at the leader) and e2
+	 * (at the follower smob) both hold smoa's, of one term; smob's own
+	 * change is not pushed, not even after a whole lease.
 	 */
 	pid_e1 = spawn("e1");
 	pid_e2 = spawn("e2");
-	ok = WAIT(15000, sr_holds("e1", "pa1", 1, NULL) && ({
-		struct json_object *d = ask("smob", "{\"show\":\"peers\"}");
-		struct json_object *p = path_get(path_get(d, "srd", NULL), "peers", NULL);
-		int k = arr_len(p) == 1 && json_object_get_boolean(
-			path_get(json_object_array_get_idx(p, 0), "synced", NULL));
-
-		json_object_put(d);
-		k; }));
+	ok = WAIT(15000, sr_holds("e1", "pa1", 1, NULL) && sr_holds("e2", "pa2", 1, NULL));
+	term1 = sr_term("e2");
 	policy_text(pb1, sizeof(pb1), "pb3", "e2", 312, 1);
 	write_policies("apply-b.json", pb1, NULL);
 	ok = ok && !sh("%s agent socket %s/smob.sock policy apply %s/apply-b.json",
 		       dmsc_bin, dir, dir);
 	usleep(LEASE_MS * 1000);
-	ok = ok && sr_holds("e2", "", 0, NULL) && sr_holds("e1", "pa1", 1, NULL) &&
-	     smo_counter("smob", "pushes") == 0 && smo_counter("smob", "rev") == 2 &&
-	     strtoull(el_get("smob", "withheld", b1, sizeof(b1)), NULL, 10) >= 2 &&
-	     smo_counter("smoa", "pushes") >= 1;
-	ktap_check(ok, "election: only the leader pushes: e1 (at smoa) holds pa1; e2 (at the follower smob) nothing after smob's revision 2 and a lease");
+	ok = ok && sr_holds("e2", "pa2", 1, NULL) && sr_holds("e1", "pa1", 1, NULL) &&
+	     term1 > 0 && sr_term("e1") == term1 && relay_u64("smob", "term") == term1 &&
+	     !strcmp(relay_get("smob", "leader", b1, sizeof(b1)), "smoa") &&
+	     relay_u64("smob", "relayed") >= 1 && relay_u64("smob", "writes") == 0 &&
+	     relay_u64("smoa", "writes") >= 1 && smo_counter("smob", "rev") == 2 &&
+	     strtoull(el_get("smob", "withheld", b1, sizeof(b1)), NULL, 10) >= 1;
+	snprintf(buf, sizeof(buf),
+		 "%s agent socket %s/smob.sock show policies | grep -q '^smo relay term %llu leader smoa revision 1 policies 2 relayed ' && "
+		 "%s agent socket %s/e2.sock show policies | grep -q '^sr revision 1 .* term %llu stale_term 0$'",
+		 dmsc_bin, dir, (unsigned long long)term1, dmsc_bin, dir,
+		 (unsigned long long)term1);
+	ok = ok && !sh("%s", buf);
+	ktap_check(ok, "election: the leader's set through etcd: e1 (at smoa) holds pa1, e2 (at the follower smob) pa2, of one term; smob's own revision 2 withheld (show policies, text)");
 	if (!ok)
-		printf("# smob pushes %llu withheld %s\n",
-		       (unsigned long long)smo_counter("smob", "pushes"),
-		       el_get("smob", "withheld", b1, sizeof(b1)));
+		printf("# smob relayed %llu term %llu withheld %s; SR terms e1 %llu e2 %llu\n",
+		       (unsigned long long)relay_u64("smob", "relayed"),
+		       (unsigned long long)relay_u64("smob", "term"),
+		       el_get("smob", "withheld", b1, sizeof(b1)),
+		       (unsigned long long)sr_term("e1"), (unsigned long long)term1);
+
+	/*
+	 * Changes at the leader reach the follower's SR: five of them (a
+	 * weight changed each time), each timed as polled, from the CLI's
+	 * start to e2 holding it, and by the SMOs' own clocks (one machine,
+	 * CLOCK_MONOTONIC; no polling in it): smoa's write to smob's read.
+	 */
+	{
+		int64_t worst = 0, relay[5];
+		uint64_t tprev = term1;
+		int k, rounds_ok = 1;
+
+		for (k = 0; k < 5 && rounds_ok; k++) {
+			int64_t ta, tb;
+
+			policy_text(pa1, sizeof(pa1), "pa3", "e2", 302, k + 1);
+			write_policies("apply-a.json", pa1, NULL);
+			t0 = mono_ms();
+			rounds_ok = !sh("%s agent socket %s/smoa.sock policy apply %s/apply-a.json",
+					dmsc_bin, dir, dir) &&
+				    WAIT(3000, sr_holds("e2", "pa2,pa3", 2 + k, NULL));
+			t_set = mono_ms() - t0;
+			ta = mono_ms() - (int64_t)relay_u64("smoa", "age_ms");
+			tb = mono_ms() - (int64_t)relay_u64("smob", "age_ms");
+			relay[k] = tb - ta;
+			term2 = sr_term("e2");
+			rounds_ok = rounds_ok && term2 > tprev;
+			tprev = term2;
+			if (t_set > worst)
+				worst = t_set;
+			printf("# change %d at the leader smoa: at e2 (at the follower smob) after %lld ms as polled; smob read it %lld ms after smoa wrote it; term %llu\n",
+			       k + 1, (long long)t_set, (long long)relay[k],
+			       (unsigned long long)term2);
+		}
+		/* e1 (at smoa) applies on its own time: waited for, not raced */
+		ok = rounds_ok && worst <= 1000 && WAIT(3000, sr_holds("e1", "pa1", 6, NULL));
+		if (!ok) {
+			char n[1024], t[256];
+			uint64_t r = 0;
+
+			sr_pol("e1", &r, n, t, NULL, NULL);
+			printf("# rounds %d (all ok: %d), worst %lld ms, e1 holds [%s] at %llu\n", k,
+			       rounds_ok, (long long)worst, n, (unsigned long long)r);
+		}
+	}
+	ktap_check(ok, "election: five changes applied at the leader reach the SR of the follower, each within 1 s and at a higher term");
+
+	/*
+	 * A value that is not a set, put by hand where the set is: both
+	 * SMOs refuse it and relay none; the leader, its set no longer
+	 * published, writes it again at its next step, at a higher term,
+	 * which both SRs take.
+	 */
+	{
+		static const char key[] = "/dmsc/smo/policies", bad[] = "{\"leader\":\"x\"}";
+		struct etcd *e = etcd_open(cluster_endpoints, err, sizeof(err));
+		struct json_object *q = json_object_new_object(), *resp;
+		uint64_t w0 = relay_u64("smoa", "writes"), tb = sr_term("e2");
+
+		json_object_object_add(q, "key", etcd_b64(key, strlen(key)));
+		json_object_object_add(q, "value", etcd_b64(bad, strlen(bad)));
+		ok = e && !etcd_call(e, "/v3/kv/put", q, &resp, err, sizeof(err));
+		if (ok)
+			json_object_put(resp);
+		ok = ok && WAIT(3 * LEASE_MS, relay_u64("smob", "refused") >= 1 &&
+				relay_u64("smoa", "refused") >= 1 &&
+				relay_u64("smoa", "writes") > w0 && sr_term("e2") > tb &&
+				sr_term("e1") == sr_term("e2") &&
+				relay_u64("smob", "term") == sr_term("e2"));
+		ok = ok && sr_holds("e2", "pa2,pa3", 6, NULL) && sr_holds("e1", "pa1", 6, NULL);
+		printf("# a value that is not a set put by hand: refused at smoa %llu, smob %llu; smoa's writes %llu -> %llu; SR terms %llu -> %llu\n",
+		       (unsigned long long)relay_u64("smoa", "refused"),
+		       (unsigned long long)relay_u64("smob", "refused"),
+		       (unsigned long long)w0, (unsigned long long)relay_u64("smoa", "writes"),
+		       (unsigned long long)tb, (unsigned long long)sr_term("e2"));
+		ktap_check(ok, "election: a value put by hand that is not a set is refused by both SMOs; the leader writes its set again, which both SRs take at a higher term");
+		json_object_put(q);
+		etcd_close(e);
+	}
 
 	/* the leader dies: smob leads; e1 fails over to it, e2 is there */
 	sr_holds("e1", "pa1", 0, &f1);
-	sr_holds("e2", "", 0, &f2);
+	sr_holds("e2", "pa2,pa3", 0, &f2);
 	stop(&pid_sa);
 	t0 = mono_ms();
 	ok = WAIT(4 * LEASE_MS, seat_is("smob", "leader"));
@@ -1520,8 +1667,12 @@ static void election_cases(void)
 	ktap_check(t_lead <= 2 * LEASE_MS && seat_is("smob", "leader") &&
 		   !strcmp(el_get("smob", "terms_won", b1, sizeof(b1)), "1"),
 		   "election: the leader killed: the follower leads within 2 leases");
-	ktap_check(ok && t_set <= 2 * LEASE_MS && g1 > f1 && g2 > f2,
-		   "election: both SRs take the new leader's whole set (full) at its revision 2 within 2 leases");
+	printf("# terms: e1 %llu, e2 %llu (smoa's last %llu)\n",
+	       (unsigned long long)sr_term("e1"), (unsigned long long)sr_term("e2"),
+	       (unsigned long long)term2);
+	ktap_check(ok && t_set <= 2 * LEASE_MS && g1 > f1 && g2 > f2 &&
+		   sr_term("e1") > term2 && sr_term("e2") == sr_term("e1"),
+		   "election: both SRs take the new leader's whole set (full) at its revision 2, of one higher term, within 2 leases");
 
 	/* a clean stop resigns: smoa (back, following) leads within a lease */
 	pid_sa = spawn("smoa");

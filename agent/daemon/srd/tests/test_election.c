@@ -14,11 +14,13 @@
 #include <unistd.h>
 
 #include "election.h"
+#include "etcd.h"
 #include "etcd_cluster.h"
 #include "../../../tests/ktap.h"
 
 #define TTL_S	3	/* each etcd call of a step gets 750 ms */
 #define KEY	"/t/smo/leader"
+#define PKEY	"/t/smo/policies"
 
 static char err[256], who[64];
 
@@ -60,7 +62,7 @@ int main(void)
 	pid_t a;
 	char ch;
 
-	ktap_plan(9);
+	ktap_plan(11);
 	ok = cluster_up(err, sizeof(err)) == 0;
 	ktap_check(ok, "a three-member etcd cluster on loopback answers");
 	if (!ok) {
@@ -180,6 +182,50 @@ int main(void)
 	ok = step_definite(c) == 1 && !strcmp(who, "smo-c") &&
 	     step_definite(b) == 0 && !strcmp(who, "smo-c");
 	ktap_check(ok, "a leader that resigns hands over at once");
+
+	/*
+	 * election_put: only the seat's holder writes, compared on the seat's
+	 * value and lease in the writing transaction. The seat deleted by
+	 * hand and won by another process of the same name: the old one,
+	 * which has not stepped since and still thinks it leads, cannot write.
+	 */
+	{
+		struct json_object *q = json_object_new_object(), *resp, *kvs, *v;
+		struct election *c2 = NULL;
+		struct etcd *e = etcd_open(cluster_endpoints, err, sizeof(err));
+		int64_t r1 = 0, r2 = 0, r3 = -1;
+		char val[32] = "";
+
+		ok = election_put(c, PKEY, "set-c", &r1, err, sizeof(err)) == 1 && r1 > 0 &&
+		     election_put(b, PKEY, "set-b", &r3, err, sizeof(err)) == 0;
+		ktap_check(ok, "election_put: the leader writes the set, a follower cannot");
+		json_object_object_add(q, "key", etcd_b64(KEY, strlen(KEY)));
+		ok = e && !etcd_call(e, "/v3/kv/deleterange", q, &resp, err, sizeof(err));
+		if (ok)
+			json_object_put(resp);
+		c2 = election_open(cluster_endpoints, KEY, "smo-c", TTL_S, err, sizeof(err));
+		ok = ok && c2 && step_definite(c2) == 1 && election_leading(c);
+		ok = ok && election_put(c, PKEY, "stale", &r3, err, sizeof(err)) == 0 &&
+		     election_put(c2, PKEY, "set-c2", &r2, err, sizeof(err)) == 1 && r2 > r1;
+		json_object_object_add(q, "key", etcd_b64(PKEY, strlen(PKEY)));
+		if (ok && !etcd_call(e, "/v3/kv/range", q, &resp, err, sizeof(err))) {
+			if (json_object_object_get_ex(resp, "kvs", &kvs) &&
+			    json_object_object_get_ex(json_object_array_get_idx(kvs, 0),
+						      "value", &v))
+				etcd_unb64(json_object_get_string(v), val, sizeof(val));
+			json_object_put(resp);
+		}
+		printf("# election_put: set-c at revision %" PRId64 ", set-c2 at %" PRId64
+		       "; the set holds \"%s\"\n", r1, r2, val);
+		ktap_check(ok && !strcmp(val, "set-c2"),
+			   "election_put: a deposed leader (its lease no longer the seat's) cannot write; the new one writes at a higher revision");
+		json_object_put(q);
+		etcd_close(e);
+		if (c2) {
+			election_resign(c2);
+			election_close(c2);
+		}
+	}
 
 	ok = !election_open(cluster_endpoints, KEY, "smo-d", 1, err, sizeof(err)) &&
 	     strstr(err, "ttl 1 s");
