@@ -13,6 +13,7 @@
  *   { "policy_apply": { "policies": [ policy... ] } }   (smo: msg_policy.h)
  *   { "policy_withdraw": "NAME" }                         (smo)
  *   { "aam_revoke": "JTI" }                               (aam)
+ *   { "backup": "/ABSOLUTE/FILE" }                        (srd, SQLite)
  *   { "token": { "sub", "scope", "lifetime_s" (optional) } }
  *                          (sr: asks the AAM; the answer waits for its)
  *   { "access": { "token": T, "prefix": P } }  (sr: verified offline)
@@ -248,7 +249,7 @@ static struct json_object *handle(struct ctl *c, struct bufferevent *bev,
 				  const char *line, size_t len)
 {
 	struct agent *a = c->a;
-	struct json_object *req, *v, *resp;
+	struct json_object *req, *v, *resp, *d;
 	char err[256];
 
 	req = json_strict_parse(line, len, &JSON_STRICT_WIRE, err, sizeof(err));
@@ -307,6 +308,16 @@ static struct json_object *handle(struct ctl *c, struct bufferevent *bev,
 			resp = fail("policy withdraw: %s", err);
 		else
 			resp = ok(json_object_new_string(json_object_get_string(v)));
+	} else if (json_object_object_get_ex(req, "backup", &v)) {
+		if (!a->srd)
+			resp = fail("backup: %s runs no srd", a->cfg.node);
+		else if (!json_object_is_type(v, json_type_string))
+			resp = fail("backup: %s", "expected an absolute file name");
+		else if (!(d = srd_role_backup(a->srd, json_object_get_string(v), err,
+						sizeof(err))))
+			resp = fail("%s", err);
+		else
+			resp = ok(d);
 	} else if (json_object_object_get_ex(req, "aam_revoke", &v)) {
 		if (!a->aam)
 			resp = fail("aam revoke: %s issues no tokens (no aam section)", a->cfg.node);
@@ -320,8 +331,6 @@ static struct json_object *handle(struct ctl *c, struct bufferevent *bev,
 	} else if (json_object_object_get_ex(req, "token", &v)) {
 		resp = do_token(c, bev, v);
 	} else if (json_object_object_get_ex(req, "access", &v)) {
-		struct json_object *d;
-
 		if (!a->sr)
 			resp = fail("access: %s runs no sr role", a->cfg.node);
 		else if (!(d = sr_role_access(a->sr, v, err, sizeof(err))))
@@ -329,7 +338,7 @@ static struct json_object *handle(struct ctl *c, struct bufferevent *bev,
 		else
 			resp = ok(d);
 	} else {
-		resp = fail("request: %s", "unknown; show, register, deregister, policy_apply, policy_withdraw, aam_revoke, token or access");
+		resp = fail("request: %s", "unknown; show, register, deregister, policy_apply, policy_withdraw, aam_revoke, backup, token or access");
 	}
 	json_object_put(req);
 	return resp;

@@ -5,10 +5,11 @@
 
 #include <stdio.h>
 
-static int ktap_n, ktap_failed;
+static int ktap_n, ktap_failed, ktap_planned = -1;
 
 static inline void ktap_plan(int n)
 {
+	ktap_planned = n;
 	printf("TAP version 13\n1..%d\n", n);
 }
 
@@ -24,8 +25,13 @@ static inline void ktap_plan(int n)
 	fflush(stdout);							\
 } while (0)
 
+/* Failed, or ran another number of cases than planned (a lost case). */
 static inline int ktap_finish(void)
 {
+	if (ktap_planned >= 0 && ktap_n != ktap_planned) {
+		printf("# planned %d cases, ran %d\n", ktap_planned, ktap_n);
+		return 1;
+	}
 	return ktap_failed ? 1 : 0;
 }
 

@@ -946,6 +946,37 @@ struct json_object *srd_role_show(struct srd_role *r, const char *what)
 	return o;
 }
 
+static int count_inst(const struct srd_instance *i, void *arg)
+{
+	(void)i;
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
+struct json_object *srd_role_backup(struct srd_role *r, const char *path,
+				    char *err, size_t errlen)
+{
+	struct json_object *o;
+	uint64_t rev = 0, n = 0;
+
+	if (!r->st->ops->backup) {
+		snprintf(err, errlen, "backup: the %s store is backed up by its own tool (etcdctl snapshot save)",
+			 r->st->ops->name);
+		return NULL;
+	}
+	/* what the copy holds: nothing runs between the two on this loop */
+	if (r->st->ops->list(r->st, count_inst, &n, &rev, err, errlen) ||
+	    r->st->ops->backup(r->st, path, err, errlen))
+		return NULL;
+	agent_log("srd: backup of the registry at revision %llu (%llu instances) in %s",
+		  (unsigned long long)rev, (unsigned long long)n, path);
+	o = json_object_new_object();
+	json_object_object_add(o, "file", json_object_new_string(path));
+	json_object_object_add(o, "revision", json_object_new_uint64(rev));
+	json_object_object_add(o, "instances", json_object_new_uint64(n));
+	return o;
+}
+
 #ifdef DMSC_TEST_HOOKS
 /* test_roles: the next @n full tables cannot be listed (a store down). */
 void srd_role_test_fail_list(struct srd_role *r, unsigned int n)

@@ -12,10 +12,13 @@
  * on the same file would keep leases of its own and expire what the first
  * renews.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -459,6 +462,51 @@ static void sq_close(struct srd_store *s)
 	free(st);
 }
 
+/*
+ * VACUUM INTO on the SRD's own connection: the exclusive lock keeps
+ * sqlite3(1)'s .backup out of the file, and this is a consistent,
+ * compacted copy, made between two statements (nothing else runs on the
+ * agent's loop meanwhile: 133 bytes an instance, milliseconds). Then the
+ * copy is fsync()ed, so a backup that was answered is on disk.
+ */
+static int prepare(struct sqlite_store *st, sqlite3_stmt **q, const char *sql,
+		   char *err, size_t errlen);
+
+static int sq_backup(struct srd_store *s, const char *path, char *err,
+		     size_t errlen)
+{
+	struct sqlite_store *st = S(s);
+	sqlite3_stmt *q = NULL;
+	int rc, fd;
+
+	if (path[0] != '/') {
+		snprintf(err, errlen, "backup: %s: not an absolute path", path);
+		return -1;
+	}
+	if (!access(path, F_OK)) {
+		snprintf(err, errlen, "backup: %s: exists (a backup never overwrites)", path);
+		return -1;
+	}
+	if (prepare(st, &q, "VACUUM INTO ?1", err, errlen))
+		return -1;
+	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "backup: %s: %s", path, sqlite3_errmsg(st->db));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd)) {
+		snprintf(err, errlen, "backup: %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 static const struct srd_store_ops sqlite_ops = {
 	.name = "sqlite",
 	.put = sq_put,
@@ -468,6 +516,7 @@ static const struct srd_store_ops sqlite_ops = {
 	.list = sq_list,
 	.changes = sq_changes,
 	.revision = sq_revision,
+	.backup = sq_backup,
 	.close = sq_close,
 };
 

@@ -1722,7 +1722,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(37 + ELECTION_CASES);
+	ktap_plan(39 + ELECTION_CASES);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -1902,6 +1902,30 @@ int main(int argc, char **argv)
 			printf("# show nodes: %s\n", json_object_to_json_string(d));
 		json_object_put(d);
 		ktap_check(ok, "nodes: n3's own report kept, one naming node n9 refused (node) and not in the table");
+	}
+	{
+		/*
+		 * An online backup of the SQLite store (its lock keeps
+		 * sqlite3's .backup out): the copy holds the 3 instances at
+		 * the registry's revision; the same file again is refused.
+		 */
+		int n = 0;
+		uint64_t rev = srd_revision(&n);
+
+		ok = !sh("%s -j agent socket %s/ctl.sock backup %s/srd-backup.db > %s/backup.json",
+			 dmsc_bin, dir, dir, dir) &&
+		     !sh("python3 -c 'import json, sqlite3, sys; d = json.load(open(sys.argv[1])); "
+			 "c = sqlite3.connect(sys.argv[2]); "
+			 "n = c.execute(\"select count(*) from instance\").fetchone()[0]; "
+			 "r = c.execute(\"select v from meta where k = ?\", (\"revision\",)).fetchone()[0]; "
+			 "print(\"# backup:\", d, \"holds\", n, \"instances at revision\", r); "
+			 "sys.exit(not (n == d[\"instances\"] == %llu and r == d[\"revision\"] == %llu and "
+			 "d[\"file\"] == sys.argv[2]))' %s/backup.json %s/srd-backup.db",
+			 (unsigned long long)n, (unsigned long long)rev, dir, dir) && n == 3 &&
+		     sh("%s agent socket %s/ctl.sock backup %s/srd-backup.db 2>%s/backup.err", dmsc_bin,
+			dir, dir, dir) &&
+		     !sh("grep -q 'exists (a backup never overwrites)' %s/backup.err", dir);
+		ktap_check(ok, "dmsc agent backup: an online copy of the SQLite store with its instances and revision; an existing file refused");
 	}
 	digest_cases();
 
