@@ -1016,7 +1016,7 @@ static int get_mg(struct json_object *root, struct agent_config *cfg,
 {
 	static const char *const keys[] = {
 		"srd", "listen", "digest_interval_ms", "connections", "log_per_s",
-		"connections_per_ip", "token_nodes", NULL,
+		"connections_per_ip", "token_nodes", "https", NULL,
 	};
 	struct mg_config *c = &cfg->mg;
 	struct json_object *s, *v;
@@ -1071,6 +1071,20 @@ static int get_mg(struct json_object *root, struct agent_config *cfg,
 	    get_uint(v, "mg.connections_per_ip", 0, 10000, &c->connections_per_ip,
 		     err, errlen))
 		return -1;
+	if (json_object_object_get_ex(s, "https", &v)) {
+		static const char *const hkeys[] = { "cert", "key", NULL };
+
+		if (!json_object_is_type(v, json_type_object)) {
+			snprintf(err, errlen, "mg.https: expected an object { cert, key }");
+			return -1;
+		}
+		if (only_keys(v, "mg.https", hkeys, err, errlen) ||
+		    get_path(v, "mg.https", "cert", c->https_cert, sizeof(c->https_cert),
+			     true, err, errlen) ||
+		    get_path(v, "mg.https", "key", c->https_key, sizeof(c->https_key),
+			     true, err, errlen))
+			return -1;
+	}
 	if (json_object_object_get_ex(s, "token_nodes", &v)) {
 		if (get_str(v, "mg.token_nodes", c->token_nodes,
 			    sizeof(c->token_nodes), err, errlen))

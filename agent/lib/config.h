@@ -143,6 +143,8 @@ struct mg_config {
 	unsigned int connections_per_ip;	/* HTTP connections of one client; 0 = any */
 	/* fnmatch(3) of the nodes whose tokens it takes (default: its own) */
 	char token_nodes[64];
+	/* PEM certificate and key of the HTTPS entry; "": plain HTTP */
+	char https_cert[CONFIG_PATH_MAX], https_key[CONFIG_PATH_MAX];
 };
 
 #define CONFIG_AAM_GRANTS	64

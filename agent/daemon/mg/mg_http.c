@@ -44,6 +44,7 @@
 struct mg_http {
 	struct mg_role *r;
 	struct MHD_Daemon *d;
+	char *cert, *key;		/* PEM of mg.https, or NULL */
 	struct event *io_ev, *tm_ev;
 	uint64_t runs;
 	/* refused by libmicrohttpd itself (431, 414, a broken request) */
@@ -334,6 +335,25 @@ static void on_io(evutil_socket_t fd, short what, void *arg)
 	run(arg);
 }
 
+/* A PEM file into memory, for libmicrohttpd's HTTPS_MEM_* options. */
+static char *read_pem(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && n < (1L << 20) &&
+	    !fseek(f, 0, SEEK_SET) && (buf = calloc(1, (size_t)n + 1)) &&
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
 struct mg_http *mg_http_start(struct mg_role *r)
 {
 	const struct mg_config *cfg = &r->a->cfg.mg;
@@ -341,6 +361,7 @@ struct mg_http *mg_http_start(struct mg_role *r)
 	struct sockaddr_storage sa;
 	struct mg_http *h;
 	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem tls[4] = { { MHD_OPTION_END, 0, NULL } };
 	socklen_t salen;
 	uint16_t port;
 
@@ -348,6 +369,31 @@ struct mg_http *mg_http_start(struct mg_role *r)
 	if (!h)
 		return NULL;
 	h->r = r;
+	if (cfg->https_cert[0]) {
+		/*
+		 * The bearer token crosses here: without TLS anyone on the
+		 * path can replay it for its lifetime. libmicrohttpd's TLS is
+		 * GnuTLS's; TLS 1.2 and 1.3 only.
+		 */
+		h->cert = read_pem(cfg->https_cert);
+		h->key = read_pem(cfg->https_key);
+		if (!h->cert || !h->key) {
+			agent_log("mg.https: cannot read %s: %m",
+				  h->cert ? cfg->https_key : cfg->https_cert);
+			goto fail;
+		}
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			agent_log("mg.https: this libmicrohttpd has no TLS");
+			goto fail;
+		}
+		flags |= MHD_USE_TLS;
+		tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, h->cert };
+		tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, h->key };
+		tls[2] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+			(void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" };
+	} else {
+		agent_log("mg: no mg.https: the entry is plain HTTP, its tokens in the clear (keep it on a trusted network)");
+	}
 	config_addr_parse(cfg->listen, &sa, &salen);
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -364,9 +410,12 @@ struct mg_http *mg_http_start(struct mg_role *r)
 				(unsigned int)cfg->connections_per_ip,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MG_HTTP_TIMEOUT_S,
+				/* mg.https's, or nothing */
+				MHD_OPTION_ARRAY, tls,
 				MHD_OPTION_END);
 	if (!h->d) {
-		agent_log("mg.listen: cannot serve HTTP on %s: %m", cfg->listen);
+		agent_log("mg.listen: cannot serve HTTP%s on %s (%m)%s", h->cert ? "S" : "",
+			  cfg->listen, h->cert ? "; is mg.https's key the certificate's?" : "");
 		goto fail;
 	}
 	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
@@ -378,7 +427,7 @@ struct mg_http *mg_http_start(struct mg_role *r)
 	h->tm_ev = evtimer_new(r->a->base, on_io, h);
 	if (!h->io_ev || !h->tm_ev || event_add(h->io_ev, NULL))
 		goto fail;
-	agent_log("mg: serving http://%s/v1/resolve", cfg->listen);
+	agent_log("mg: serving http%s://%s/v1/resolve", h->cert ? "s" : "", cfg->listen);
 	run(h);
 	return h;
 fail:
@@ -396,6 +445,10 @@ void mg_http_stop(struct mg_http *h)
 		event_free(h->tm_ev);
 	if (h->d)
 		MHD_stop_daemon(h->d);
+	if (h->key)	/* a private key: not left in freed memory */
+		explicit_bzero(h->key, strlen(h->key));
+	free(h->key);
+	free(h->cert);
 	free(h);
 }
 

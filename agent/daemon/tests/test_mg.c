@@ -50,7 +50,7 @@
 static char dir[] = "/tmp/dmsc-mg.XXXXXX";
 static const char *agent_bin, *pki_bin, *dmsc_bin;
 static int srd_port, http_port, dead_port;
-static pid_t pid_ctl, pid_n1, pid_n2, pid_gw;
+static pid_t pid_ctl, pid_n1, pid_n2, pid_gw, pid_gws;
 static EVP_PKEY *aam, *forger;
 
 static int64_t mono_ms(void)
@@ -290,14 +290,18 @@ static size_t on_header(char *p, size_t sz, size_t n, void *arg)
 
 static CURL *curl;
 
-/* GET /v1/resolve with @query (appended as is) and @token (NULL: no header). */
-static long resolve(const char *query, const char *token, struct resp *r)
+/*
+ * GET @base/v1/resolve with @query (appended as is) and @token (NULL: no
+ * header).
+ */
+static long resolve_at(const char *base, const char *query, const char *token,
+		       struct resp *r)
 {
 	struct curl_slist *h = NULL;
 	char url[512], auth[3000];
 
 	memset(r, 0, sizeof(*r));
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/resolve%s", http_port, query);
+	snprintf(url, sizeof(url), "%s/v1/resolve%s", base, query);
 	if (token) {
 		snprintf(auth, sizeof(auth), "Authorization: %s", token);
 		h = curl_slist_append(h, auth);
@@ -316,6 +320,14 @@ static long resolve(const char *query, const char *token, struct resp *r)
 		printf("# %s: %s\n", url, curl_easy_strerror(rc));
 	curl_slist_free_all(h);
 	return r->status;
+}
+
+static long resolve(const char *query, const char *token, struct resp *r)
+{
+	char base[64];
+
+	snprintf(base, sizeof(base), "http://127.0.0.1:%d", http_port);
+	return resolve_at(base, query, token, r);
 }
 
 /* The jti and node of the next token bearer() makes; "": random, gw. */
@@ -509,13 +521,14 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(23);
+	ktap_plan(24);
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
 		 " $p -d $d/ca init; $p -d $d/ca node ctl --roles srd,aam;"
 		 " for n in n1 n2; do $p -d $d/ca node $n --roles sr; done;"
 		 " $p -d $d/ca node gw --roles mg;"
+		 " $p -d $d/ca node gws --roles mg --san 127.0.0.1;"
 		 " openssl genpkey -algorithm ed25519 -out $d/aam.key;"
 		 " openssl pkey -in $d/aam.key -pubout -out $d/aam.pub;"
 		 " openssl genpkey -algorithm ed25519 -out $d/forger.key) >%s/pki.log 2>&1",
@@ -822,6 +835,45 @@ int main(int argc, char **argv)
 		      st);
 	}
 
+	/*
+	 * A second gateway with mg.https (its certificate from dmsc-pki,
+	 * with 127.0.0.1 among its names): resolved over TLS, the cluster's
+	 * CA verifying it; plain HTTP to it gets no answer.
+	 */
+	{
+		char base[64], cfg[2048];
+		int https_port = free_port();
+		long st;
+
+		snprintf(cfg, sizeof(cfg),
+			"{ \"node\": \"gws\", \"roles\": [\"mg\"], \"control\": \"%s/gws.sock\",\n"
+			"  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/gws.crt\", \"key\": \"%s/ca/gws.key\" },\n"
+			"  \"mg\": { \"srd\": [ { \"node\": \"ctl\", \"address\": \"127.0.0.1:%d\" } ],\n"
+			"          \"listen\": \"127.0.0.1:%d\", \"token_nodes\": \"gw\",\n"
+			"          \"https\": { \"cert\": \"%s/ca/gws.crt\", \"key\": \"%s/ca/gws.key\" } },\n"
+			"  \"tokens\": { \"aam_key\": \"%s/aam.pub\", \"kid\": \"aam1\" } }\n",
+			dir, dir, dir, dir, srd_port, https_port, dir, dir, dir);
+		write_config("gws", "%s", cfg);
+		pid_gws = spawn("gws");
+		snprintf(base, sizeof(base), "https://127.0.0.1:%d", https_port);
+		snprintf(cfg, sizeof(cfg), "%s/ca/ca.crt", dir);
+		curl_easy_setopt(curl, CURLOPT_CAINFO, cfg);
+		ok = WAIT(10000, resolve_at(base, "?prefix=" P1, tok, &r) == 200) &&
+		     !strcmp(field(&r, "prefix"), P1);
+		st = r.status;
+		snprintf(base, sizeof(base), "http://127.0.0.1:%d", https_port);
+		ok = ok && resolve_at(base, "?prefix=" P1, tok, &r) != 200;
+		curl_easy_setopt(curl, CURLOPT_CAINFO, NULL);
+		kill(pid_gws, SIGTERM);
+		ok = ok && waitpid(pid_gws, &status, 0) == pid_gws && WIFSIGNALED(status) &&
+		     WTERMSIG(status) == SIGTERM;
+		pid_gws = 0;
+		ok = ok && sh("grep -q 'LeakSanitizer\\|runtime error\\|AddressSanitizer' %s/gws.log", dir) &&
+		     !sh("grep -q 'serving https://' %s/gws.log", dir);
+		check(ok, "mg.https: resolved over TLS (%ld), the CA verifying the gateway; plain HTTP to it answered nothing; SIGTERM clean",
+		      st);
+	}
+
 	/* the gateway stopped as systemd does: it undoes all, ASan finds no leak */
 	kill(pid_gw, SIGTERM);
 	ok = waitpid(pid_gw, &status, 0) == pid_gw && WIFSIGNALED(status) &&
@@ -830,6 +882,7 @@ int main(int argc, char **argv)
 	ok = ok && sh("grep -q 'LeakSanitizer\\|runtime error\\|AddressSanitizer' %s/gw.log", dir);
 	check(ok, "SIGTERM: the gateway stops, its log without a sanitizer's report");
 	stop(&pid_n1);
+	stop(&pid_gws);
 	stop(&pid_ctl);
 	curl_easy_cleanup(curl);
 	curl_global_cleanup();
