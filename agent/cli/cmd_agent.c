@@ -8,7 +8,7 @@
  *   dmsc agent [socket PATH] register id ID sid SID prefix PREFIX
  *              [rtype TYPE] [capability N] [state { active | pending | faulted }]
  *   dmsc agent [socket PATH] deregister ID
- *   dmsc agent [socket PATH] backup FILE
+ *   dmsc agent [socket PATH] backup NAME
  *   dmsc agent [socket PATH] policy apply FILE | withdraw NAME   (smo)
  *   dmsc agent [socket PATH] aam revoke JTI                      (aam)
  *   dmsc agent [socket PATH] token request sub SUB scope SCOPE [lifetime S]  (sr)
@@ -36,7 +36,7 @@ static void agent_usage(void)
 	       "       dmsc agent [socket PATH] register id ID sid SID prefix PREFIX\n"
 	       "                  [rtype TYPE] [capability N] [state { active | pending | faulted }]\n"
 	       "       dmsc agent [socket PATH] deregister ID\n"
-	       "       dmsc agent [socket PATH] backup FILE\n"
+	       "       dmsc agent [socket PATH] backup NAME\n"
 	       "       dmsc agent [socket PATH] policy { apply FILE | withdraw NAME }\n"
 	       "       dmsc agent [socket PATH] aam revoke JTI\n"
 	       "       dmsc agent [socket PATH] token request sub SUB scope SCOPE [lifetime SECONDS]\n"
@@ -751,21 +751,9 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (matches(argv[0], "backup")) {
-		char abs[4096];
-
 		if (argc != 2)
-			return usage_error("backup: one file, which must not exist");
-		/* the agent resolves nothing: an absolute path from here */
-		if (argv[1][0] != '/') {
-			if (!getcwd(abs, sizeof(abs)) ||
-			    strlen(abs) + strlen(argv[1]) + 2 > sizeof(abs))
-				return usage_error("backup: %s: cannot make it absolute", argv[1]);
-			strcat(abs, "/");
-			strcat(abs, argv[1]);
-		} else {
-			snprintf(abs, sizeof(abs), "%s", argv[1]);
-		}
-		d = ask_one(cli, path, "backup", json_object_new_string(abs));
+			return usage_error("backup: one new file name, made in the store's directory");
+		d = ask_one(cli, path, "backup", json_object_new_string(argv[1]));
 		if (!d)
 			return EXIT_FAIL;
 		if (!cli->json)	/* ask_one() printed the JSON */

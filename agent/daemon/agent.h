@@ -75,11 +75,11 @@ struct srd_role *srd_role_start(struct agent *a);
 void srd_role_stop(struct srd_role *r);
 struct json_object *srd_role_show(struct srd_role *r, const char *what);
 /*
- * A copy of the registry's store at @path (absolute, new): { "file",
- * "revision", "instances" }, or NULL with the reason in @err (the etcd
- * store has etcdctl snapshot save for it).
+ * A copy of the registry's store in a new file @name of the store's
+ * directory: { "file", "revision", "instances" }, or NULL with the
+ * reason in @err (the etcd store has etcdctl snapshot save for it).
  */
-struct json_object *srd_role_backup(struct srd_role *r, const char *path,
+struct json_object *srd_role_backup(struct srd_role *r, const char *name,
 				    char *err, size_t errlen);
 
 struct sr_role *sr_role_start(struct agent *a);

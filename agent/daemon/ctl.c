@@ -13,7 +13,7 @@
  *   { "policy_apply": { "policies": [ policy... ] } }   (smo: msg_policy.h)
  *   { "policy_withdraw": "NAME" }                         (smo)
  *   { "aam_revoke": "JTI" }                               (aam)
- *   { "backup": "/ABSOLUTE/FILE" }                        (srd, SQLite)
+ *   { "backup": "NAME" }            (srd, SQLite: a new file of the store's directory)
  *   { "token": { "sub", "scope", "lifetime_s" (optional) } }
  *                          (sr: asks the AAM; the answer waits for its)
  *   { "access": { "token": T, "prefix": P } }  (sr: verified offline)
@@ -312,7 +312,7 @@ static struct json_object *handle(struct ctl *c, struct bufferevent *bev,
 		if (!a->srd)
 			resp = fail("backup: %s runs no srd", a->cfg.node);
 		else if (!json_object_is_type(v, json_type_string))
-			resp = fail("backup: %s", "expected an absolute file name");
+			resp = fail("backup: %s", "expected a file name");
 		else if (!(d = srd_role_backup(a->srd, json_object_get_string(v), err,
 						sizeof(err))))
 			resp = fail("%s", err);

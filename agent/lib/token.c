@@ -350,7 +350,14 @@ static struct json_object *part_json(const char *s, size_t n,
 	o = json_strict_parse((const char *)buf, len, &JSON_STRICT_WIRE, jerr,
 			      sizeof(jerr));
 	if (!o) {
-		snprintf(err, errlen, "%s: %s", part, jerr);
+		char b[160];
+		size_t i;
+
+		/* the reader quotes the client's key, unescaped: printable only */
+		for (i = 0; jerr[i] && i + 1 < sizeof(b); i++)
+			b[i] = jerr[i] >= 0x20 && jerr[i] < 0x7f ? jerr[i] : '?';
+		b[i] = '\0';
+		snprintf(err, errlen, "%s: %s", part, b);
 		return NULL;
 	}
 	if (!json_object_is_type(o, json_type_object)) {

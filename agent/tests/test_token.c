@@ -214,7 +214,7 @@ int main(void)
 	ver.skew = 30;
 	ver.revoked = is_revoked;
 
-	ktap_plan(23);
+	ktap_plan(24);
 
 	claims(&c);
 	t = sign(&c);
@@ -308,6 +308,21 @@ int main(void)
 	snprintf(tok, sizeof(tok), "%s.e30.AAAA", hb);
 	ok = ok && refused(tok, "header");
 	ktap_check(ok, "padding, non-canonical base64url and malformed tokens are refused");
+
+	/*
+	 * A header read before the signature: its key (a line break in it),
+	 * its alg and its kid reach the error, and the log, as printable
+	 * text only, so no one forges a log line through them.
+	 */
+	b64("{\"a\\nFAKE dmsc-agent: forged\": nan}", hb);
+	snprintf(tok, sizeof(tok), "%s.e30.AAAA", hb);
+	ok = refused(tok, "header") && !strchr(err, '\n');
+	b64("{\"alg\":\"x\\ny\",\"typ\":\"JWT\",\"kid\":\"aam-1\"}", hb);
+	snprintf(tok, sizeof(tok), "%s.e30.AAAA", hb);
+	ok = ok && refused(tok, "alg") && !strchr(err, '\n');
+	if (!ok)
+		printf("# %s\n", err);
+	ktap_check(ok, "a header's text in the error is printable only (no line break to forge a log line)");
 
 	memset(tok, 'A', sizeof(tok) - 1);
 	tok[sizeof(tok) - 1] = '\0';

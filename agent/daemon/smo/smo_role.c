@@ -240,7 +240,12 @@ static void on_elect(evutil_socket_t fd, short what, void *arg)
 			  before[0] ? before : "none");
 	/* "unknown" stops the writes as "follower" does: etcd may have moved on */
 	seat_set(r, rc < 0 ? SEAT_UNKNOWN : rc ? SEAT_LEADER : SEAT_FOLLOWER);
-	smo_relay_retry(e->relay);
+	/*
+	 * A read that failed, again; not when the step could not reach etcd
+	 * either, or the loop would wait for the relay's calls too.
+	 */
+	if (rc >= 0)
+		smo_relay_retry(e->relay);
 	/*
 	 * Leading, and etcd does not hold our set of this leadership (the
 	 * seat just won, a change withheld or a write failed, the key

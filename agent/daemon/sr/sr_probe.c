@@ -137,6 +137,9 @@ struct sr_probe *sr_probe_new(struct agent *a)
 	/* another agent's echoes on this host are not ours */
 	if (getrandom(&p->ident, sizeof(p->ident), 0) != sizeof(p->ident))
 		p->ident = (uint16_t)(getpid() ^ now_us());
+	/* nor is a reply to it guessed from the first sequence number */
+	if (getrandom(&p->seq, sizeof(p->seq), 0) != sizeof(p->seq))
+		p->seq = (uint16_t)now_us();
 	p->ev = event_new(a->base, p->fd, EV_READ | EV_PERSIST, on_reply, p);
 	if (!p->ev || event_add(p->ev, NULL)) {
 		agent_log("sr: probe: cannot watch its socket");
@@ -211,7 +214,7 @@ void sr_probe_round(struct sr_probe *p, const struct msg_instance *local,
 				void *m = realloc(p->insts, cap * sizeof(*p->insts));
 
 				if (!m)
-					break;	/* the others next round */
+					continue;	/* this one next round */
 				p->insts = m;
 				p->cap = cap;
 			}

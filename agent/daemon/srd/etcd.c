@@ -154,6 +154,12 @@ static int post(struct etcd *e, const char *path, const char *body,
 {
 	struct curl_slist *hdr = curl_slist_append(NULL,
 					"Content-Type: application/json");
+	/*
+	 * gRPC metadata "hasleader": a member cut off from its cluster's
+	 * leader ends the request (and a watch stream) instead of keeping it
+	 * open and silent, so the watcher moves to another member.
+	 */
+	hdr = curl_slist_append(hdr, "Grpc-Metadata-hasleader: true");
 	char url[512];
 	long sent;
 	int tries;

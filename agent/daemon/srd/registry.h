@@ -110,13 +110,14 @@ struct srd_store_ops {
 	int (*watch)(struct srd_store *s, void (*wake)(void *arg), void *arg,
 		     char *err, size_t errlen);
 	/*
-	 * Optional: a consistent copy of the store at @path, which must not
-	 * exist, made while the SRD runs (SQLite's lock keeps every other
-	 * process out of the file). NULL where the store has its own tool
+	 * Optional: a consistent copy of the store, made while the SRD runs
+	 * (SQLite's lock keeps every other process out of the file), in a
+	 * new file @name (a name, no '/') of the store's own directory,
+	 * whose path goes into @path. NULL where the store has its own tool
 	 * (etcd: etcdctl snapshot save).
 	 */
-	int (*backup)(struct srd_store *s, const char *path, char *err,
-		      size_t errlen);
+	int (*backup)(struct srd_store *s, const char *name, char *path,
+		      size_t pathlen, char *err, size_t errlen);
 	void (*close)(struct srd_store *s);
 };
 

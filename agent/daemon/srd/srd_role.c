@@ -953,11 +953,12 @@ static int count_inst(const struct srd_instance *i, void *arg)
 	return 0;
 }
 
-struct json_object *srd_role_backup(struct srd_role *r, const char *path,
+struct json_object *srd_role_backup(struct srd_role *r, const char *name,
 				    char *err, size_t errlen)
 {
 	struct json_object *o;
 	uint64_t rev = 0, n = 0;
+	char path[4400];
 
 	if (!r->st->ops->backup) {
 		snprintf(err, errlen, "backup: the %s store is backed up by its own tool (etcdctl snapshot save)",
@@ -966,7 +967,7 @@ struct json_object *srd_role_backup(struct srd_role *r, const char *path,
 	}
 	/* what the copy holds: nothing runs between the two on this loop */
 	if (r->st->ops->list(r->st, count_inst, &n, &rev, err, errlen) ||
-	    r->st->ops->backup(r->st, path, err, errlen))
+	    r->st->ops->backup(r->st, name, path, sizeof(path), err, errlen))
 		return NULL;
 	agent_log("srd: backup of the registry at revision %llu (%llu instances) in %s",
 		  (unsigned long long)rev, (unsigned long long)n, path);

@@ -31,6 +31,7 @@ struct sqlite_store {
 	uint64_t rev, compacted, log_keep;
 	struct lease_table leases;
 	sqlite3_stmt *get_node, *upsert, *delete, *log, *cut, *set_meta;
+	char dir[4096];		/* the store's directory: backups go there */
 };
 
 #define S(s) ((struct sqlite_store *)(s))
@@ -466,45 +467,64 @@ static void sq_close(struct srd_store *s)
  * VACUUM INTO on the SRD's own connection: the exclusive lock keeps
  * sqlite3(1)'s .backup out of the file, and this is a consistent,
  * compacted copy, made between two statements (nothing else runs on the
- * agent's loop meanwhile: 133 bytes an instance, milliseconds). Then the
- * copy is fsync()ed, so a backup that was answered is on disk.
+ * agent's loop meanwhile: 133 bytes an instance, milliseconds).
+ *
+ * Whoever reaches the control socket names the copy, and the agent runs
+ * as root: so only a plain name, in the store's own directory, made here
+ * first with O_EXCL | O_NOFOLLOW and mode 0600 (VACUUM INTO takes an
+ * empty file), never a path, a symbolic link or a file that exists. Then
+ * the copy and its directory are fsync()ed: a backup answered is on disk.
  */
 static int prepare(struct sqlite_store *st, sqlite3_stmt **q, const char *sql,
 		   char *err, size_t errlen);
 
-static int sq_backup(struct srd_store *s, const char *path, char *err,
-		     size_t errlen)
+static int sq_backup(struct srd_store *s, const char *name, char *path,
+		     size_t pathlen, char *err, size_t errlen)
 {
 	struct sqlite_store *st = S(s);
 	sqlite3_stmt *q = NULL;
-	int rc, fd;
+	int rc, fd, dfd;
 
-	if (path[0] != '/') {
-		snprintf(err, errlen, "backup: %s: not an absolute path", path);
+	if (!*name || strlen(name) > 255 || strchr(name, '/') ||
+	    !strcmp(name, ".") || !strcmp(name, "..")) {
+		snprintf(err, errlen, "backup: \"%.64s\": a file name (no '/'), made in %s",
+			 name, st->dir);
 		return -1;
 	}
-	if (!access(path, F_OK)) {
-		snprintf(err, errlen, "backup: %s: exists (a backup never overwrites)", path);
+	if ((size_t)snprintf(path, pathlen, "%s/%s", st->dir, name) >= pathlen) {
+		snprintf(err, errlen, "backup: %s/%s: too long", st->dir, name);
 		return -1;
 	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "backup: %s: %s%s", path, strerror(errno),
+			 errno == EEXIST ? " (a backup never overwrites)" : "");
+		return -1;
+	}
+	close(fd);
 	if (prepare(st, &q, "VACUUM INTO ?1", err, errlen))
-		return -1;
-	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+		goto fail;
+	sqlite3_bind_text(q, 1, path, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE) {
 		snprintf(err, errlen, "backup: %s: %s", path, sqlite3_errmsg(st->db));
-		return -1;
+		goto fail;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd)) {
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	dfd = open(st->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rc = fd < 0 || fsync(fd) || dfd < 0 || fsync(dfd);
+	if (rc)
 		snprintf(err, errlen, "backup: %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	if (!rc)
+		return 0;
+fail:
+	unlink(path);
+	return -1;
 }
 
 static const struct srd_store_ops sqlite_ops = {
@@ -586,6 +606,13 @@ struct srd_store *srd_store_sqlite_open(const char *path, uint64_t log_keep,
 	}
 	st->base.ops = &sqlite_ops;
 	st->log_keep = log_keep ? log_keep : 1;
+	snprintf(st->dir, sizeof(st->dir), "%s", path);
+	if (strrchr(st->dir, '/'))
+		*strrchr(st->dir, '/') = '\0';
+	else
+		snprintf(st->dir, sizeof(st->dir), ".");
+	if (!st->dir[0])
+		snprintf(st->dir, sizeof(st->dir), "/");
 	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE |
 			     SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {

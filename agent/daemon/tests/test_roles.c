@@ -1857,7 +1857,11 @@ int main(int argc, char **argv)
 		 */
 		struct json_object *d = NULL, *in = NULL, *a1 = NULL, *a2 = NULL;
 
-		ok = geteuid() == 0 && WAIT(5000, ({
+		int raw = socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6);
+
+		if (raw >= 0)
+			close(raw);
+		ok = raw >= 0 && WAIT(5000, ({
 			json_object_put(d);
 			d = ask("ctl", "{\"show\":\"nodes\"}");
 			in = path_get(path_get(smo_qos_node(d, "n1"), "last", NULL), "instances", NULL);
@@ -1879,8 +1883,8 @@ int main(int argc, char **argv)
 		     u64(a1, "lost", NULL) + 1 >= u64(a1, "sent", NULL) &&
 		     !path_get(a1, "rtt_us", NULL);
 		json_object_put(d);
-		if (geteuid())
-			printf("ok %d nodes: the probe of the instances # SKIP not root: no raw ICMPv6 socket\n",
+		if (raw < 0)
+			printf("ok %d nodes: the probe of the instances # SKIP no raw ICMPv6 socket here (CAP_NET_RAW)\n",
 			       ++ktap_n);
 		else
 			ktap_check(ok, "nodes: the SR's echoes: ::1 answers within 100 ms, none lost; fc00:1::a1 never answers, all lost");
@@ -1912,8 +1916,8 @@ int main(int argc, char **argv)
 		int n = 0;
 		uint64_t rev = srd_revision(&n);
 
-		ok = !sh("%s -j agent socket %s/ctl.sock backup %s/srd-backup.db > %s/backup.json",
-			 dmsc_bin, dir, dir, dir) &&
+		ok = !sh("%s -j agent socket %s/ctl.sock backup srd-backup.db > %s/backup.json",
+			 dmsc_bin, dir, dir) &&
 		     !sh("python3 -c 'import json, sqlite3, sys; d = json.load(open(sys.argv[1])); "
 			 "c = sqlite3.connect(sys.argv[2]); "
 			 "n = c.execute(\"select count(*) from instance\").fetchone()[0]; "
@@ -1922,10 +1926,19 @@ int main(int argc, char **argv)
 			 "sys.exit(not (n == d[\"instances\"] == %llu and r == d[\"revision\"] == %llu and "
 			 "d[\"file\"] == sys.argv[2]))' %s/backup.json %s/srd-backup.db",
 			 (unsigned long long)n, (unsigned long long)rev, dir, dir) && n == 3 &&
-		     sh("%s agent socket %s/ctl.sock backup %s/srd-backup.db 2>%s/backup.err", dmsc_bin,
-			dir, dir, dir) &&
-		     !sh("grep -q 'exists (a backup never overwrites)' %s/backup.err", dir);
-		ktap_check(ok, "dmsc agent backup: an online copy of the SQLite store with its instances and revision; an existing file refused");
+		     !sh("test \"$(stat -c %%a %s/srd-backup.db)\" = 600", dir) &&
+		     sh("%s agent socket %s/ctl.sock backup srd-backup.db 2>%s/backup.err", dmsc_bin,
+			dir, dir) &&
+		     !sh("grep -q 'exists (a backup never overwrites)' %s/backup.err", dir) &&
+		     /* a path, or a link planted where the copy would go: refused */
+		     sh("%s agent socket %s/ctl.sock backup /tmp/x.db 2>%s/backup.err", dmsc_bin,
+			dir, dir) &&
+		     !sh("grep -q 'a file name (no ./.)' %s/backup.err", dir) &&
+		     !sh("ln -s %s/planted %s/link.db", dir, dir) &&
+		     sh("%s agent socket %s/ctl.sock backup link.db 2>%s/backup.err", dmsc_bin,
+			dir, dir) &&
+		     sh("test -e %s/planted", dir);
+		ktap_check(ok, "dmsc agent backup: an online copy (mode 600, in the store's directory) with its instances and revision; an existing file, a path and a symbolic link refused");
 	}
 	digest_cases();
 
