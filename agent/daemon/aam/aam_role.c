@@ -110,6 +110,21 @@ static void prune(struct aam_role *r)
 	r->nrevoked = k;
 }
 
+/* The revoked list as aam.revoked and show aam hold it: [{ jti, exp }]. */
+static struct json_object *revoked_json(const struct aam_role *r)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < r->nrevoked; i++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "jti", json_object_new_string(r->revoked[i].jti));
+		json_object_object_add(e, "exp", json_object_new_int64(r->revoked[i].exp));
+		json_object_array_add(arr, e);
+	}
+	return arr;
+}
+
 /*
  * The rename of a new aam.revoked is durable once its directory is: else
  * a crash right after an acknowledged revocation could bring back the old
@@ -149,14 +164,7 @@ static int revoked_save(struct aam_role *r, char *err, size_t errlen)
 	if (!*path)
 		return 0;
 	o = json_object_new_object();
-	arr = json_object_new_array();
-	for (size_t i = 0; i < r->nrevoked; i++) {
-		struct json_object *e = json_object_new_object();
-
-		json_object_object_add(e, "jti", json_object_new_string(r->revoked[i].jti));
-		json_object_object_add(e, "exp", json_object_new_int64(r->revoked[i].exp));
-		json_object_array_add(arr, e);
-	}
+	arr = revoked_json(r);
 	json_object_object_add(o, "revoked", arr);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -545,14 +553,7 @@ struct json_object *aam_role_show(struct aam_role *r)
 		json_object_object_add(d, deny_names[i], json_object_new_uint64(r->denied[i]));
 		total += r->denied[i];
 	}
-	arr = json_object_new_array();
-	for (size_t i = 0; i < r->nrevoked; i++) {
-		struct json_object *e = json_object_new_object();
-
-		json_object_object_add(e, "jti", json_object_new_string(r->revoked[i].jti));
-		json_object_object_add(e, "exp", json_object_new_int64(r->revoked[i].exp));
-		json_object_array_add(arr, e);
-	}
+	arr = revoked_json(r);
 	json_object_object_add(o, "kid", json_object_new_string(r->a->cfg.aam.kid));
 	json_object_object_add(o, "grants", json_object_new_uint64(r->a->cfg.aam.ngrants));
 	json_object_object_add(o, "lifetime_s", json_object_new_uint64(r->a->cfg.aam.lifetime_s));

@@ -130,30 +130,37 @@ static int64_t call_lease(struct election *el, const char *path, int64_t id,
 	return out;
 }
 
-/* Write K with our lease if it is absent: 1 if we won. */
-static int campaign(struct election *el, char *err, size_t errlen)
+/* A compare of the seat K: @target ("VALUE", "LEASE") equal to @field's @v. */
+static struct json_object *seat_is(struct election *el, const char *target,
+				   const char *field, struct json_object *v)
 {
-	struct json_object *txn = json_object_new_object(), *c, *a, *op, *p, *resp, *v;
-	int64_t sent = mono_ms();
-	int won;
+	struct json_object *c = json_object_new_object();
 
-	el->lease = call_lease(el, "/v3/lease/grant", 0, el->ttl_s, err, errlen);
-	if (el->lease <= 0) {
-		el->lease = 0;
-		return -1;
-	}
-	c = json_object_new_object();
 	json_object_object_add(c, "key", etcd_b64(el->key, strlen(el->key)));
-	json_object_object_add(c, "target", json_object_new_string("VERSION"));
+	json_object_object_add(c, "target", json_object_new_string(target));
 	json_object_object_add(c, "result", json_object_new_string("EQUAL"));
-	json_object_object_add(c, "version", json_object_new_int64(0));
-	a = json_object_new_array();
-	json_object_array_add(a, c);
-	json_object_object_add(txn, "compare", a);
+	json_object_object_add(c, field, v);
+	return c;
+}
+
+/*
+ * One transaction: if every compare of @compare (taken) holds, put @value
+ * at @key, under @lease if not 0. 1 if it did, with the transaction's
+ * revision (the put's) in @rev; 0 if a compare failed; -1 with @err.
+ */
+static int put_if(struct election *el, struct json_object *compare,
+		  const char *key, const char *value, int64_t lease,
+		  int64_t *rev, char *err, size_t errlen)
+{
+	struct json_object *txn = json_object_new_object(), *a, *p, *op, *resp, *v;
+	int ok;
+
+	json_object_object_add(txn, "compare", compare);
 	p = json_object_new_object();
-	json_object_object_add(p, "key", etcd_b64(el->key, strlen(el->key)));
-	json_object_object_add(p, "value", etcd_b64(el->node, strlen(el->node)));
-	json_object_object_add(p, "lease", json_object_new_int64(el->lease));
+	json_object_object_add(p, "key", etcd_b64(key, strlen(key)));
+	json_object_object_add(p, "value", etcd_b64(value, strlen(value)));
+	if (lease)
+		json_object_object_add(p, "lease", json_object_new_int64(lease));
 	op = json_object_new_object();
 	json_object_object_add(op, "request_put", p);
 	a = json_object_new_array();
@@ -164,17 +171,39 @@ static int campaign(struct election *el, char *err, size_t errlen)
 		return -1;
 	}
 	json_object_put(txn);
-	won = json_object_object_get_ex(resp, "succeeded", &v) &&
-	      json_object_get_boolean(v);
-	if (won && json_object_object_get_ex(resp, "header", &v))
-		el->seat_rev = etcd_int(v, "revision");
+	ok = json_object_object_get_ex(resp, "succeeded", &v) &&
+	     json_object_get_boolean(v);
+	*rev = ok && json_object_object_get_ex(resp, "header", &v) ?
+	       etcd_int(v, "revision") : 0;
 	json_object_put(resp);
+	return ok;
+}
+
+/* Write K with our lease if it is absent: 1 if we won. */
+static int campaign(struct election *el, char *err, size_t errlen)
+{
+	struct json_object *a;
+	int64_t sent = mono_ms(), rev;
+	int won;
+
+	el->lease = call_lease(el, "/v3/lease/grant", 0, el->ttl_s, err, errlen);
+	if (el->lease <= 0) {
+		el->lease = 0;
+		return -1;
+	}
+	a = json_object_new_array();
+	json_object_array_add(a, seat_is(el, "VERSION", "version",
+					 json_object_new_int64(0)));
+	won = put_if(el, a, el->key, el->node, el->lease, &rev, err, errlen);
+	if (won < 0)
+		return -1;
 	if (!won) {
 		/* someone was quicker: our lease holds nothing */
 		call_lease(el, "/v3/lease/revoke", el->lease, 0, err, errlen);
 		el->lease = 0;
 		return 0;
 	}
+	el->seat_rev = rev;
 	hold_until(el, sent, el->ttl_s);
 	return 1;
 }
@@ -224,23 +253,10 @@ int64_t election_seat_revision(const struct election *el)
 	return el->lease ? el->seat_rev : 0;
 }
 
-/* A compare of the seat K: @target ("VALUE", "LEASE") equal to @field's @v. */
-static struct json_object *seat_is(struct election *el, const char *target,
-				   const char *field, struct json_object *v)
-{
-	struct json_object *c = json_object_new_object();
-
-	json_object_object_add(c, "key", etcd_b64(el->key, strlen(el->key)));
-	json_object_object_add(c, "target", json_object_new_string(target));
-	json_object_object_add(c, "result", json_object_new_string("EQUAL"));
-	json_object_object_add(c, field, v);
-	return c;
-}
-
 int election_put(struct election *el, const char *key, const char *value,
 		 int64_t *rev, char *err, size_t errlen)
 {
-	struct json_object *txn, *a, *p, *op, *resp, *v;
+	struct json_object *a;
 	int ok;
 
 	if (!el->lease) {
@@ -252,32 +268,12 @@ int election_put(struct election *el, const char *key, const char *value,
 	 * transaction that writes: a leader deposed since its last step
 	 * (its lease expired, the seat another's) cannot replace the set.
 	 */
-	txn = json_object_new_object();
 	a = json_object_new_array();
 	json_object_array_add(a, seat_is(el, "VALUE", "value",
 					 etcd_b64(el->node, strlen(el->node))));
 	json_object_array_add(a, seat_is(el, "LEASE", "lease",
 					 json_object_new_int64(el->lease)));
-	json_object_object_add(txn, "compare", a);
-	p = json_object_new_object();
-	json_object_object_add(p, "key", etcd_b64(key, strlen(key)));
-	json_object_object_add(p, "value", etcd_b64(value, strlen(value)));
-	op = json_object_new_object();
-	json_object_object_add(op, "request_put", p);
-	a = json_object_new_array();
-	json_object_array_add(a, op);
-	json_object_object_add(txn, "success", a);
-	if (etcd_call(el->e, "/v3/kv/txn", txn, &resp, err, errlen)) {
-		json_object_put(txn);
-		return -1;
-	}
-	json_object_put(txn);
-	ok = json_object_object_get_ex(resp, "succeeded", &v) &&
-	     json_object_get_boolean(v);
-	/* the put's revision is the transaction's, the header's */
-	*rev = ok && json_object_object_get_ex(resp, "header", &v) ?
-	       etcd_int(v, "revision") : 0;
-	json_object_put(resp);
+	ok = put_if(el, a, key, value, 0, rev, err, errlen);
 	if (!ok)
 		snprintf(err, errlen, "election: the seat %s is not ours", el->key);
 	return ok;
