@@ -42,6 +42,7 @@
 #include "conn.h"
 #include "msg.h"
 #include "msg_reg.h"
+#include "agent_proc.h"
 #include "routes_frame.h"
 #include "tls.h"
 
@@ -101,38 +102,6 @@ static long rss_kib(pid_t pid)
 	return kib;
 }
 
-/* The control socket's answer to @req, "data" of it; NULL on failure. */
-static struct json_object *ask(const char *req)
-{
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	struct json_object *r, *d = NULL, *v;
-	size_t len = 0, cap = 1 << 20;
-	char *buf = malloc(cap);
-	ssize_t n;
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-
-	snprintf(un.sun_path, sizeof(un.sun_path), "%s/ctl.sock", dir);
-	if (connect(fd, (struct sockaddr *)&un, sizeof(un)) ||
-	    write(fd, req, strlen(req)) < 0 || write(fd, "\n", 1) < 0) {
-		close(fd);
-		free(buf);
-		return NULL;
-	}
-	while ((n = read(fd, buf + len, cap - 1 - len)) > 0) {
-		len += (size_t)n;
-		if (len == cap - 1)
-			buf = realloc(buf, cap *= 2);
-	}
-	close(fd);
-	buf[len] = '\0';
-	r = json_tokener_parse(buf);
-	if (r && json_object_object_get_ex(r, "data", &v))
-		d = json_object_get(v);
-	json_object_put(r);
-	free(buf);
-	return d;
-}
-
 static uint64_t srd_count_of(const char *what, const char *key)
 {
 	char req[64];
@@ -140,7 +109,7 @@ static uint64_t srd_count_of(const char *what, const char *key)
 	uint64_t n = UINT64_MAX;
 
 	snprintf(req, sizeof(req), "{\"show\":\"%s\"}", what);
-	d = ask(req);
+	d = ask("ctl", req);
 	if (d && json_object_object_get_ex(d, "srd", &s) &&
 	    json_object_object_get_ex(s, key, &v))
 		n = json_object_get_uint64(v);
@@ -288,19 +257,6 @@ static void want_all(uint64_t want)
 	}
 }
 
-static int write_file(const char *name, const char *text)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	if (!f)
-		return -1;
-	fputs(text, f);
-	return fclose(f);
-}
-
 static int same_rev(const struct sr *s) { return s->rev == full_rev; }
 
 /*
@@ -367,12 +323,11 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int changes = argc > 5 ? atoi(argv[5]) : 50, port, rc = 1, fd, k = 0;
+	int changes = argc > 5 ? atoi(argv[5]) : 50, port, rc = 1, k = 0;
 	char cmd[1024], cfg[2048], id[MSG_ID_MAX], path[300];
 	struct event *tick;
 	double t0, *lat;
 	long rss0, rss1;
-	socklen_t l = sizeof(sa);
 	struct stat st;
 	pid_t srd;
 
@@ -389,6 +344,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress shows under tee */
+	agents_dir = dir;
 	if (!mkdtemp(dir))
 		return 1;
 
@@ -404,11 +360,7 @@ int main(int argc, char **argv)
 	}
 	printf("# %d node certificates in %.1f s\n", nsr + 1, (now_us() - t0) / 1e6);
 
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	getsockname(fd, (struct sockaddr *)&sa, &l);
-	port = ntohs(sa.sin_port);
-	close(fd);
+	port = free_port();
 	/*
 	 * The full table goes to every SR on connect and every
 	 * full_interval_ms: at 10,000 instances it is about 2.5 MB, to 100
@@ -422,17 +374,9 @@ int main(int argc, char **argv)
 		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"sqlite\": \"%s/srd.db\" },\n"
 		 "           \"full_interval_ms\": 3600000 } }\n",
 		 dir, dir, dir, dir, dir, port, dir);
-	write_file("ctl.json", cfg);
-	srd = fork();
-	if (!srd) {
-		snprintf(path, sizeof(path), "%s/ctl.log", dir);
-		fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		snprintf(path, sizeof(path), "%s/ctl.json", dir);
-		execl(argv[1], argv[1], "-c", path, (char *)NULL);
-		_exit(127);
-	}
+	write_config("ctl", "%s", cfg);
+	agent_bin = argv[1];
+	srd = spawn("ctl");
 	snprintf(path, sizeof(path), "%s/ctl.sock", dir);
 	for (int i = 0; i < 300 && access(path, F_OK); i++)
 		usleep(50000);

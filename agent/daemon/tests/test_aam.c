@@ -51,62 +51,12 @@
 #include "tls.h"
 #include "token.h"
 #include "../../tests/ktap.h"
+#include "agent_proc.h"
 
 static char dir[] = "/tmp/dmsc-aam.XXXXXX";
-static const char *agent_bin, *pki_bin, *dmsc_bin;
+static const char *pki_bin, *dmsc_bin;
 static int port;
 static pid_t pid_ctl, pid_n1, pid_n2;
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-#define WAIT(ms, cond) ({						\
-	int64_t _t = mono_ms() + (ms);					\
-	int _ok;							\
-	while (!(_ok = (cond)) && mono_ms() < _t)			\
-		usleep(20000);						\
-	_ok; })
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	getsockname(fd, (struct sockaddr *)&sa, &l);
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
-static void write_config(const char *node, const char *text)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s.json", dir, node);
-	f = fopen(p, "w");
-	fputs(text, f);
-	fclose(f);
-}
 
 #define TLS(n) "\"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/" n ".crt\"," \
 	" \"key\": \"%s/ca/" n ".key\" }"
@@ -124,7 +74,7 @@ static void config_ctl(const char *more)
 		 "           \"grants\": [ { \"sub\": \"mi-*\", \"scope\": \"2001:db8:100::/48\" },\n"
 		 "                       { \"sub\": \"gw\", \"scope\": \"*\" }%s ] } }\n",
 		 dir, dir, dir, dir, port, dir, dir, dir, more);
-	write_config("ctl", t);
+	write_config("ctl", "%s", t);
 }
 
 static void config_sr_at(const char *node, const char *srd, int at)
@@ -140,78 +90,12 @@ static void config_sr_at(const char *node, const char *srd, int at)
 		 "          \"kernel\": false },\n"
 		 "  \"tokens\": { \"aam_key\": \"%s/aam.pub\", \"kid\": \"aam1\", \"skew_s\": 0 } }\n",
 		 node, dir, node, tls, srd, at, dir);
-	write_config(node, t);
+	write_config(node, "%s", t);
 }
 
 static void config_sr(const char *node)
 {
 	config_sr_at(node, "ctl", port);
-}
-
-static pid_t spawn(const char *node)
-{
-	char cfg[256], log[256];
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	snprintf(cfg, sizeof(cfg), "%s/%s.json", dir, node);
-	snprintf(log, sizeof(log), "%s/%s.log", dir, node);
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-	dup2(fd, 1);
-	dup2(fd, 2);
-	execl(agent_bin, agent_bin, "-c", cfg, (char *)NULL);
-	_exit(127);
-}
-
-/* SIGTERM: the agent stops cleanly, and ASan has its say in the log. */
-static void stop(pid_t *p)
-{
-	if (*p > 0) {
-		kill(*p, SIGTERM);
-		if (!WAIT(5000, waitpid(*p, NULL, WNOHANG) == *p)) {
-			kill(*p, SIGKILL);
-			waitpid(*p, NULL, 0);
-		}
-	}
-	*p = 0;
-}
-
-/* One request to @node's control socket: the whole answer. */
-static struct json_object *ask_raw(const char *node, const char *req)
-{
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	static char buf[1 << 16];
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(un.sun_path, sizeof(un.sun_path), "%s/%s.sock", dir, node);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (connect(fd, (struct sockaddr *)&un, sizeof(un))) {
-		close(fd);
-		return NULL;
-	}
-	if (write(fd, req, strlen(req)) < 0 || write(fd, "\n", 1) < 0) {
-		close(fd);
-		return NULL;
-	}
-	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = '\0';
-	return json_tokener_parse(buf);
-}
-
-static struct json_object *path_get(struct json_object *o, const char *a,
-				    const char *b)
-{
-	struct json_object *x = NULL, *y = NULL;
-
-	if (o && json_object_object_get_ex(o, a, &x) && b)
-		json_object_object_get_ex(x, b, &y);
-	return b ? y : x;
 }
 
 static const char *str_of(struct json_object *o, const char *a, const char *b)
@@ -577,6 +461,7 @@ int main(int argc, char **argv)
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
 	ktap_plan(25);
+	agents_dir = dir;
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -759,7 +644,7 @@ int main(int argc, char **argv)
 	ktap_check(ok, "bad token and access requests refused at once, naming the field");
 
 	/* 16: the AAM restarted: its revoked list read back and pushed again */
-	stop(&pid_ctl);
+	stop_clean(&pid_ctl);
 	n1 = counter("n1", "sr", "revoked_pushes", NULL);
 	pid_ctl = spawn("ctl");
 	ok = WAIT(20000, counter("n1", "sr", "revoked_pushes", NULL) > n1) &&
@@ -776,7 +661,7 @@ int main(int argc, char **argv)
 	ktap_check(ok, "after an AAM restart the revocation holds (aam.revoked) and is pushed again");
 
 	/* 17: n1 restarted: the list comes on connect; a new token works */
-	stop(&pid_n1);
+	stop_clean(&pid_n1);
 	pid_n1 = spawn("n1");
 	ok = WAIT(20000, counter("n1", "sr", "revoked_pushes", NULL) == 1) &&
 	     access_of("n1", tok, "2001:db8:100:5::/64", why, sizeof(why)) == 0 &&
@@ -819,7 +704,7 @@ int main(int argc, char **argv)
 		      counter("n3", "sr", "token_requests", "timeouts") == 2 &&
 		      counter("n3", "sr", "token_requests", "granted") == 0;
 		close(lfd);
-		stop(&pid_n3);
+		stop_clean(&pid_n3);
 	}
 	ktap_check(ok, "type 3 from a controller without the aam role: refused at the SR (role), not kept");
 	ktap_check(ok2, "no answer from the AAM: the token request fails after 5 s, saying so; a client gone meanwhile too");
@@ -867,9 +752,9 @@ int main(int argc, char **argv)
 		ktap_check(ok, "150 token requests at once from one peer: 100 to 110 answered (a burst of 100, 50/s), the rest dropped and counted");
 	}
 
-	stop(&pid_n1);
-	stop(&pid_n2);
-	stop(&pid_ctl);
+	stop_clean(&pid_n1);
+	stop_clean(&pid_n2);
+	stop_clean(&pid_ctl);
 	ktap_check(asan_clean(), "no sanitizer report in the agents' logs (stopped by SIGTERM)");
 	if (ktap_failed)
 		dump_logs();

@@ -44,34 +44,15 @@
 #include "tls.h"
 #include "token.h"
 #include "../../tests/ktap.h"
+#include "agent_proc.h"
 
 #define HB_MS	400	/* the SRs' heartbeat: a lease of 1.2 s */
 
 static char dir[] = "/tmp/dmsc-mg.XXXXXX";
-static const char *agent_bin, *pki_bin, *dmsc_bin;
+static const char *pki_bin, *dmsc_bin;
 static int srd_port, http_port, dead_port;
 static pid_t pid_ctl, pid_n1, pid_n2, pid_gw, pid_gws;
 static EVP_PKEY *aam, *forger;
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 /* ktap_check() with a name made by printf */
 #define check(cond, ...) do {						\
@@ -82,43 +63,7 @@ static int sh(const char *fmt, ...)
 	ktap_check(_c, _name);						\
 } while (0)
 
-#define WAIT(ms, cond) ({						\
-	int64_t _t = mono_ms() + (ms);					\
-	int _ok;							\
-	while (!(_ok = (cond)) && mono_ms() < _t)			\
-		usleep(20000);						\
-	_ok; })
-
 /* --- agents ------------------------------------------------------------- */
-
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	getsockname(fd, (struct sockaddr *)&sa, &l);
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
-static void write_config(const char *node, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void write_config(const char *node, const char *fmt, ...)
-{
-	char p[256];
-	va_list ap;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s.json", dir, node);
-	f = fopen(p, "w");
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fclose(f);
-}
 
 #define TLS_OF(n) \
 	"\"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/" n ".crt\", \"key\": \"%s/ca/" n ".key\" }"
@@ -155,76 +100,6 @@ static void configs(void)
 		dir, dir, dir, dir, dead_port, srd_port, http_port, dir);
 }
 
-static pid_t spawn(const char *node)
-{
-	char cfg[256], log[256];
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	snprintf(cfg, sizeof(cfg), "%s/%s.json", dir, node);
-	snprintf(log, sizeof(log), "%s/%s.log", dir, node);
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-	dup2(fd, 1);
-	dup2(fd, 2);
-	execl(agent_bin, agent_bin, "-c", cfg, (char *)NULL);
-	_exit(127);
-}
-
-static void stop(pid_t *p)
-{
-	if (*p > 0) {
-		kill(*p, SIGKILL);
-		waitpid(*p, NULL, 0);
-	}
-	*p = 0;
-}
-
-/* One request to @node's control socket: its "data", or NULL. */
-static struct json_object *ask(const char *node, const char *req)
-{
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	struct json_object *r, *v, *d = NULL;
-	static char buf[1 << 22];
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(un.sun_path, sizeof(un.sun_path), "%s/%s.sock", dir, node);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (connect(fd, (struct sockaddr *)&un, sizeof(un))) {
-		printf("# %s: control socket: %m\n", node);
-		close(fd);
-		return NULL;
-	}
-	if (write(fd, req, strlen(req)) < 0 || write(fd, "\n", 1) < 0) {
-		close(fd);
-		return NULL;
-	}
-	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = '\0';
-	r = json_tokener_parse(buf);
-	if (r && json_object_object_get_ex(r, "data", &v))
-		d = json_object_get(v);
-	else
-		printf("# %s: %.200s -> %.300s\n", node, req, buf);
-	json_object_put(r);
-	return d;
-}
-
-static struct json_object *get(struct json_object *o, const char *a,
-			       const char *b)
-{
-	struct json_object *x = NULL, *y = NULL;
-
-	if (o && json_object_object_get_ex(o, a, &x) && b)
-		json_object_object_get_ex(x, b, &y);
-	return b ? y : x;
-}
-
 static int reg(const char *node, const char *id, const char *prefix,
 	       unsigned int cap, const char *state)
 {
@@ -245,8 +120,8 @@ static int reg(const char *node, const char *id, const char *prefix,
 static uint64_t mg_counter(const char *group, const char *key)
 {
 	struct json_object *d = ask("gw", "{\"show\":\"mg\"}");
-	struct json_object *g = get(get(d, "mg", NULL), group, NULL);
-	uint64_t x = json_object_get_uint64(key ? get(g, key, NULL) : g);
+	struct json_object *g = path_get(path_get(d, "mg", NULL), group, NULL);
+	uint64_t x = json_object_get_uint64(key ? path_get(g, key, NULL) : g);
 
 	json_object_put(d);
 	return x;
@@ -522,6 +397,7 @@ int main(int argc, char **argv)
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
 	ktap_plan(24);
+	agents_dir = dir;
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
@@ -568,7 +444,7 @@ int main(int argc, char **argv)
 		char want[64];
 
 		snprintf(want, sizeof(want), "127.0.0.1:%d", srd_port);
-		ok = ok && !strcmp(json_object_get_string(get(get(get(d, "mg", NULL), "srd", NULL),
+		ok = ok && !strcmp(json_object_get_string(path_get(path_get(path_get(d, "mg", NULL), "srd", NULL),
 							      "address", NULL)), want);
 		json_object_put(d);
 	}
@@ -591,14 +467,14 @@ int main(int argc, char **argv)
 	check(ok, "the answer has id, node, sid, prefix, rtype, capability: %s", r.body);
 	{
 		struct json_object *d = ask("gw", "{\"show\":\"mg\"}");
-		struct json_object *s = get(get(d, "mg", NULL), "services", NULL);
+		struct json_object *s = path_get(path_get(d, "mg", NULL), "services", NULL);
 		struct json_object *s0 = s ? json_object_array_get_idx(s, 0) : NULL;
 
 		ok = s && json_object_array_length(s) == 1 &&
-		     json_object_get_uint64(get(s0, "chosen", NULL)) == 71 &&
-		     json_object_get_uint64(get(s0, "active", NULL)) == 3 &&
-		     json_object_get_uint64(get(s0, "instances", NULL)) == 4 &&
-		     json_object_get_uint64(get(get(get(d, "mg", NULL), "requests", NULL), "ok", NULL)) == 71;
+		     json_object_get_uint64(path_get(s0, "chosen", NULL)) == 71 &&
+		     json_object_get_uint64(path_get(s0, "active", NULL)) == 3 &&
+		     json_object_get_uint64(path_get(s0, "instances", NULL)) == 4 &&
+		     json_object_get_uint64(path_get(path_get(path_get(d, "mg", NULL), "requests", NULL), "ok", NULL)) == 71;
 		check(ok, "show mg: the prefix chosen 71 times, 3 of its 4 instances active, 71 ok");
 		json_object_put(d);
 	}
@@ -659,7 +535,7 @@ int main(int argc, char **argv)
 		rv = bearer(aam, "2001:db8::/32", now - 5, now + 600);
 		ok = rv && resolve("?prefix=" P1, rv, &r) == 200;
 		d = ask("ctl", "{\"aam_revoke\":\"0123456789abcdef0123456789abcdef\"}");
-		ok = ok && d && json_object_get_uint64(get(d, "revokes", NULL)) == 1;
+		ok = ok && d && json_object_get_uint64(path_get(d, "revokes", NULL)) == 1;
 		json_object_put(d);
 		t0 = mono_ms();
 		ok = ok && WAIT(3000, mg_counter("srd", "revoked_pushes") > r0);
@@ -715,7 +591,7 @@ int main(int argc, char **argv)
 		ok = d && WAIT(10000, mg_routes() == 2) &&
 		     resolve("?prefix=" P2, tok, &r) == 404;
 		d = ask("gw", "{\"show\":\"mg\"}");
-		s = get(get(d, "mg", NULL), "services", NULL);
+		s = path_get(path_get(d, "mg", NULL), "services", NULL);
 		ok = ok && s && json_object_array_length(s) == 1;
 		json_object_put(d);
 		check(ok, "the last instance of a prefix deregistered: 404, and its entry is gone from show mg");
@@ -733,8 +609,8 @@ int main(int argc, char **argv)
 		out[n] = '\0';
 		pclose(p);
 		d = json_tokener_parse(out);
-		ok = d && json_object_get_uint64(get(get(d, "mg", NULL), "refused", NULL) ?
-			get(get(get(d, "mg", NULL), "refused", NULL), "scope", NULL) : NULL) == 1;
+		ok = d && json_object_get_uint64(path_get(path_get(d, "mg", NULL), "refused", NULL) ?
+			path_get(path_get(path_get(d, "mg", NULL), "refused", NULL), "scope", NULL) : NULL) == 1;
 		json_object_put(d);
 		snprintf(cmd, sizeof(cmd), "%s agent socket %s/gw.sock show mg | grep -q '^  service %s chosen 94 '",
 			 dmsc_bin, dir, P1);
@@ -745,8 +621,8 @@ int main(int argc, char **argv)
 		struct json_object *d = ask("ctl", "{\"show\":\"peers\"}");
 		struct json_object *rj = ask("ctl", "{\"show\":\"rejected\"}");
 
-		ok = json_object_get_uint64(get(get(d, "srd", NULL), "digests_matched", NULL)) > 0 &&
-		     !json_object_get_uint64(get(rj, "by_reason", "role"));
+		ok = json_object_get_uint64(path_get(path_get(d, "srd", NULL), "digests_matched", NULL)) > 0 &&
+		     !json_object_get_uint64(path_get(rj, "by_reason", "role"));
 		check(ok, "the srd: the gateway's digests match, nothing of it refused");
 		json_object_put(d);
 		json_object_put(rj);
@@ -766,7 +642,7 @@ int main(int argc, char **argv)
 		raw_reg("gw", &g);
 		d = ask("ctl", "{\"show\":\"instances\"}");
 		rj = ask("ctl", "{\"show\":\"rejected\"}");
-		ok = json_object_get_uint64(get(rj, "by_reason", "role")) == 1 &&
+		ok = json_object_get_uint64(path_get(rj, "by_reason", "role")) == 1 &&
 		     !strstr(json_object_to_json_string(d), "mg-own");
 		check(ok, "a register sent with the gateway's certificate: refused by the srd (role), not stored");
 		json_object_put(d);

@@ -48,6 +48,7 @@
 #include "../srd/etcd.h"
 #include "../srd/tests/etcd_cluster.h"
 #include "../../tests/ktap.h"
+#include "agent_proc.h"
 
 #define HB_MS	400	/* the SRs' heartbeat: a lease of 1.2 s */
 #define DIGEST_MS	300	/* the SRs' sr.digest_interval_ms */
@@ -56,17 +57,9 @@
 #define FULL_GAP_TEST_MS	1100	/* past the srd's FULL_GAP_MS (1 s) */
 
 static char dir[] = "/tmp/dmsc-roles.XXXXXX";
-static const char *agent_bin, *pki_bin, *dmsc_bin;
+static const char *pki_bin, *dmsc_bin;
 static int port;
 static pid_t pid_ctl, pid_n1, pid_n2;
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static double now_us(void)
 {
@@ -76,44 +69,7 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
 /* --- agents ------------------------------------------------------------- */
-
-/* A port of loopback free now, for an SRD to listen on. */
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	getsockname(fd, (struct sockaddr *)&sa, &l);
-	close(fd);
-	return ntohs(sa.sin_port);
-}
-
-static void write_config(const char *node, const char *text)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s.json", dir, node);
-	f = fopen(p, "w");
-	fputs(text, f);
-	fclose(f);
-}
 
 /* An sr agent of @node whose SRDs are @srds, the JSON array's items. */
 static int sr_hb_ms = HB_MS;	/* etcd's SRs: a lease of at least 2 s */
@@ -132,7 +88,7 @@ static void config_sr_to(const char *node, const char *srds)
 		 "          \"kernel\": false, \"state\": \"%s/%s.state\" } }\n",
 		 node, dir, node, dir, dir, node, dir, node, dir, srds, sr_hb_ms,
 		 DIGEST_MS, NODE_MS, dir, node);
-	write_config(node, t);
+	write_config(node, "%s", t);
 }
 
 static void config_sr(const char *node)
@@ -156,76 +112,7 @@ static void config_ctl(const char *extra)
 		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"sqlite\": \"%s/srd.db\" },\n"
 		 "           \"full_interval_ms\": %d }%s }\n",
 		 dir, dir, dir, dir, dir, dir, port, dir, FULL_MS, extra);
-	write_config("ctl", t);
-}
-
-static pid_t spawn(const char *node)
-{
-	char cfg[256], log[256];
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	snprintf(cfg, sizeof(cfg), "%s/%s.json", dir, node);
-	snprintf(log, sizeof(log), "%s/%s.log", dir, node);
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-	dup2(fd, 1);
-	dup2(fd, 2);
-	execl(agent_bin, agent_bin, "-c", cfg, (char *)NULL);
-	_exit(127);
-}
-
-static void stop(pid_t *p)
-{
-	if (*p > 0) {
-		kill(*p, SIGKILL);
-		waitpid(*p, NULL, 0);
-	}
-	*p = 0;
-}
-
-/* One request to @node's control socket: its "data", or NULL. */
-static struct json_object *ask(const char *node, const char *req)
-{
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	struct json_object *r, *v, *d = NULL;
-	char buf[1 << 20];
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(un.sun_path, sizeof(un.sun_path), "%s/%s.sock", dir, node);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (connect(fd, (struct sockaddr *)&un, sizeof(un))) {
-		close(fd);
-		return NULL;
-	}
-	if (write(fd, req, strlen(req)) < 0 || write(fd, "\n", 1) < 0) {
-		close(fd);
-		return NULL;
-	}
-	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = '\0';
-	r = json_tokener_parse(buf);
-	if (r && json_object_object_get_ex(r, "data", &v))
-		d = json_object_get(v);
-	else
-		printf("# %s: %s -> %s\n", node, req, buf);
-	json_object_put(r);
-	return d;
-}
-
-static struct json_object *path_get(struct json_object *o, const char *a,
-				    const char *b)
-{
-	struct json_object *x = NULL, *y = NULL;
-
-	if (o && json_object_object_get_ex(o, a, &x) && b)
-		json_object_object_get_ex(x, b, &y);
-	return b ? y : x;
+	write_config("ctl", "%s", t);
 }
 
 /* The length of @o, or -1 if it is no array (a failing case goes on). */
@@ -308,14 +195,6 @@ static int reg(const char *node, const char *id, const char *sid)
 	json_object_put(d);
 	return d ? 0 : -1;
 }
-
-/* Wait up to @ms for @cond; true if it held. */
-#define WAIT(ms, cond) ({						\
-	int64_t _t = mono_ms() + (ms);					\
-	int _ok;							\
-	while (!(_ok = (cond)) && mono_ms() < _t)			\
-		usleep(20000);						\
-	_ok; })
 
 /* --- policies (type 6) -------------------------------------------------- */
 
@@ -1236,7 +1115,7 @@ static void config_smo(const char *node, int p)
 		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"etcd\": \"%s\" } } }\n",
 		 node, dir, node, dir, node, LEASE_S, dir, dir, node, dir, node, dir,
 		 p, cluster_endpoints);
-	write_config(node, t);
+	write_config(node, "%s", t);
 }
 
 /* @node's smo election: @key's value as text into @out ("" if none). */
@@ -1723,6 +1602,7 @@ int main(int argc, char **argv)
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
 	ktap_plan(39 + ELECTION_CASES);
+	agents_dir = dir;
 	if (!mkdtemp(dir))
 		return 1;
 	ok = !sh("(set -e; p=%s; d=%s;"
