@@ -2,8 +2,13 @@
 /*
  * The SR's ICMPv6 echo probe of its instances (sr_probe.h).
  *
- * One raw ICMPv6 socket, filtered to echo replies by the kernel
- * (ICMP6_FILTER), whose checksum the kernel computes (RFC 3542). Echo
+ * One raw ICMPv6 socket, whose checksum the kernel computes (RFC 3542).
+ * The kernel gives a raw ICMPv6 socket every ICMPv6 message the host
+ * receives; a classic BPF filter keeps only echo replies with this agent's
+ * identifier, so another program's pings cost the loop nothing (and
+ * ICMP6_FILTER, where a filter cannot be attached, keeps out what is not
+ * an echo reply). One wake-up reads at most PROBE_READ_BATCH replies:
+ * a flood past the filter cannot hold the loop. Echo
  * requests carry an identifier of this agent and a sequence number; a
  * reply counts only from the instance's SID, with the identifier and the
  * sequence of that instance's echo of this round. Any other one (another
@@ -24,10 +29,14 @@
 #include <netinet/in.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <linux/filter.h>
 
 #include "agent.h"
 #include "log.h"
 #include "sr_probe.h"
+
+/* replies read per wake-up; the rest wait for the next turn of the loop */
+#define PROBE_READ_BATCH	64
 
 struct probe_inst {
 	char id[MSG_ID_MAX];
@@ -51,6 +60,7 @@ struct sr_probe {
 	size_t n, cap;
 	uint64_t sent, answered, lost, send_errors, strays;
 	bool send_error_said;
+	bool filtered;		/* the BPF filter is attached */
 };
 
 static int64_t now_us(void)
@@ -76,9 +86,11 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 	struct sockaddr_in6 from;
 	socklen_t fl = sizeof(from);
 	ssize_t len;
+	int budget = PROBE_READ_BATCH;
 
 	(void)what;
-	while ((len = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+	while (budget-- > 0 &&
+	       (len = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
 			       &fl)) >= 0) {
 		const struct icmp6_hdr *h = (const struct icmp6_hdr *)buf;
 		struct probe_inst *x = NULL;
@@ -113,6 +125,28 @@ static void on_reply(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/*
+ * In the kernel: an ICMPv6 echo reply (type 129) whose identifier is
+ * @ident passes; anything else is dropped before it is queued. The
+ * offsets are from the ICMPv6 header, where a raw IPv6 socket's data
+ * starts.
+ */
+static int attach_filter(int fd, uint16_t ident)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),		/* type */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ICMP6_ECHO_REPLY, 0, 3),
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 4),		/* identifier */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ident, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffff),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]),
+				   .filter = code };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
+
 struct sr_probe *sr_probe_new(struct agent *a)
 {
 	struct sr_probe *p = calloc(1, sizeof(*p));
@@ -137,6 +171,10 @@ struct sr_probe *sr_probe_new(struct agent *a)
 	/* another agent's echoes on this host are not ours */
 	if (getrandom(&p->ident, sizeof(p->ident), 0) != sizeof(p->ident))
 		p->ident = (uint16_t)(getpid() ^ now_us());
+	p->filtered = !attach_filter(p->fd, p->ident);
+	if (!p->filtered)
+		agent_log("sr: probe: SO_ATTACH_FILTER: %s (other echo replies are sorted here)",
+			  strerror(errno));
 	/* nor is a reply to it guessed from the first sequence number */
 	if (getrandom(&p->seq, sizeof(p->seq), 0) != sizeof(p->seq))
 		p->seq = (uint16_t)now_us();
@@ -264,5 +302,6 @@ struct json_object *sr_probe_show(const struct sr_probe *p)
 	json_object_object_add(o, "send_errors", json_object_new_uint64(p->send_errors));
 	json_object_object_add(o, "strays", json_object_new_uint64(p->strays));
 	json_object_object_add(o, "instances", json_object_new_uint64(p->n));
+	json_object_object_add(o, "filtered", json_object_new_boolean(p->filtered));
 	return o;
 }
