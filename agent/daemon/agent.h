@@ -93,8 +93,10 @@ int sr_role_deregister(struct sr_role *r, const char *id, char *err,
 #ifdef DMSC_TEST_HOOKS
 /* Only in the test build (daemon/tests/dmsc-agent-san): ctl's test_drop_route. */
 int sr_role_test_drop_route(struct sr_role *r, const char *id);
-/* ... and test_fail_list: the srd's next full tables cannot be listed. */
+/* ... test_fail_list: the srd's next full tables cannot be listed; and
+ * test_peer_backlog: its cap on a peer's unsent bytes. */
 void srd_role_test_fail_list(struct srd_role *r, unsigned int n);
+void srd_role_test_peer_backlog(struct srd_role *r, size_t bytes);
 #endif
 
 /* smo: the policies (smo/smo_role.c), pushed over the srd's SR connections. */

@@ -290,6 +290,15 @@ static struct json_object *handle(struct ctl *c, struct bufferevent *bev,
 			srd_role_test_fail_list(a->srd, (unsigned int)json_object_get_int(v));
 			resp = ok(json_object_new_int(json_object_get_int(v)));
 		}
+	} else if (json_object_object_get_ex(req, "test_peer_backlog", &v)) {
+		/* the test build only: the srd's cap on a peer's unsent bytes */
+		if (!a->srd || !json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 0)
+			resp = fail("test_peer_backlog: %s", "no srd role, or not a byte count");
+		else {
+			srd_role_test_peer_backlog(a->srd, (size_t)json_object_get_int64(v));
+			resp = ok(json_object_new_int64(json_object_get_int64(v)));
+		}
 #endif
 	} else if (json_object_object_get_ex(req, "policy_apply", &v)) {
 		if (!a->smo)

@@ -92,6 +92,7 @@ struct srd_role {
 	uint64_t peers_backlogged;	/* set aside: PEER_BACKLOG unsent */
 #ifdef DMSC_TEST_HOOKS
 	unsigned int test_fail_list;	/* send_full's next lists fail */
+	size_t peer_backlog;		/* PEER_BACKLOG; the test build lowers it */
 #endif
 	int dg_valid;		/* dg is the table's since the last push */
 	uint64_t dg_rev;	/* the store's revision dg was listed at */
@@ -170,7 +171,7 @@ static int table_change(const struct srd_change *c, void *arg)
  */
 static int backlogged(struct srd_role *r, struct srd_peer *p)
 {
-	if (conn_pending(p->c) <= PEER_BACKLOG)
+	if (conn_pending(p->c) <= r->peer_backlog)
 		return 0;
 	p->synced = 0;
 	p->want = 1;
@@ -800,6 +801,7 @@ struct srd_role *srd_role_start(struct agent *a)
 	if (!r)
 		return NULL;
 	r->a = a;
+	r->peer_backlog = PEER_BACKLOG;
 	r->wake_fd[0] = r->wake_fd[1] = -1;
 	if (cfg->etcd[0])
 		r->st = srd_store_etcd_open(cfg->etcd, NULL, agent_now_ms(), err,
@@ -984,5 +986,13 @@ void srd_role_test_fail_list(struct srd_role *r, unsigned int n)
 {
 	r->test_fail_list = n;
 	agent_log("srd: test hook: the next %u full tables fail", n);
+}
+
+/* test_roles: a peer is set aside at @bytes unsent (0: PEER_BACKLOG). */
+void srd_role_test_peer_backlog(struct srd_role *r, size_t bytes)
+{
+	r->peer_backlog = bytes ? bytes : PEER_BACKLOG;
+	agent_log("srd: test hook: peers are set aside at %zu bytes unsent",
+		  r->peer_backlog);
 }
 #endif
