@@ -254,7 +254,20 @@ struct watch {
 	etcd_line_fn fn;
 	void *arg;
 	int verdict;	/* what fn said: 0 going on, 1 done, -1 error */
+	char said[200];	/* etcd's error instead of a result ("no leader") */
 };
+
+/* etcd's message in @o, {"error": {"message": ...}}, kept in @w. */
+static void watch_error(struct watch *w, struct json_object *o)
+{
+	struct json_object *ge, *m;
+
+	if (!o || !json_object_object_get_ex(o, "error", &ge))
+		return;
+	snprintf(w->said, sizeof(w->said), "%s",
+		 json_object_object_get_ex(ge, "message", &m) ?
+		 json_object_get_string(m) : json_object_get_string(ge));
+}
 
 /* Lines of a streamed answer, each {"result": {...}}, to the caller. */
 static size_t watch_data(char *data, size_t size, size_t nmemb, void *arg)
@@ -274,6 +287,7 @@ static size_t watch_data(char *data, size_t size, size_t nmemb, void *arg)
 		w->b.len -= nl + 1 - w->b.p;
 		w->b.p[w->b.len] = '\0';
 		if (!o || !json_object_object_get_ex(o, "result", &r)) {
+			watch_error(w, o);
 			json_object_put(o);
 			w->verdict = -1;
 			return 0;
@@ -311,12 +325,27 @@ int etcd_watch(struct etcd *e, struct json_object *req, etcd_line_fn fn,
 		}
 		return -1;
 	}
+	/*
+	 * An error instead of a stream (a member without a leader, as the
+	 * metadata hasleader asks it to say) comes as one object, perhaps
+	 * with no line end: an HTTP error status, or a 200 with it.
+	 */
+	if (w.verdict == 0 && w.b.p) {
+		struct json_object *o = json_tokener_parse(w.b.p);
+
+		watch_error(&w, o);
+		json_object_put(o);
+	}
 	free(w.b.p);
 	if (w.verdict == 1)
 		return 0;
-	if (w.verdict == -1) {
-		if (!err[0])
-			snprintf(err, errlen, "etcd watch: bad answer");
+	if (w.said[0]) {
+		snprintf(err, errlen, "etcd watch: %s", w.said);
+		return -1;
+	}
+	if (w.verdict == -1 || (cc == CURLE_OK && http != 200)) {
+		snprintf(err, errlen, "etcd watch: %s", http != 200 ?
+			 "HTTP error" : "bad answer");
 		return -1;
 	}
 	snprintf(err, errlen, "etcd watch: %s", cc == CURLE_OPERATION_TIMEDOUT ?
