@@ -90,9 +90,9 @@ struct srd_role {
 	uint64_t fulls_failed;		/* tables the store could not list */
 	uint64_t pushes_overlapped;	/* from an SR's own revision: push_overlap() */
 	uint64_t peers_backlogged;	/* set aside: PEER_BACKLOG unsent */
+	size_t peer_backlog;		/* PEER_BACKLOG; the test build lowers it */
 #ifdef DMSC_TEST_HOOKS
 	unsigned int test_fail_list;	/* send_full's next lists fail */
-	size_t peer_backlog;		/* PEER_BACKLOG; the test build lowers it */
 #endif
 	int dg_valid;		/* dg is the table's since the last push */
 	uint64_t dg_rev;	/* the store's revision dg was listed at */
