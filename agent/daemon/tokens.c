@@ -3,6 +3,16 @@
  * The verifiers' side of type 3 (tokens.h): the AAM's public key, and
  * the revoked jtis as a sorted array searched by bsearch(), replaced
  * whole on each push (at most AUTH_REVOKED_MAX, a few hundred KiB).
+ *
+ * A client presents the same token with every request until it expires,
+ * and the Ed25519 verification is most of a request's cost at the
+ * gateway (110 us of 183). So tokens that passed are remembered by their
+ * SHA-256, in a direct-mapped table of TOKEN_CACHE_SLOTS: a token seen
+ * again costs a hash of its bytes, and what can change since it passed,
+ * the clock and the revoked list, is checked again at each use exactly as
+ * token_verify() checks it. A slot holds the last token that hashed to
+ * it; a collision of slots costs a verification, not a wrong answer (the
+ * whole digest is compared).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -11,11 +21,23 @@
 #include <string.h>
 #include <time.h>
 
+#include <inttypes.h>
+#include <openssl/evp.h>
 #include <openssl/pem.h>
+
+#include <stdbool.h>
 
 #include "agent.h"
 #include "log.h"
 #include "tokens.h"
+
+#define TOKEN_CACHE_SLOTS	1024	/* about 420 KiB */
+
+struct token_seen {
+	unsigned char md[32];		/* SHA-256 of the token's bytes */
+	bool used;
+	struct token_claims c;		/* what it said when it passed */
+};
 
 struct agent_tokens {
 	struct token_verifier v;
@@ -23,6 +45,8 @@ struct agent_tokens {
 	size_t nrevoked;
 	int64_t first_exp;		/* the earliest exp in revoked */
 	uint64_t pushes, checked;
+	struct token_seen *seen;	/* TOKEN_CACHE_SLOTS; NULL: no cache */
+	uint64_t seen_hits;
 };
 
 /* Drop the entries whose token is dead anyway; order is kept. */
@@ -90,6 +114,8 @@ int agent_tokens_start(struct agent *a)
 	t->v.skew = tc->skew_s;
 	t->v.revoked = is_revoked;
 	t->v.revoked_arg = t;
+	/* without it every token is verified: slower, not wrong */
+	t->seen = calloc(TOKEN_CACHE_SLOTS, sizeof(*t->seen));
 	a->tokens = t;
 	agent_log("tokens: verifying with %s%s%s", tc->aam_key,
 		  tc->kid[0] ? ", kid " : "", tc->kid);
@@ -104,8 +130,54 @@ void agent_tokens_stop(struct agent *a)
 		return;
 	EVP_PKEY_free(t->v.key);
 	free(t->revoked);
+	free(t->seen);
 	free(t);
 	a->tokens = NULL;
+}
+
+/*
+ * token_verify() through the table of tokens that passed: a token found
+ * there is checked again for what can have changed, the clock (iat, exp
+ * with the skew) and revocation, with token_verify()'s words.
+ */
+static int check_seen(struct agent_tokens *t, const char *tok, size_t len,
+		      int64_t now, struct token_claims *c, char *err,
+		      size_t errlen)
+{
+	unsigned char md[32];
+	struct token_seen *x;
+	unsigned int mdlen;
+	uint32_t slot;
+
+	if (!EVP_Digest(tok, len, md, &mdlen, EVP_sha256(), NULL))
+		return token_verify(&t->v, tok, len, now, c, err, errlen);
+	memcpy(&slot, md, sizeof(slot));
+	x = &t->seen[slot % TOKEN_CACHE_SLOTS];
+	if (!x->used || memcmp(x->md, md, sizeof(md))) {
+		if (token_verify(&t->v, tok, len, now, c, err, errlen))
+			return -1;
+		memcpy(x->md, md, sizeof(md));
+		x->c = *c;
+		x->used = true;
+		return 0;
+	}
+	t->seen_hits++;
+	if (now + t->v.skew < x->c.iat) {
+		snprintf(err, errlen, "not yet valid (iat %" PRId64 " is %" PRId64
+			 " s ahead)", x->c.iat, x->c.iat - now);
+		return -1;
+	}
+	if (now - t->v.skew >= x->c.exp) {
+		snprintf(err, errlen, "expired %" PRId64 " s ago", now - x->c.exp);
+		x->used = false;	/* it will not pass again */
+		return -1;
+	}
+	if (is_revoked(x->c.jti, t)) {
+		snprintf(err, errlen, "revoked (jti %s)", x->c.jti);
+		return -1;
+	}
+	*c = x->c;
+	return 0;
 }
 
 int agent_token_check(struct agent *a, const char *tok, size_t len,
@@ -119,7 +191,8 @@ int agent_token_check(struct agent *a, const char *tok, size_t len,
 	}
 	t->checked++;
 	prune(t, (int64_t)time(NULL));
-	return token_verify(&t->v, tok, len, (int64_t)time(NULL), c, err, errlen);
+	return t->seen ? check_seen(t, tok, len, (int64_t)time(NULL), c, err, errlen) :
+	       token_verify(&t->v, tok, len, (int64_t)time(NULL), c, err, errlen);
 }
 
 int agent_tokens_set_revoked(struct agent *a, const struct auth_revoked *r,
@@ -165,5 +238,6 @@ struct json_object *agent_tokens_show(struct agent *a)
 	json_object_object_add(o, "revoked", json_object_new_uint64(t->nrevoked));
 	json_object_object_add(o, "revoked_pushes", json_object_new_uint64(t->pushes));
 	json_object_object_add(o, "checked", json_object_new_uint64(t->checked));
+	json_object_object_add(o, "cache_hits", json_object_new_uint64(t->seen_hits));
 	return o;
 }

@@ -38,7 +38,7 @@ int agent_token_check(struct agent *a, const char *tok, size_t len,
  */
 int agent_tokens_set_revoked(struct agent *a, const struct auth_revoked *r,
 			     size_t n);
-/* { "kid", "skew_s", "revoked": N, "revoked_pushes": N, "checked": N } */
+/* { "kid", "skew_s", "revoked": N, "revoked_pushes": N, "checked": N, "cache_hits": N } */
 struct json_object *agent_tokens_show(struct agent *a);
 
 #endif /* DMSC_TOKENS_H */

@@ -81,6 +81,8 @@ struct sr_role {
 	int64_t local_sent[SR_LOCAL_MAX];	/* its last registration */
 	bool local_wait[SR_LOCAL_MAX];		/* ... whose route has not come */
 	int64_t local_rtt[SR_LOCAL_MAX];	/* the last round trip, or -1 */
+	uint8_t local_tries[SR_LOCAL_MAX];	/* registrations not yet seen back */
+	uint64_t reregistered;			/* by reassert_local() */
 	size_t nlocal;
 	/* node state reports (type 4) */
 	struct event *nr_ev;
@@ -205,22 +207,41 @@ static int kernel_start(struct sr_role *r)
 static void send_register(struct sr_role *r, const struct msg_instance *i);
 
 /*
- * An instance of this node that the table lacks was expired by the SRD
- * while this agent lived (a renewal late behind a busy SRD, a partition
- * shorter than the reconnection): register it again.
+ * SR_RETRY_SHIFT_MAX: a registration not seen back is sent again after a
+ * heartbeat, then 2, 4, ... up to 64 heartbeats (25.6 s at 400 ms).
+ */
+#define SR_RETRY_SHIFT_MAX	6
+
+/*
+ * An instance of this node that the table lacks. If its route had come
+ * back since its last registration, the SRD expired it while this agent
+ * lived (a renewal late behind a busy SRD, a partition shorter than the
+ * reconnection): register it again at once. If not, the registration is
+ * still on its way, or was lost (to an etcd member that died with it):
+ * send it again, but only after 1, 2, 4, ... heartbeats. Without that
+ * back-off an SRD slower than a heartbeat per registration (999 durable
+ * commits queued, under ASan) got every waiting one again at each table:
+ * 27,462 registrations for 999 instances in 30 s, each a commit that made
+ * the queue longer.
  */
 static void reassert_local(struct sr_role *r)
 {
-	int64_t now = agent_now_ms();
+	int64_t now = agent_now_ms(), hb = (int64_t)r->a->cfg.sr.heartbeat_ms;
 
-	/* one sent within a heartbeat may not have reached the table yet */
-	for (size_t i = 0; i < r->nlocal; i++)
-		if (!route_table_find(&r->rt, r->local[i].id) &&
-		    now - r->local_sent[i] > (int64_t)r->a->cfg.sr.heartbeat_ms) {
+	for (size_t i = 0; i < r->nlocal; i++) {
+		int64_t wait = r->local_wait[i] ? hb << r->local_tries[i] : hb;
+
+		if (route_table_find(&r->rt, r->local[i].id) ||
+		    now - r->local_sent[i] <= wait)
+			continue;
+		if (!r->local_wait[i])
 			agent_log("sr: %s of this node is not in the SRD's table: registering it again",
 				  r->local[i].id);
-			send_register(r, &r->local[i]);
-		}
+		else if (r->local_tries[i] < SR_RETRY_SHIFT_MAX)
+			r->local_tries[i]++;
+		r->reregistered++;
+		send_register(r, &r->local[i]);
+	}
 }
 
 /*
@@ -238,6 +259,7 @@ static void registration_rtt(struct sr_role *r, const struct msg_routes *m)
 			if (!strcmp(m->routes[j].id, r->local[i].id)) {
 				r->local_rtt[i] = now - r->local_sent[i];
 				r->local_wait[i] = false;
+				r->local_tries[i] = 0;
 				break;
 			}
 	}
@@ -380,6 +402,7 @@ int sr_role_register(struct sr_role *r, const struct msg_instance *i,
 		r->local_rtt[k] = -1;
 		r->nlocal++;
 	}
+	r->local_tries[k] = 0;
 	state_save(r);
 	send_register(r, &r->local[k]);
 	return 0;
@@ -402,6 +425,7 @@ int sr_role_deregister(struct sr_role *r, const char *id, char *err,
 	r->local_sent[k] = r->local_sent[r->nlocal];
 	r->local_wait[k] = r->local_wait[r->nlocal];
 	r->local_rtt[k] = r->local_rtt[r->nlocal];
+	r->local_tries[k] = r->local_tries[r->nlocal];
 	state_save(r);
 	snprintf(g.id, sizeof(g.id), "%s", id);
 	if (r->up)
@@ -780,6 +804,8 @@ struct json_object *sr_role_show(struct sr_role *r, const char *what)
 
 	if (!strcmp(what, "routes")) {
 		route_table_json(&r->rt, o, 1);
+		json_object_object_add(o, "reregistered",
+				       json_object_new_uint64(r->reregistered));
 	} else if (!strcmp(what, "policies")) {
 		json_object_put(o);
 		return sr_policy_show(r->pol);
