@@ -335,6 +335,12 @@ static void print_aam(struct json_object *d)
 			json_object_object_foreach(x, reason, n)
 				printf("  denied_%s %s\n", reason, json_object_get_string(n));
 		}
+		if (json_object_object_get_ex(role, "revoked_prefix", NULL))
+			printf("  shared %s etcd %s pending %s in %s out %s errors %s bad_values %s\n",
+			       str(role, "revoked_prefix"), str(role, "revoked_etcd"),
+			       str(role, "revoked_etcd_pending"), str(role, "revoked_shared_in"),
+			       str(role, "revoked_shared_out"), str(role, "revoked_etcd_errors"),
+			       str(role, "revoked_bad_values"));
 		for (size_t i = 0; v && i < json_object_array_length(v); i++) {
 			x = json_object_array_get_idx(v, i);
 			printf("  revoked %s until %s\n", str(x, "jti"), str(x, "exp"));
@@ -770,6 +776,9 @@ int cmd_agent(struct cli *cli, int argc, char **argv)
 		d = ask_one(cli, path, "aam_revoke", json_object_new_string(argv[2]));
 		if (!d)
 			return EXIT_FAIL;
+		/* kept and pushed; with etcd, shared once the worker wrote it */
+		if (json_object_object_get_ex(d, "revoked_etcd", NULL))
+			printf("revoked %s; etcd: %s\n", argv[2], str(d, "revoked_etcd"));
 		json_object_put(d);
 		return EXIT_OK;
 	}

@@ -882,17 +882,59 @@ static int get_grants(struct json_object *arr, struct aam_config *c, char *err,
 	return 0;
 }
 
+/*
+ * aam.revoked_prefix: the etcd keys of the revoked jtis the AAMs of one
+ * cluster share (aam_shared.h), a key per jti under it. Only with
+ * srd.store.etcd; ends in '/' so that one jti's key is not the start of
+ * another name; not over the registry's keys nor the SMO's, which its
+ * reads would take for bad values.
+ */
+static int get_revoked_prefix(struct json_object *v, struct agent_config *cfg,
+			      char *err, int errlen)
+{
+	static const char srd_prefix[] = "/dmsc/srd/";	/* store_etcd.c's */
+	char *p = cfg->aam.revoked_prefix;
+	size_t n;
+
+	if (!cfg->srd.etcd[0]) {
+		snprintf(err, errlen, "aam.revoked_prefix: needs srd.store.etcd (the revocations are shared through it)");
+		return -1;
+	}
+	if (get_str(v, "aam.revoked_prefix", p, sizeof(cfg->aam.revoked_prefix),
+		    err, errlen))
+		return -1;
+	n = strlen(p);
+	if (!n || p[n - 1] != '/') {
+		snprintf(err, errlen, "aam.revoked_prefix: \"%s\" must end in '/'", p);
+		return -1;
+	}
+	for (const char *q = p; *q; q++)
+		if (*q <= ' ' || *q > '~') {
+			snprintf(err, errlen, "aam.revoked_prefix: not printable ASCII without spaces");
+			return -1;
+		}
+	if (!strncmp(p, srd_prefix, n < strlen(srd_prefix) ? n : strlen(srd_prefix)) ||
+	    !strncmp(cfg->smo.election_key, p, n) || !strncmp(cfg->smo.policies_key, p, n)) {
+		snprintf(err, errlen, "aam.revoked_prefix: \"%s\" overlaps the registry's %s or the smo's keys",
+			 p, srd_prefix);
+		return -1;
+	}
+	return 0;
+}
+
 static int get_aam(struct json_object *root, struct agent_config *cfg,
 		   char *err, int errlen)
 {
 	static const char *const keys[] = {
-		"key", "kid", "lifetime_s", "grants", "revoked", NULL,
+		"key", "kid", "lifetime_s", "grants", "revoked", "revoked_prefix",
+		NULL,
 	};
 	struct aam_config *c = &cfg->aam;
 	struct json_object *s, *v;
 	int bad;
 
 	strcpy(c->kid, CONFIG_AAM_KID);
+	strcpy(c->revoked_prefix, CONFIG_AAM_REVOKED_PREFIX);
 	c->lifetime_s = CONFIG_AAM_LIFETIME_S;
 	s = section(root, "aam", keys, err, errlen, &bad);
 	if (!s)
@@ -905,6 +947,9 @@ static int get_aam(struct json_object *root, struct agent_config *cfg,
 	if (get_path(s, "aam", "key", c->key, sizeof(c->key), true, err, errlen) ||
 	    get_path(s, "aam", "revoked", c->revoked, sizeof(c->revoked), false,
 		     err, errlen))
+		return -1;
+	if (json_object_object_get_ex(s, "revoked_prefix", &v) &&
+	    get_revoked_prefix(v, cfg, err, errlen))
 		return -1;
 	if (json_object_object_get_ex(s, "kid", &v) &&
 	    get_kid(v, "aam.kid", c->kid, sizeof(c->kid), err, errlen))

@@ -151,6 +151,7 @@ struct mg_config {
 #define CONFIG_AAM_LIFETIME_S	300
 #define CONFIG_AAM_KID		"aam"
 #define CONFIG_TOKENS_SKEW_S	30
+#define CONFIG_AAM_REVOKED_PREFIX	"/dmsc/aam/revoked/"
 
 /*
  * "aam.grants[]": a subject (fnmatch(3) pattern), the scope it may get,
@@ -170,6 +171,8 @@ struct aam_config {
 	char kid[TOKEN_NAME_MAX];
 	unsigned int lifetime_s;	/* default and maximum of a token */
 	char revoked[CONFIG_PATH_MAX];	/* the revoked jtis' file; "" = none */
+	/* with srd.store.etcd: the etcd keys of the AAMs' revoked jtis */
+	char revoked_prefix[256];
 	size_t ngrants;
 	struct aam_grant grants[CONFIG_AAM_GRANTS];
 };

@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(57 + 5 + 11 + 3);
+	ktap_plan(57 + 5 + 11 + 3 + 4);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -65,6 +65,33 @@ int main(void)
 		   "aam.revoked: an absolute path");
 	ktap_check(parse("{\"node\":\"c\",\"roles\":[\"aam\"],\"aam\":{\"key\":\"/k\",\"grants\":[]}}") &&
 		   !strncmp(err, "roles: \"aam\" needs \"srd\"", 24), "aam section without srd refused");
+	/* aam.revoked_prefix: the revocations shared through etcd */
+	ktap_check(parse(AAM(",\"grants\":[],\"revoked_prefix\":\"/x/\"")) &&
+		   !strcmp(err, "aam.revoked_prefix: needs srd.store.etcd (the revocations are shared through it)"),
+		   "aam.revoked_prefix: only with an etcd store");
+#define AAM_ETCD(x) "{\"node\":\"c\",\"roles\":[\"srd\",\"aam\"]," \
+	"\"tls\":{\"ca\":\"/a\",\"cert\":\"/b\",\"key\":\"/c\"}," \
+	"\"srd\":{\"listen\":\"127.0.0.1:1\",\"store\":{\"etcd\":\"http://127.0.0.1:2379\"}}," \
+	"\"aam\":{\"key\":\"/k\",\"grants\":[]" x "}}"
+	ktap_check(!parse(AAM_ETCD("")) &&
+		   !strcmp(cfg.aam.revoked_prefix, "/dmsc/aam/revoked/") &&
+		   !parse(AAM_ETCD(",\"revoked_prefix\":\"/site1/revoked/\"")) &&
+		   !strcmp(cfg.aam.revoked_prefix, "/site1/revoked/"),
+		   "aam.revoked_prefix: /dmsc/aam/revoked/ by default, or as given");
+	ktap_check(parse(AAM_ETCD(",\"revoked_prefix\":\"\"")) &&
+		   !strcmp(err, "aam.revoked_prefix: must be 1..255 characters") &&
+		   parse(AAM_ETCD(",\"revoked_prefix\":\"/dmsc/aam/revoked\"")) &&
+		   !strcmp(err, "aam.revoked_prefix: \"/dmsc/aam/revoked\" must end in '/'") &&
+		   parse(AAM_ETCD(",\"revoked_prefix\":\"/a b/\"")) &&
+		   !strcmp(err, "aam.revoked_prefix: not printable ASCII without spaces"),
+		   "aam.revoked_prefix: empty, without a trailing '/', with a space: refused");
+	ktap_check(parse(AAM_ETCD(",\"revoked_prefix\":\"/dmsc/\"")) &&
+		   !strncmp(err, "aam.revoked_prefix: \"/dmsc/\" overlaps", 34) &&
+		   parse(AAM_ETCD(",\"revoked_prefix\":\"/dmsc/srd/r/\"")) &&
+		   parse(AAM_ETCD(",\"revoked_prefix\":\"/dmsc/smo/\"")) &&
+		   !parse(AAM_ETCD(",\"revoked_prefix\":\"/dmsc/s/\"")),
+		   "aam.revoked_prefix: over or under the registry's prefix, over the smo's keys: refused");
+#undef AAM_ETCD
 #undef AAM
 #define TOK(x) "{\"node\":\"n1\",\"roles\":[\"sr\"],\"tokens\":{" x "}}"
 	ktap_check(!parse(TOK("\"aam_key\":\"/p.pub\"")) && cfg.tokens.enabled &&

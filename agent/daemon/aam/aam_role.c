@@ -23,6 +23,11 @@
  * one connects, and kept in aam.revoked (a small JSON file written
  * atomically) so that a restarted AAM pushes it again. Entries go once
  * their exp has passed: the token is refused as expired then anyway.
+ *
+ * With an etcd store the list is shared by the AAMs of every controller
+ * on the cluster (aam_shared.h): a revocation is kept and pushed here
+ * first, then written to etcd by a worker thread; what the others wrote
+ * comes back from its reads and joins the list (on_shared()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +42,7 @@
 
 #include <openssl/pem.h>
 
+#include "aam_shared.h"
 #include "agent.h"
 #include "conn.h"
 #include "json_strict.h"
@@ -86,6 +92,8 @@ struct aam_role {
 	size_t nissued, issued_next;
 	uint64_t requests, granted, denied[DENY_N], revokes, pushes;
 	uint64_t rate_limited, backlogged, peers_lost;
+	struct aam_shared *shared;	/* with an etcd store: the AAMs' union */
+	uint64_t shared_in;		/* jtis taken from etcd */
 	int64_t log_second;
 	unsigned int log_lines;
 };
@@ -310,9 +318,74 @@ int aam_role_revoke(struct aam_role *r, const char *jti, char *err,
 		return -1;
 	}
 	r->revokes++;
-	agent_log("aam: revoked %s (kept until %lld)", jti, (long long)exp);
+	agent_log("aam: revoked %s (kept until %lld)%s", jti, (long long)exp,
+		  r->shared ? "; to etcd next" : "");
+	if (r->shared)
+		aam_shared_put(r->shared, &r->revoked[r->nrevoked - 1]);
 	push_all(r);
 	return 0;
+}
+
+/* --- the revoked list shared through etcd (aam_shared.h) ----------------- */
+
+static int by_jti(const void *a, const void *b)
+{
+	return strcmp(((const struct auth_revoked *)a)->jti,
+		      ((const struct auth_revoked *)b)->jti);
+}
+
+/*
+ * What etcd holds under aam.revoked_prefix (@v, sorted by jti): those we
+ * lack are added, kept and pushed; those we hold and etcd lacks (revoked
+ * while etcd was down, or before a restore of it) are written to it.
+ */
+static void on_shared(void *arg, const struct auth_revoked *v, size_t n)
+{
+	struct aam_role *r = arg;
+	size_t held, added = 0, full = 0;
+	bool *seen = calloc(n ? n : 1, sizeof(*seen));
+	int64_t now = now_s();
+	char err[320];
+
+	if (!seen) {
+		agent_log("aam: etcd: out of memory: the revoked jtis read are not taken");
+		return;
+	}
+	prune(r);
+	held = r->nrevoked;
+	for (size_t i = 0; i < held; i++) {
+		const struct auth_revoked *f = bsearch(&r->revoked[i], v, n, sizeof(*v),
+						       by_jti);
+
+		if (f)
+			seen[f - v] = true;
+		else
+			aam_shared_put(r->shared, &r->revoked[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (seen[i] || v[i].exp + AAM_REVOKED_GRACE_S < now)
+			continue;
+		if (r->nrevoked == AUTH_REVOKED_MAX) {
+			full++;
+			continue;
+		}
+		r->revoked[r->nrevoked++] = v[i];
+		added++;
+		agent_log("aam: revoked %s (kept until %lld), from etcd", v[i].jti,
+			  (long long)v[i].exp);
+	}
+	free(seen);
+	if (full)
+		agent_log("aam: etcd: %zu revoked jtis not taken: the list is full (%d)",
+			  full, AUTH_REVOKED_MAX);
+	if (!added)
+		return;
+	r->shared_in += added;
+	/* etcd keeps them meanwhile: a failed save costs only a restart's wait */
+	if (revoked_save(r, err, sizeof(err)))
+		agent_log("aam: %s: %zu revoked jtis from etcd not kept in the file", err,
+			  added);
+	push_all(r);
 }
 
 /* --- requests ------------------------------------------------------------ */
@@ -516,6 +589,20 @@ struct aam_role *aam_role_start(struct agent *a)
 	}
 	if (revoked_load(r))
 		goto fail;
+	if (a->cfg.srd.etcd[0]) {
+		char err[320];
+
+		r->shared = aam_shared_start(a->base, a->cfg.srd.etcd,
+					     ac->revoked_prefix, a->cfg.node,
+					     AAM_REVOKED_GRACE_S, on_shared, r, err,
+					     sizeof(err));
+		if (!r->shared) {
+			agent_log("aam: %s", err);
+			goto fail;
+		}
+		agent_log("aam: revocations shared under %s on %s", ac->revoked_prefix,
+			  a->cfg.srd.etcd);
+	}
 	if (a->tokens)
 		agent_tokens_set_revoked(a, r->revoked, r->nrevoked);
 	agent_log("aam: issuing tokens as kid %s, %zu grants, lifetime up to %u s",
@@ -530,6 +617,7 @@ void aam_role_stop(struct aam_role *r)
 {
 	if (!r)
 		return;
+	aam_shared_stop(r->shared);
 	while (r->peers) {
 		struct aam_peer *p = r->peers;
 
@@ -567,5 +655,9 @@ struct json_object *aam_role_show(struct aam_role *r)
 	json_object_object_add(o, "rate_limited", json_object_new_uint64(r->rate_limited));
 	json_object_object_add(o, "backlogged", json_object_new_uint64(r->backlogged));
 	json_object_object_add(o, "peers_lost", json_object_new_uint64(r->peers_lost));
+	if (r->shared) {
+		json_object_object_add(o, "revoked_shared_in", json_object_new_uint64(r->shared_in));
+		aam_shared_show(r->shared, o);
+	}
 	return o;
 }

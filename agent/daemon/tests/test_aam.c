@@ -19,6 +19,9 @@
  * revoked list an SR sends the AAM, and type 3 from a controller whose
  * certificate has no aam role (to n3), are refused and counted.
  *
+ * Then (shared_revocations(), skipped without etcd) two controllers on
+ * one three-member etcd share their revocations (aam.revoked_prefix).
+ *
  * The process helpers are test_roles.c's, copied small rather than
  * shared, so that the two files change independently.
  *
@@ -52,6 +55,8 @@
 #include "token.h"
 #include "../../tests/ktap.h"
 #include "agent_proc.h"
+#include "../srd/etcd.h"
+#include "../srd/tests/etcd_cluster.h"
 
 static char dir[] = "/tmp/dmsc-aam.XXXXXX";
 static const char *pki_bin, *dmsc_bin;
@@ -443,6 +448,347 @@ static int asan_clean(void)
 	return sh("! grep -l 'ERROR: \\(Address\\|Leak\\)Sanitizer\\|runtime error' %s/*.log", dir) == 0;
 }
 
+/* --- revocations shared by two controllers on one etcd ------------------ */
+
+/*
+ * Controllers cta and ctb (srd+aam, each its own aam.revoked, one etcd), an
+ * SR at each (s1 at cta, s2 at ctb): a revocation at ca reaches s2 through
+ * etcd; one made while etcd is stopped (SIGSTOP: connections hang, as
+ * with a member cut off) reaches it once etcd runs again; an entry past
+ * its exp + 300 s leaves etcd and both lists and is not written back; a
+ * value under the prefix that is not a revocation is counted once and
+ * skipped; a cb restarted without its file has the list back from etcd.
+ */
+#define SHARED_CASES	8
+#define SHARED_PREFIX	"/dmsc/aam/revoked/"
+
+static int port_ca, port_cb;
+static pid_t pid_ca, pid_cb, pid_s1, pid_s2;
+
+static void config_shared_ctl(const char *node, int p)
+{
+	char t[2048];
+
+	snprintf(t, sizeof(t),
+		 "{ \"node\": \"%s\", \"roles\": [\"srd\", \"aam\"], \"control\": \"%s/%s.sock\",\n"
+		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/%s.crt\", \"key\": \"%s/ca/%s.key\" },\n"
+		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"etcd\": \"%s\" } },\n"
+		 "  \"aam\": { \"key\": \"%s/aam.key\", \"kid\": \"aam1\", \"lifetime_s\": 600,\n"
+		 "           \"revoked\": \"%s/%s.revoked\", \"revoked_prefix\": \"" SHARED_PREFIX "\",\n"
+		 "           \"grants\": [ { \"sub\": \"mi-*\", \"scope\": \"2001:db8:100::/48\" } ] } }\n",
+		 node, dir, node, dir, dir, node, dir, node, p, cluster_endpoints, dir, dir, node);
+	write_config(node, t);
+}
+
+/* @node's AAM holds @jti in its revoked list. */
+static int aam_holds(const char *node, const char *jti)
+{
+	struct json_object *r = ask_raw(node, "{\"show\":\"aam\"}");
+	struct json_object *l = path_get(path_get(r, "data", "aam"), "revoked", NULL);
+	int found = 0;
+
+	for (size_t i = 0; l && i < json_object_array_length(l); i++)
+		found |= !strcmp(str_of(json_object_array_get_idx(l, i), "jti", NULL), jti);
+	json_object_put(r);
+	return found;
+}
+
+/* A counter of @node's show aam at least @n (an agent not up has none). */
+static int at_least(const char *node, const char *part, const char *key, uint64_t n)
+{
+	uint64_t x = counter(node, part, key, NULL);
+
+	return x != UINT64_MAX && x >= n;
+}
+
+/* @key of @node's show aam, as text ("" if none). */
+static const char *aam_str(const char *node, const char *key)
+{
+	static char out[256];
+	struct json_object *r = ask_raw(node, "{\"show\":\"aam\"}");
+
+	snprintf(out, sizeof(out), "%s", str_of(path_get(r, "data", "aam"), key, NULL));
+	json_object_put(r);
+	return out;
+}
+
+/* etcd, as another writer: put @value at @key on a lease of @ttl s (0: none). */
+static int et_put(const char *key, const char *value, int ttl)
+{
+	char err[256];
+	struct etcd *e = etcd_open(cluster_endpoints, err, sizeof(err));
+	struct json_object *q = json_object_new_object(), *resp;
+	int ok = e != NULL;
+
+	if (ok && ttl) {
+		struct json_object *g = json_object_new_object();
+
+		json_object_object_add(g, "TTL", json_object_new_int(ttl));
+		ok = !etcd_call(e, "/v3/lease/grant", g, &resp, err, sizeof(err));
+		json_object_put(g);
+		if (ok) {
+			json_object_object_add(q, "lease", json_object_new_int64(etcd_int(resp, "ID")));
+			json_object_put(resp);
+		}
+	}
+	json_object_object_add(q, "key", etcd_b64(key, strlen(key)));
+	json_object_object_add(q, "value", etcd_b64(value, strlen(value)));
+	ok = ok && !etcd_call(e, "/v3/kv/put", q, &resp, err, sizeof(err));
+	if (ok)
+		json_object_put(resp);
+	else
+		printf("# etcd put %s: %s\n", key, err);
+	json_object_put(q);
+	etcd_close(e);
+	return ok;
+}
+
+/* @key in etcd: 1 and its lease's remaining TTL in *@ttl, 0 absent, -1 error. */
+static int et_get(const char *key, int64_t *ttl)
+{
+	char err[256];
+	struct etcd *e = etcd_open(cluster_endpoints, err, sizeof(err));
+	struct json_object *q = json_object_new_object(), *resp, *kvs, *kv;
+	int ret = -1;
+
+	json_object_object_add(q, "key", etcd_b64(key, strlen(key)));
+	if (e && !etcd_call(e, "/v3/kv/range", q, &resp, err, sizeof(err))) {
+		kv = json_object_object_get_ex(resp, "kvs", &kvs) ?
+		     json_object_array_get_idx(kvs, 0) : NULL;
+		ret = kv ? 1 : 0;
+		if (kv && ttl) {
+			struct json_object *t = json_object_new_object(), *r2;
+
+			json_object_object_add(t, "ID", json_object_new_int64(etcd_int(kv, "lease")));
+			*ttl = !etcd_call(e, "/v3/lease/timetolive", t, &r2, err, sizeof(err)) ?
+			       etcd_int(r2, "TTL") : -1;
+			if (*ttl != -1)
+				json_object_put(r2);
+			json_object_put(t);
+		}
+		json_object_put(resp);
+	}
+	json_object_put(q);
+	etcd_close(e);
+	return ret;
+}
+
+static void etcd_pause(int sig)
+{
+	for (int k = 0; k < 3; k++)
+		kill(cluster_member[k], sig);
+}
+
+/* A token asked through @node, and its jti (from the AAM's log line). */
+static int shared_token(const char *node, char *tok, size_t size, char *jti)
+{
+	char err[256];
+	struct token_claims c;
+	struct token_verifier v = { .kid = "aam1", .skew = 0 };
+	FILE *f;
+	char p[256];
+	int ok;
+
+	snprintf(p, sizeof(p), "%s/aam.pub", dir);
+	f = fopen(p, "r");
+	v.key = f ? PEM_read_PUBKEY(f, NULL, NULL, NULL) : NULL;
+	if (f)
+		fclose(f);
+	ok = v.key && !token_of(node, "mi-s", "2001:db8:100::/48", 600, tok, size, err,
+				sizeof(err)) &&
+	     !token_verify(&v, tok, strlen(tok), (int64_t)time(NULL), &c, err, sizeof(err));
+	if (ok)
+		strcpy(jti, c.jti);
+	else
+		printf("# token through %s: %s\n", node, err);
+	EVP_PKEY_free(v.key);
+	return ok;
+}
+
+static void shared_skip(int from, const char *why)
+{
+	for (int k = from; k < SHARED_CASES; k++)
+		printf("ok %d shared revocation case %d # SKIP %s\n", ++ktap_n, k + 1, why);
+}
+
+static void shared_revocations(void)
+{
+	char t1[4096], t2[4096], j1[64] = "", j2[64] = "", j3[64], why[256], err[256] = "";
+	char key[256], val[512], buf[512];
+	int64_t t0, ttl = 0;
+	uint64_t bad_a, bad_b;
+	int ok;
+
+	if (sh("command -v etcd >/dev/null")) {
+		shared_skip(0, "no etcd (Debian's etcd-server)");
+		return;
+	}
+	ok = !sh("(set -e; p=%s; d=%s; $p -d $d/ca node cta --roles srd,aam;"
+		 " $p -d $d/ca node ctb --roles srd,aam;"
+		 " $p -d $d/ca node s1 --roles sr; $p -d $d/ca node s2 --roles sr) >>%s/pki.log 2>&1",
+		 pki_bin, dir, dir);
+	if (!ok)
+		snprintf(err, sizeof(err), "dmsc-pki failed");
+	else if (cluster_up(err, sizeof(err)))
+		ok = 0;
+	port_ca = free_port();
+	do
+		port_cb = free_port();
+	while (port_cb == port_ca);
+	config_shared_ctl("cta", port_ca);
+	config_shared_ctl("ctb", port_cb);
+	config_sr_at("s1", "cta", port_ca);
+	config_sr_at("s2", "ctb", port_cb);
+	pid_ca = spawn("cta");
+	pid_cb = spawn("ctb");
+	snprintf(buf, sizeof(buf), "%s/ctb.sock", dir);
+	WAIT(15000, access(buf, F_OK) == 0);
+	pid_s1 = spawn("s1");
+	pid_s2 = spawn("s2");
+
+	/* 1: both AAMs read the prefix, their SRs have the (empty) list */
+	ok = ok && WAIT(20000, at_least("s1", "sr", "revoked_pushes", 1) &&
+			at_least("s2", "sr", "revoked_pushes", 1) &&
+			at_least("cta", "aam", "revoked_etcd_reads", 1) &&
+			at_least("ctb", "aam", "revoked_etcd_reads", 1)) &&
+	     !strcmp(aam_str("cta", "revoked_prefix"), SHARED_PREFIX);
+	ktap_check(ok, "shared: two controllers (srd+aam) on one etcd, an SR at each; both AAMs read " SHARED_PREFIX);
+	if (!ok) {
+		printf("# %s; pushes %llu %llu reads %llu %llu prefix %s\n", err,
+		       (unsigned long long)counter("s1", "sr", "revoked_pushes", NULL),
+		       (unsigned long long)counter("s2", "sr", "revoked_pushes", NULL),
+		       (unsigned long long)counter("cta", "aam", "revoked_etcd_reads", NULL),
+		       (unsigned long long)counter("ctb", "aam", "revoked_etcd_reads", NULL),
+		       aam_str("cta", "revoked_prefix"));
+		shared_skip(1, "no controllers on etcd");
+		goto out;
+	}
+
+	/* 2: a token of s2 (issued by ctb) revoked at cta: s2 refuses it */
+	ok = shared_token("s2", t1, sizeof(t1), j1) &&
+	     access_of("s2", t1, "2001:db8:100:5::/64", why, sizeof(why)) == 1;
+	t0 = mono_ms();
+	ok = ok && !sh("%s agent socket %s/cta.sock aam revoke %s > %s/revoke.out", dmsc_bin, dir,
+		       j1, dir) &&
+	     WAIT(5000, access_of("s2", t1, "2001:db8:100:5::/64", why, sizeof(why)) == 0) &&
+	     !strcmp(why, "revoked");
+	printf("# revocation at cta to refusal at s2 (ctb's SR, through etcd): %lld ms\n",
+	       (long long)(mono_ms() - t0));
+	ok = ok && !sh("grep -q '^revoked %s; etcd: pending$' %s/revoke.out", j1, dir) &&
+	     WAIT(2000, counter("cta", "aam", "revoked_shared_out", NULL) == 1) &&
+	     counter("ctb", "aam", "revoked_shared_in", NULL) == 1 &&
+	     counter("ctb", "aam", "revokes", NULL) == 0 &&
+	     !sh("grep -q %s %s/ctb.revoked", j1, dir);
+	ktap_check(ok, "shared: a revocation at cta (CLI: etcd: pending) reaches s2, ctb's SR, which refuses the token; in ctb's file; counted out at cta, in at ctb");
+
+	/* 3: its key: cta's value, on a lease to exp + 300 (cta did not issue it: now + 3600) */
+	snprintf(key, sizeof(key), SHARED_PREFIX "%s", j1);
+	ok = et_get(key, &ttl) == 1 && ttl > 3600 + 300 - 30 && ttl <= 3600 + 300;
+	printf("# %s: lease TTL %lld s\n", key, (long long)ttl);
+	ktap_check(ok, "shared: the jti's key in etcd, on a lease that ends at its exp + 300 s");
+
+	/* 4: etcd stopped: a revocation at cta is kept, pending; s2 learns it once etcd runs */
+	ok = shared_token("s2", t2, sizeof(t2), j2);
+	etcd_pause(SIGSTOP);
+	t0 = mono_ms();
+	ok = ok && !sh("%s agent socket %s/cta.sock aam revoke %s > %s/revoke.out", dmsc_bin, dir,
+		       j2, dir);
+	printf("# revoke at cta with etcd stopped answered in %lld ms\n",
+	       (long long)(mono_ms() - t0));
+	ok = ok && aam_holds("cta", j2) && !sh("grep -q %s %s/cta.revoked", j2, dir) &&
+	     WAIT(4000, counter("cta", "aam", "revoked_etcd_errors", NULL) >= 1) &&
+	     counter("cta", "aam", "revoked_etcd_pending", NULL) == 1 &&
+	     !strcmp(aam_str("cta", "revoked_etcd"), "pending") &&
+	     access_of("s2", t2, "2001:db8:100:5::/64", why, sizeof(why)) == 1;
+	etcd_pause(SIGCONT);
+	t0 = mono_ms();
+	ok = ok && WAIT(20000, access_of("s2", t2, "2001:db8:100:5::/64", why, sizeof(why)) == 0) &&
+	     !strcmp(why, "revoked");
+	printf("# etcd running again to refusal at s2: %lld ms\n", (long long)(mono_ms() - t0));
+	ok = ok && WAIT(5000, counter("cta", "aam", "revoked_etcd_pending", NULL) == 0) &&
+	     counter("cta", "aam", "revoked_shared_out", NULL) == 2 &&
+	     counter("ctb", "aam", "revoked_shared_in", NULL) == 2;
+	ktap_check(ok, "shared: a revocation made while etcd is stopped: kept and pending at cta, written when etcd runs again, then refused at s2");
+
+	/* 5: an entry past its time: etcd drops it, both AAMs too, none writes it back */
+	strcpy(j3, "0123456789abcdef0123456789abcdef");
+	snprintf(key, sizeof(key), SHARED_PREFIX "%s", j3);
+	snprintf(val, sizeof(val), "{\"jti\":\"%s\",\"exp\":%lld,\"by\":\"elsewhere\"}", j3,
+		 (long long)time(NULL) - 300 + 4);
+	ok = et_put(key, val, 4) &&
+	     WAIT(3000, aam_holds("cta", j3) && aam_holds("ctb", j3));
+	t0 = mono_ms();
+	ok = ok && WAIT(10000, et_get(key, NULL) == 0 && !aam_holds("cta", j3) &&
+			!aam_holds("ctb", j3));
+	printf("# an entry of 4 s left: gone from etcd and both AAMs in %lld ms\n",
+	       (long long)(mono_ms() - t0));
+	sleep(2);
+	ok = ok && et_get(key, NULL) == 0 && aam_holds("cta", j1) && aam_holds("ctb", j2);
+	ktap_check(ok, "shared: an entry at its exp + 300 s leaves etcd and both lists, and is not written back");
+
+	/* 6: values that are not revocations: counted once each, skipped */
+	bad_a = counter("cta", "aam", "revoked_bad_values", NULL);
+	bad_b = counter("ctb", "aam", "revoked_bad_values", NULL);
+	ok = et_put(SHARED_PREFIX "zzz", "not json {", 0) &&
+	     et_put(SHARED_PREFIX "00000000000000000000000000000001",
+		    "{\"jti\":\"00000000000000000000000000000002\",\"exp\":9999999999,\"by\":\"x\"}", 0) &&
+	     WAIT(3000, counter("cta", "aam", "revoked_bad_values", NULL) == bad_a + 2 &&
+		  counter("ctb", "aam", "revoked_bad_values", NULL) == bad_b + 2) &&
+	     !aam_holds("ctb", "00000000000000000000000000000001") &&
+	     !aam_holds("ctb", "00000000000000000000000000000002");
+	/* another change under the prefix makes both read it all again */
+	ok = ok && et_put(SHARED_PREFIX "zzz", "still not json", 0) &&
+	     WAIT(3000, counter("ctb", "aam", "revoked_bad_values", NULL) == bad_b + 3) &&
+	     counter("cta", "aam", "revoked_bad_values", NULL) == bad_a + 3;
+	sleep(1);
+	ok = ok && counter("ctb", "aam", "revoked_bad_values", NULL) == bad_b + 3 &&
+	     access_of("s2", t1, "2001:db8:100:5::/64", why, sizeof(why)) == 0;
+	ktap_check(ok, "shared: values under the prefix that are no revocation (not JSON, a jti not the key's) counted once each and skipped");
+
+	/* 7: ctb restarted without its file: the list comes back from etcd */
+	stop_clean(&pid_cb);
+	snprintf(buf, sizeof(buf), "%s/ctb.revoked", dir);
+	unlink(buf);
+	pid_cb = spawn("ctb");
+	ok = WAIT(20000, aam_holds("ctb", j1) && aam_holds("ctb", j2)) &&
+	     WAIT(20000, access_of("s2", t2, "2001:db8:100:5::/64", why, sizeof(why)) == 0) &&
+	     !sh("grep -q %s %s/ctb.revoked", j2, dir);
+	ktap_check(ok, "shared: ctb restarted without its aam.revoked: both jtis back from etcd, kept, refused at s2");
+
+	/* 8: the configuration's checks */
+	ok = 1;
+	{
+		static const char *const bad[][2] = {
+			{ "\"revoked_prefix\": \"\"", "aam.revoked_prefix: must be 1..255 characters" },
+			{ "\"revoked_prefix\": \"/dmsc/aam/revoked\"", "aam.revoked_prefix: \"/dmsc/aam/revoked\" must end in" },
+			{ "\"revoked_prefix\": \"/dmsc/\"", "aam.revoked_prefix: \"/dmsc/\" overlaps" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			char t[1024];
+
+			snprintf(t, sizeof(t),
+				 "{ \"node\": \"cx\", \"roles\": [\"srd\", \"aam\"],\n"
+				 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/ca.crt\", \"key\": \"%s/ca/ca.key\" },\n"
+				 "  \"srd\": { \"listen\": \"127.0.0.1:1\", \"store\": { \"etcd\": \"http://127.0.0.1:1\" } },\n"
+				 "  \"aam\": { \"key\": \"%s/aam.key\", %s, \"grants\": [] } }\n",
+				 dir, dir, dir, dir, bad[i][0]);
+			write_config("cx", t);
+			ok = ok && sh("%s -c %s/cx.json --check > %s/cx.out 2>&1", agent_bin, dir, dir) != 0 &&
+			     !sh("grep -qF '%s' %s/cx.out", bad[i][1], dir);
+			if (!ok)
+				sh("sed 's/^/# /' %s/cx.out", dir);
+		}
+	}
+	ktap_check(ok, "shared: aam.revoked_prefix empty, without a trailing '/', or over /dmsc/: refused, naming the field");
+out:
+	stop_clean(&pid_s1);
+	stop_clean(&pid_s2);
+	stop_clean(&pid_ca);
+	stop_clean(&pid_cb);
+	cluster_down();
+}
+
 int main(int argc, char **argv)
 {
 	char tok[4096], tok2[4096], bad[4096], err[512], why[512], jti[64], buf[1024];
@@ -460,7 +806,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(25);
+	ktap_plan(getenv("TEST_AAM_SHARED_ONLY") ? 1 + SHARED_CASES + 1 : 25 + SHARED_CASES);
 	agents_dir = dir;
 	if (!mkdtemp(dir))
 		return 1;
@@ -477,6 +823,11 @@ int main(int argc, char **argv)
 		   "dmsc-pki made the certificates and the AAM's Ed25519 key pair (aam-key)");
 	if (!ok || !aam_key || !rogue)
 		return ktap_finish();
+	/* TEST_AAM_SHARED_ONLY=1: the etcd cases alone, to iterate on them */
+	if (getenv("TEST_AAM_SHARED_ONLY")) {
+		shared_revocations();
+		goto done;
+	}
 	port = free_port();
 	config_ctl("");
 	config_sr("n1");
@@ -755,6 +1106,8 @@ int main(int argc, char **argv)
 	stop_clean(&pid_n1);
 	stop_clean(&pid_n2);
 	stop_clean(&pid_ctl);
+	shared_revocations();
+done:
 	ktap_check(asan_clean(), "no sanitizer report in the agents' logs (stopped by SIGTERM)");
 	if (ktap_failed)
 		dump_logs();
