@@ -714,7 +714,8 @@ static int get_election(struct json_object *s, struct agent_config *cfg,
 			char *err, int errlen)
 {
 	static const char *const keys[] = {
-		"election_key", "election_lease_s", "policies_key", NULL,
+		"election_key", "election_lease_s", "policies_key",
+		"relay_max_bytes", NULL,
 	};
 	static const char srd_prefix[] = "/dmsc/srd/";	/* store_etcd.c's */
 	struct smo_config *c = &cfg->smo;
@@ -729,6 +730,11 @@ static int get_election(struct json_object *s, struct agent_config *cfg,
 	if (json_object_object_get_ex(s, "election_lease_s", &v) &&
 	    get_uint(v, "smo.election_lease_s", 2, 60, &c->election_lease_s,
 		     err, errlen))
+		return -1;
+	/* etcd refuses a request above 1.5 MiB (its default): room for the key */
+	if (json_object_object_get_ex(s, "relay_max_bytes", &v) &&
+	    get_uint(v, "smo.relay_max_bytes", 1024, CONFIG_RELAY_MAX_BYTES,
+		     &c->relay_max_bytes, err, errlen))
 		return -1;
 	if (json_object_object_get_ex(s, "election_key", &v)) {
 		if (get_str(v, "smo.election_key", c->election_key,
@@ -765,7 +771,7 @@ static int get_smo(struct json_object *root, struct agent_config *cfg,
 {
 	static const char *const keys[] = {
 		"policies", "election_key", "election_lease_s", "policies_key",
-		NULL,
+		"relay_max_bytes", NULL,
 	};
 	struct json_object *s;
 	int bad;
@@ -773,6 +779,7 @@ static int get_smo(struct json_object *root, struct agent_config *cfg,
 	strcpy(cfg->smo.election_key, CONFIG_ELECTION_KEY);
 	strcpy(cfg->smo.policies_key, CONFIG_POLICIES_KEY);
 	cfg->smo.election_lease_s = CONFIG_ELECTION_LEASE_S;
+	cfg->smo.relay_max_bytes = CONFIG_RELAY_MAX_BYTES;
 	s = section(root, "smo", keys, err, errlen, &bad);
 	if (!s)
 		return -bad;

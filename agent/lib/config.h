@@ -107,6 +107,8 @@ struct sr_config {
 #define CONFIG_ELECTION_KEY	"/dmsc/smo/leader"
 #define CONFIG_ELECTION_LEASE_S	5
 #define CONFIG_POLICIES_KEY	"/dmsc/smo/policies"
+/* the leader's set as etcd holds it, at most (etcd takes 1.5 MiB a request) */
+#define CONFIG_RELAY_MAX_BYTES	1048576
 
 /*
  * "smo": the orchestrator's policies (daemon/smo/smo_role.c), and its
@@ -118,6 +120,7 @@ struct smo_config {
 	char election_key[256];		/* etcd key of the seat */
 	char policies_key[256];		/* etcd key of the leader's whole set */
 	unsigned int election_lease_s;	/* the leader's etcd lease */
+	unsigned int relay_max_bytes;	/* the leader's set in etcd, at most */
 };
 
 #define CONFIG_MG_SRDS		4

@@ -8,7 +8,7 @@
 #include "msg_policy.h"
 
 static const char *const policy_msg_keys[] = {
-	"rev", "full", "term", "policies", NULL,
+	"rev", "full", "term", "epoch", "policies", NULL,
 };
 static const char *const policy_keys[] = {
 	"name", "node", "tunnel", "src", "paths", "backup", "rules", "credit",
@@ -539,6 +539,8 @@ static int policy_encode(struct json_object *root, const void *body, char *err,
 	json_object_object_add(root, "full", json_object_new_boolean(m->full));
 	if (m->term)
 		json_object_object_add(root, "term", json_object_new_uint64(m->term));
+	if (m->term && m->epoch)
+		json_object_object_add(root, "epoch", json_object_new_uint64(m->epoch));
 	for (size_t i = 0; i < m->n; i++)
 		json_object_array_add(a, policy_json(&m->p[i]));
 	json_object_object_add(root, "policies", a);
@@ -565,6 +567,19 @@ static int policy_decode(struct json_object *root, void *body, char *err,
 			return -1;
 		if (!m->term) {
 			snprintf(err, errlen, "term: 0 is no term (leave it out)");
+			return -1;
+		}
+	}
+	/* optional: the term's etcd cluster; absent is 0, unknown */
+	if (json_object_object_get_ex(root, "epoch", NULL)) {
+		if (!m->term) {
+			snprintf(err, errlen, "epoch: only with a term");
+			return -1;
+		}
+		if (msg_get_u64(root, "", "epoch", UINT64_MAX, &m->epoch, err, errlen))
+			return -1;
+		if (!m->epoch) {
+			snprintf(err, errlen, "epoch: 0 is no epoch (leave it out)");
 			return -1;
 		}
 	}

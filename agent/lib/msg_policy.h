@@ -35,6 +35,12 @@
  * below the highest it applied; a push without a term (one controller,
  * SQLite) is taken by "rev" and "full" alone.
  *
+ * "epoch" (optional, at least 1, only with "term") is the etcd cluster's
+ * id (its cluster_id) when the term was read: an etcd restored from a
+ * snapshot is a new cluster whose revisions went back, so a term of
+ * another epoch is newer whatever its value. Left out, an SR orders by
+ * term alone (an SMO from before epochs).
+ *
  * The same policy objects make the SMO's policy file and the SR's state
  * file: { "policies": [ ... ] }. Documentation/agent.md has examples.
  */
@@ -100,6 +106,7 @@ struct msg_policy {
 	uint64_t rev;
 	bool full;
 	uint64_t term;		/* 0: none */
+	uint64_t epoch;		/* of the term; 0: none */
 	size_t n;
 	struct policy *p;	/* malloc()ed */
 };

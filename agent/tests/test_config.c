@@ -16,7 +16,7 @@ static int parse(const char *text)
 
 int main(void)
 {
-	ktap_plan(57 + 5 + 11 + 3 + 4);
+	ktap_plan(57 + 5 + 11 + 3 + 4 + 2);
 	ktap_check(!parse("{\"node\":\"pe1\",\"roles\":[\"sr\",\"aam\"]}") &&
 		   !strcmp(cfg.node, "pe1") &&
 		   cfg.roles == (ROLE_SR | ROLE_AAM), "valid config");
@@ -151,6 +151,20 @@ int main(void)
 			 "\"smo\":{\"election_lease_s\":5}}") &&
 		   !strncmp(err, "smo.election_lease_s: the election needs srd.store.etcd", 55),
 		   "smo.election_lease_s: refused with the SQLite store");
+	/* the relayed set's size: 1 KiB to 1 MiB (etcd takes 1.5 MiB a request) */
+	ktap_check(!parse(SMO_ETCD("")) && cfg.smo.relay_max_bytes == 1048576 &&
+		   !parse(SMO_ETCD("\"relay_max_bytes\":1024")) && cfg.smo.relay_max_bytes == 1024,
+		   "smo.relay_max_bytes: 1 MiB by default, 1024 taken");
+	ktap_check(parse(SMO_ETCD("\"relay_max_bytes\":1023")) &&
+		   !strcmp(err, "smo.relay_max_bytes: must be 1024..1048576") &&
+		   parse(SMO_ETCD("\"relay_max_bytes\":1048577")) &&
+		   !strcmp(err, "smo.relay_max_bytes: must be 1024..1048576") &&
+		   parse("{\"node\":\"c\",\"roles\":[\"srd\",\"smo\"],"
+			 "\"tls\":{\"ca\":\"/a\",\"cert\":\"/b\",\"key\":\"/c\"},"
+			 "\"srd\":{\"listen\":\"127.0.0.1:1\"},"
+			 "\"smo\":{\"relay_max_bytes\":4096}}") &&
+		   !strncmp(err, "smo.relay_max_bytes: the election needs srd.store.etcd", 54),
+		   "smo.relay_max_bytes: below 1 KiB, above 1 MiB, with SQLite refused");
 #undef SMO_ETCD
 	ktap_check(parse("{\"roles\":[\"sr\"]}") &&
 		   !strcmp(err, "node: required"), "node required");

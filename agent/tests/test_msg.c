@@ -562,6 +562,53 @@ static void term_cases(void)
 #undef T
 }
 
+/*
+ * type 6's optional epoch (the term's etcd cluster_id): a round trip of
+ * one above INT64_MAX, none sent without a term, and refused at 0,
+ * without a term, negative, as a string, twice.
+ */
+#define EPOCH_CASES 3
+static void epoch_cases(void)
+{
+	struct msg_policy mp = { .rev = 3, .term = 42, .epoch = 0xcafe0000deadbeefull };
+	struct msg m = { .type = &msg_policy_type, .node = "c", .seq = 1, .body = &mp };
+	struct msg back;
+	char *frame = NULL, *text = NULL;
+	size_t len;
+	int ok;
+
+	ok = !msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+	     (text = strndup(frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) &&
+	     strstr(text, "\"epoch\":14627128643481878255") &&
+	     !msg_decode(frame + MSG_HDR_LEN, len - MSG_HDR_LEN, &back, err, sizeof(err));
+	if (ok) {
+		const struct msg_policy *b = back.body;
+
+		ok = b->epoch == 0xcafe0000deadbeefull && b->term == 42;
+		msg_free(&back);
+	}
+	free(text);
+	free(frame);
+	ktap_check(ok, "type 6: an epoch above INT64_MAX encoded and decoded with its term");
+	mp.term = 0;
+	frame = text = NULL;
+	ok = !msg_encode(&m, &frame, &len, err, sizeof(err)) &&
+	     (text = strndup(frame + MSG_HDR_LEN, len - MSG_HDR_LEN)) &&
+	     !strstr(text, "epoch");
+	free(text);
+	free(frame);
+	ktap_check(ok, "type 6: no term: no epoch sent");
+#define T(x) "{\"version\":1,\"type\":6,\"node\":\"c\",\"seq\":1,\"rev\":2,\"full\":true," \
+	x "\"policies\":[]}"
+	ktap_check(starts(decode_text(T("\"term\":5,\"epoch\":0,")), "epoch: 0 is no epoch (leave it out)") &&
+		   starts(decode_text(T("\"epoch\":7,")), "epoch: only with a term") &&
+		   starts(decode_text(T("\"term\":5,\"epoch\":-1,")), "epoch: negative") &&
+		   starts(decode_text(T("\"term\":5,\"epoch\":\"7\",")), "epoch: expected an unsigned integer") &&
+		   starts(decode_text(T("\"term\":5,\"epoch\":1,\"epoch\":2,")), "duplicate key \"epoch\""),
+		   "type 6: an epoch of 0, without a term, negative, as a string, twice refused");
+#undef T
+}
+
 #define AUTH_CASES 16
 static void auth_cases(void)
 {
@@ -686,7 +733,7 @@ int main(void)
 	struct qos_dev d;
 	struct qos_qp q[2];
 
-	ktap_plan(51 + NODE_CASES + TUNNEL_CASES + AUTH_CASES + TERM_CASES);
+	ktap_plan(51 + NODE_CASES + TUNNEL_CASES + AUTH_CASES + TERM_CASES + EPOCH_CASES);
 	ktap_check(roundtrip(), "type 5 encoded and decoded: every field, 2^64-1 counters");
 	ktap_check(!strcmp(mutated("\"seq\":7", "\"seq\":7"), "(accepted)"),
 		   "the sample is accepted as it is");
@@ -826,5 +873,6 @@ int main(void)
 	tunnel_cases();
 	auth_cases();
 	term_cases();
+	epoch_cases();
 	return ktap_finish();
 }

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The relay of smo_relay.h: the leader's set from one etcd key to this
- * SMO, read on the loop when the watcher thread says the key changed.
- *
- * The read blocks the loop like an election step (at most 1 s, a
- * millisecond or two on a healthy etcd), once per write of the leader.
- * A set is taken only if its term (the key's mod_revision) is above the
- * one held, so a read that a slower path overtook changes nothing.
+ * SMO. The watcher's thread says the key changed; the reader's thread
+ * reads it (at most 1 s when a member does not answer, a millisecond or
+ * two on a healthy etcd) and wakes the loop through a pipe; the loop
+ * takes the text read. A set is taken only if its term (the key's
+ * mod_revision) is above the one held, or of another etcd cluster (a
+ * restore: its revisions went back), so a read that a slower path
+ * overtook changes nothing.
  */
 #define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,23 +26,43 @@
 #include "log.h"
 #include "smo_relay.h"
 
-/* a read on the loop, like an election step's call */
+/* a read: how long a stop may wait for it */
 #define RELAY_CALL_MS		1000
 #define RELAY_CONNECT_MS	500
+/* a read that failed is made again after this */
+#define RELAY_RETRY_MS		1000
 /* the whole set, all nodes' (the wire's limit is per node) */
 #define RELAY_POLICIES_MAX	65536
 
+/* One read of the key, as the reader's thread hands it to the loop. */
+struct relay_read {
+	bool done;		/* a read ended that the loop has not taken */
+	int rc;			/* 0, or -1: etcd not reached (error) */
+	bool gone;		/* no such key */
+	uint64_t term, epoch;	/* its mod_revision, etcd's cluster_id */
+	uint64_t at;		/* etcd's revision when it answered */
+	char *text;		/* the value decoded, or NULL: not base64 */
+	char error[160];
+};
+
 struct smo_relay {
-	struct etcd *e;			/* the loop's reads */
+	struct etcd *e;			/* the reader's (the loop's at start) */
 	struct etcd_watcher *w;		/* its thread's own connection */
-	int wake_fd[2];			/* the thread writes, the loop reads */
+	int wake_fd[2];			/* the reader writes, the loop reads */
 	struct event *ev;
 	char key[256];
 	struct smo_set set;
 	smo_relay_fn changed;
 	void *arg;
-	bool owed;			/* the last read failed: read again */
-	uint64_t reads, read_errors, refused, taken, wakes;
+	/* the reader's thread */
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, want;		/* under mu: stop; the watch woke */
+	struct relay_read got;		/* under mu */
+	_Atomic uint64_t reads, read_errors, wakes;
+	uint64_t refused, taken, epochs;
 	int64_t taken_ms;		/* monotonic: when the set was taken */
 	char error[512];
 };
@@ -123,14 +146,20 @@ out:
 	return rc;
 }
 
-/* @text written at @term: taken if newer than what we hold. */
-static void consider(struct smo_relay *rl, uint64_t term, const char *text)
+/* @text written at @term in etcd cluster @epoch: taken if newer. */
+static void consider(struct smo_relay *rl, uint64_t term, uint64_t epoch,
+		     const char *text)
 {
 	struct smo_set s;
 	char err[160];
-	bool full;
+	bool full, other;
 
-	if (term <= rl->set.term)
+	/*
+	 * Another cluster (etcd restored from a snapshot: its revisions
+	 * went back) is newer whatever its term; 0 is unknown, not other.
+	 */
+	other = epoch && rl->set.epoch && epoch != rl->set.epoch;
+	if (term <= rl->set.term && !other)
 		return;		/* had it (our own write), or older */
 	if (parse(text, &s, err, sizeof(err))) {
 		rl->refused++;
@@ -145,9 +174,16 @@ static void consider(struct smo_relay *rl, uint64_t term, const char *text)
 		set_free(&rl->set);
 		return;
 	}
+	if (other) {
+		rl->epochs++;
+		agent_log("smo: relay: etcd cluster %llx, was %llx (restored?): its term %llu taken after %llu",
+			  (unsigned long long)epoch, (unsigned long long)rl->set.epoch,
+			  (unsigned long long)term, (unsigned long long)rl->set.term);
+	}
 	s.term = term;
+	s.epoch = epoch;
 	/* the next revision of the same leadership goes as a change */
-	full = !rl->set.term || strcmp(s.leader, rl->set.leader) ||
+	full = !rl->set.term || other || strcmp(s.leader, rl->set.leader) ||
 	       s.seat != rl->set.seat || s.rev != rl->set.rev + 1;
 	set_free(&rl->set);
 	rl->set = s;
@@ -159,84 +195,150 @@ static void consider(struct smo_relay *rl, uint64_t term, const char *text)
 	rl->changed(rl->arg, full);
 }
 
-void smo_relay_take(struct smo_relay *rl, uint64_t term, const char *value)
+void smo_relay_take(struct smo_relay *rl, uint64_t term, uint64_t epoch,
+		    const char *value)
 {
-	consider(rl, term, value);
+	consider(rl, term, epoch, value);
 }
 
-/* Read the key: 0 and etcd's revision in *@at, or -1 (counted). */
-static int read_key(struct smo_relay *rl, uint64_t *at)
+/* Read the key into @out (its text malloc()ed). Any thread, one at a time. */
+static void read_key(struct smo_relay *rl, struct relay_read *out)
 {
 	struct json_object *req = json_object_new_object(), *resp, *h, *kvs, *kv, *v;
-	char err[160], *text = NULL;
 	const char *b64;
+	size_t size;
 	int rc;
 
-	rl->reads++;
+	memset(out, 0, sizeof(*out));
+	out->done = true;
+	atomic_fetch_add(&rl->reads, 1);
 	json_object_object_add(req, "key", etcd_b64(rl->key, strlen(rl->key)));
-	rc = etcd_call(rl->e, "/v3/kv/range", req, &resp, err, sizeof(err));
+	rc = etcd_call(rl->e, "/v3/kv/range", req, &resp, out->error,
+		       sizeof(out->error));
 	json_object_put(req);
-	rl->owed = rc != 0;
 	if (rc) {
-		rl->read_errors++;
-		snprintf(rl->error, sizeof(rl->error), "%s", err);
-		return -1;
+		atomic_fetch_add(&rl->read_errors, 1);
+		out->rc = -1;
+		return;
 	}
-	*at = json_object_object_get_ex(resp, "header", &h) ?
-	      (uint64_t)etcd_int(h, "revision") : 0;
+	/* cluster_id: a uint64 as a decimal string, above int64's range too */
+	if (json_object_object_get_ex(resp, "header", &h)) {
+		out->at = (uint64_t)etcd_int(h, "revision");
+		if (json_object_object_get_ex(h, "cluster_id", &v))
+			out->epoch = strtoull(json_object_get_string(v), NULL, 10);
+	}
 	if (!json_object_object_get_ex(resp, "kvs", &kvs) ||
 	    !(kv = json_object_array_get_idx(kvs, 0))) {
+		out->gone = true;
+		json_object_put(resp);
+		return;
+	}
+	out->term = (uint64_t)etcd_int(kv, "mod_revision");
+	b64 = json_object_object_get_ex(kv, "value", &v) ? json_object_get_string(v) : "";
+	size = strlen(b64) / 4 * 3 + 1;
+	out->text = malloc(size);
+	if (out->text && etcd_unb64(b64, out->text, size)) {
+		free(out->text);
+		out->text = NULL;
+	}
+	json_object_put(resp);
+}
+
+/* A read, on the loop: what it says about the set. */
+static void apply_read(struct smo_relay *rl, struct relay_read *r)
+{
+	if (r->rc) {
+		snprintf(rl->error, sizeof(rl->error), "%s", r->error);
+	} else if (r->gone) {
 		/* deleted (by hand): nothing to relay until the leader writes again */
 		if (rl->set.term) {
 			agent_log("smo: relay: %s is gone; the set of term %llu is no longer pushed",
 				  rl->key, (unsigned long long)rl->set.term);
 			set_free(&rl->set);
 		}
-		json_object_put(resp);
-		return 0;
-	}
-	b64 = json_object_object_get_ex(kv, "value", &v) ? json_object_get_string(v) : "";
-	text = malloc(strlen(b64) / 4 * 3 + 1);
-	if (!text || etcd_unb64(b64, text, strlen(b64) / 4 * 3 + 1)) {
+	} else if (!r->text) {
 		rl->refused++;
 		snprintf(rl->error, sizeof(rl->error), "%s: a value that is not base64",
 			 rl->key);
 	} else {
-		consider(rl, (uint64_t)etcd_int(kv, "mod_revision"), text);
+		consider(rl, r->term, r->epoch, r->text);
 	}
-	free(text);
-	json_object_put(resp);
-	return 0;
+	free(r->text);
+	r->text = NULL;
 }
 
-/* From the watcher's thread: one byte, whatever the pipe holds. */
+/* From the watcher's thread: the reader reads. */
 static void wake(void *arg)
 {
 	struct smo_relay *rl = arg;
-	ssize_t n = write(rl->wake_fd[1], "w", 1);
 
-	(void)n;	/* full (EAGAIN): a wake-up is pending anyway */
+	atomic_fetch_add(&rl->wakes, 1);
+	pthread_mutex_lock(&rl->mu);
+	rl->want = true;
+	pthread_cond_signal(&rl->cv);
+	pthread_mutex_unlock(&rl->mu);
+}
+
+/*
+ * The reader: a read when the watch woke (a write), again every
+ * RELAY_RETRY_MS while the last one failed (the watch wakes only for a
+ * write, so a read lost to a fault would wait for the next one).
+ */
+static void *reader_main(void *arg)
+{
+	struct smo_relay *rl = arg;
+	struct relay_read r;
+	bool owed = false;
+	ssize_t n;
+
+	pthread_mutex_lock(&rl->mu);
+	while (!rl->stop) {
+		struct timespec at;
+
+		if (!rl->want) {
+			clock_gettime(CLOCK_MONOTONIC, &at);
+			at.tv_sec += owed ? RELAY_RETRY_MS / 1000 : 3600;
+			if (pthread_cond_timedwait(&rl->cv, &rl->mu, &at) != ETIMEDOUT ||
+			    !owed)
+				continue;
+		}
+		rl->want = false;
+		pthread_mutex_unlock(&rl->mu);
+		read_key(rl, &r);
+		owed = r.rc != 0;
+		pthread_mutex_lock(&rl->mu);
+		/*
+		 * The newest read is what etcd holds: an older one not taken
+		 * goes, unless this one failed (counted) and that one did not.
+		 */
+		if (r.rc && rl->got.done && !rl->got.rc) {
+			free(r.text);
+		} else {
+			free(rl->got.text);
+			rl->got = r;
+		}
+		n = write(rl->wake_fd[1], "w", 1);
+		(void)n;	/* full (EAGAIN): a wake-up is pending anyway */
+	}
+	pthread_mutex_unlock(&rl->mu);
+	return NULL;
 }
 
 static void on_wake(evutil_socket_t fd, short what, void *arg)
 {
 	struct smo_relay *rl = arg;
+	struct relay_read r;
 	char buf[64];
-	uint64_t at;
 
 	(void)what;
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
-	rl->wakes++;
-	read_key(rl, &at);
-}
-
-void smo_relay_retry(struct smo_relay *rl)
-{
-	uint64_t at;
-
-	if (rl->owed)
-		read_key(rl, &at);
+	pthread_mutex_lock(&rl->mu);
+	r = rl->got;
+	memset(&rl->got, 0, sizeof(rl->got));
+	pthread_mutex_unlock(&rl->mu);
+	if (r.done)
+		apply_read(rl, &r);
 }
 
 struct smo_relay *smo_relay_start(struct event_base *base,
@@ -245,7 +347,9 @@ struct smo_relay *smo_relay_start(struct event_base *base,
 				  size_t errlen)
 {
 	struct smo_relay *rl = calloc(1, sizeof(*rl));
-	uint64_t at = 0;
+	struct relay_read r;
+	pthread_condattr_t ca;
+	bool owed;
 
 	if (!rl) {
 		snprintf(err, errlen, "relay: out of memory");
@@ -255,6 +359,11 @@ struct smo_relay *smo_relay_start(struct event_base *base,
 	snprintf(rl->key, sizeof(rl->key), "%s", key);
 	rl->changed = changed;
 	rl->arg = arg;
+	pthread_mutex_init(&rl->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&rl->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	rl->e = etcd_open(endpoints, err, errlen);
 	if (!rl->e)
 		goto fail;
@@ -268,12 +377,25 @@ struct smo_relay *smo_relay_start(struct event_base *base,
 		snprintf(err, errlen, "relay: no event");
 		goto fail;
 	}
-	/* a first read that fails is not fatal: the watch wakes us later */
-	if (read_key(rl, &at))
-		agent_log("smo: relay: %s: %s", key, rl->error);
-	rl->w = etcd_watcher_start(endpoints, key, "", "", at, wake, rl, err, errlen);
+	/*
+	 * The first read on the loop, at start (the watch starts at its
+	 * revision); one that fails is not fatal: the reader reads again.
+	 */
+	read_key(rl, &r);
+	owed = r.rc != 0;
+	if (owed)
+		agent_log("smo: relay: %s: %s", key, r.error);
+	apply_read(rl, &r);
+	rl->w = etcd_watcher_start(endpoints, key, "", "", r.at,
+				   wake, rl, err, errlen);
 	if (!rl->w)
 		goto fail;
+	rl->want = owed;
+	if (pthread_create(&rl->thread, NULL, reader_main, rl)) {
+		snprintf(err, errlen, "relay: cannot start a thread");
+		goto fail;
+	}
+	rl->running = true;
 	return rl;
 fail:
 	smo_relay_stop(rl);
@@ -284,8 +406,15 @@ void smo_relay_stop(struct smo_relay *rl)
 {
 	if (!rl)
 		return;
-	/* the thread first: it may still write the pipe */
+	/* the threads first: the watcher wakes the reader, which writes the pipe */
 	etcd_watcher_stop(rl->w);
+	pthread_mutex_lock(&rl->mu);
+	rl->stop = true;
+	pthread_cond_signal(&rl->cv);
+	pthread_mutex_unlock(&rl->mu);
+	if (rl->running)
+		pthread_join(rl->thread, NULL);
+	free(rl->got.text);
 	if (rl->ev)
 		event_free(rl->ev);
 	if (rl->wake_fd[0] >= 0)
@@ -294,6 +423,8 @@ void smo_relay_stop(struct smo_relay *rl)
 		close(rl->wake_fd[1]);
 	etcd_close(rl->e);
 	set_free(&rl->set);
+	pthread_cond_destroy(&rl->cv);
+	pthread_mutex_destroy(&rl->mu);
 	free(rl);
 }
 
@@ -315,9 +446,12 @@ struct json_object *smo_relay_show(const struct smo_relay *rl)
 	/* how long ago: on one machine, two SMOs' ages time the relay */
 	json_object_object_add(o, "age_ms", json_object_new_int64(
 		rl->set.term ? mono_ms() - rl->taken_ms : 0));
-	json_object_object_add(o, "wakes", json_object_new_uint64(rl->wakes));
-	json_object_object_add(o, "reads", json_object_new_uint64(rl->reads));
-	json_object_object_add(o, "read_errors", json_object_new_uint64(rl->read_errors));
+	json_object_object_add(o, "epoch", json_object_new_uint64(rl->set.epoch));
+	json_object_object_add(o, "epoch_changes", json_object_new_uint64(rl->epochs));
+	json_object_object_add(o, "wakes", json_object_new_uint64(atomic_load(&rl->wakes)));
+	json_object_object_add(o, "reads", json_object_new_uint64(atomic_load(&rl->reads)));
+	json_object_object_add(o, "read_errors",
+			       json_object_new_uint64(atomic_load(&rl->read_errors)));
 	json_object_object_add(o, "refused", json_object_new_uint64(rl->refused));
 	json_object_object_add(o, "watch_errors",
 			       json_object_new_uint64(rl->w ? etcd_watcher_errors(rl->w) : 0));

@@ -17,7 +17,9 @@
  *
  * Where the registry is in etcd (srd.store.etcd), several controllers
  * share it and their SMOs elect a leader (srd/election.h): a step every
- * third of the lease on this loop. An SR talks to one controller, not
+ * third of the lease, in a thread (smo_elect.h) that wakes this loop
+ * with what it learnt, so that an etcd member that does not answer
+ * holds that thread and not the loop. An SR talks to one controller, not
  * necessarily the leader's: so the leader does not push its set itself
  * but writes it to etcd (smo_relay.h), only while the seat is its own,
  * and every SMO, leader or follower, pushes what etcd holds to the SRs
@@ -31,17 +33,26 @@
  * Changes made at run time last until the agent restarts; then the
  * policy file is the set again.
  */
+#define _GNU_SOURCE	/* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "election.h"
 #include "json_strict.h"
 #include "log.h"
 #include "msg_policy.h"
+#include "smo_elect.h"
 #include "smo_qos.h"
 #include "smo_relay.h"
+
+/* the loop's lateness timer (smo_election's late_max_ms) */
+#define LATE_TICK_MS	100
 
 struct smo_peer {
 	struct conn *c;
@@ -68,16 +79,34 @@ static const char *const seat_names[] = { "follower", "leader", "unknown" };
 /* The SMO's side of the election: what the last step said, and counts. */
 struct smo_election {
 	struct election *el;
-	struct event *tick;
+	struct smo_elect *th;		/* its thread: steps and writes */
+	int wake_fd[2];			/* the thread writes, the loop reads */
+	struct event *wake;
 	enum smo_seat seat;
 	char leader[64];		/* as the last step named it */
 	char error[160];		/* of the last step that failed */
 	int64_t since_ms;		/* the seat's last change */
 	uint64_t steps, won, lost, errors, withheld;
 	struct smo_relay *relay;	/* the set etcd holds, to our SRs */
-	uint64_t writes, write_failures, relayed;
+	uint64_t writes, write_failures, relayed, too_large;
+	uint64_t handed;		/* values handed to the thread */
+	uint64_t done;			/* ... written or dropped, as it said */
 	char write_error[160];
+	/*
+	 * How late a LATE_TICK_MS timer on the loop fired, at most: what
+	 * anything on the loop (an etcd call made on it) held it up.
+	 */
+	struct event *late;
+	int64_t late_due, late_max_ms;
 };
+
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ll + t.tv_nsec / 1000000;
+}
 
 /*
  * May this SMO push now? The last step must have said we lead, and our
@@ -111,6 +140,7 @@ static void push_one(struct smo_role *r, struct smo_peer *sp, bool full)
 		n = rs->n;
 		m.rev = rs->rev;
 		m.term = rs->term;
+		m.epoch = rs->epoch;
 	}
 	mine = calloc(n ? n : 1, sizeof(*mine));
 	if (!mine)
@@ -150,36 +180,70 @@ static bool published(struct smo_role *r)
 }
 
 /*
- * The leader's set to etcd, only while the seat is ours (election_put);
- * on success it is relayed at once, not when the watch brings it back.
- * A failure is counted and left to the next step, which tries again.
+ * @p[@n] as the leader would write it: its size in etcd, over
+ * smo.relay_max_bytes or not (etcd refuses a request above 1.5 MiB by
+ * default, and a set it refused would leave the SRs on the one before
+ * while the leader retried at every step). The seat at its widest.
+ */
+static int too_large(struct smo_role *r, const struct policy *p, size_t n,
+		     uint64_t rev, size_t *size)
+{
+	char *value = smo_relay_value(r->a->cfg.node, UINT64_MAX, rev, p, n);
+
+	*size = value ? strlen(value) : SIZE_MAX;
+	free(value);
+	return *size > r->a->cfg.smo.relay_max_bytes;
+}
+
+/*
+ * The leader's set to etcd, only while the seat is ours (election_put,
+ * made by the election's thread): on success it is relayed at once, not
+ * when the watch brings it back (written()). A failure is counted and
+ * left to the next step, which tries again.
  */
 static void publish(struct smo_role *r)
 {
 	struct smo_election *e = r->el;
 	uint64_t seat = (uint64_t)election_seat_revision(e->el);
 	char *value = smo_relay_value(r->a->cfg.node, seat, r->rev, r->p, r->n);
-	char err[sizeof(e->write_error)];
-	int64_t term = 0;
-	int rc;
 
 	if (!value) {
 		e->write_failures++;
 		snprintf(e->write_error, sizeof(e->write_error), "out of memory");
 		return;
 	}
-	rc = election_put(e->el, r->a->cfg.smo.policies_key, value, &term, err,
-			  sizeof(err));
-	if (rc == 1 && term > 0) {
+	/* apply refuses such a set; this one is the policy file's, or a bug */
+	if (strlen(value) > r->a->cfg.smo.relay_max_bytes) {
+		e->too_large++;
+		snprintf(e->write_error, sizeof(e->write_error),
+			 "revision %llu: %zu bytes, over smo.relay_max_bytes (%u)",
+			 (unsigned long long)r->rev, strlen(value),
+			 r->a->cfg.smo.relay_max_bytes);
+		agent_log("smo: relay: %s: not written; etcd keeps the set before",
+			  e->write_error);
+		free(value);
+		return;
+	}
+	e->handed++;
+	smo_elect_write(e->th, r->a->cfg.smo.policies_key, value);
+}
+
+/* The thread's write ended: relayed at once if it was made. */
+static void written(struct smo_role *r, struct smo_elect_state *st)
+{
+	struct smo_election *e = r->el;
+
+	if (st->put_rc == 1) {
 		e->writes++;
-		smo_relay_take(e->relay, (uint64_t)term, value);
+		smo_relay_take(e->relay, st->term, st->epoch, st->value);
 	} else {
 		e->write_failures++;
-		snprintf(e->write_error, sizeof(e->write_error), "%s", err);
-		agent_log("smo: relay: revision %llu not written to %s: %s",
-			  (unsigned long long)r->rev, r->a->cfg.smo.policies_key, err);
+		snprintf(e->write_error, sizeof(e->write_error), "%s", st->put_error);
+		agent_log("smo: relay: a set not written to %s: %s",
+			  r->a->cfg.smo.policies_key, st->put_error);
 	}
-	free(value);
+	free(st->value);
+	st->value = NULL;
 }
 
 /* Our set changed: pushed (SQLite), written (etcd, leading), or held back. */
@@ -213,73 +277,99 @@ static void seat_set(struct smo_role *r, enum smo_seat seat)
 }
 
 /*
- * A step every third of the lease (election.h). It blocks the loop for
- * its etcd calls, each bounded by a quarter of the lease; a healthy etcd
- * answers in a millisecond or two.
+ * The election's thread says it made a step or a write (smo_elect.h):
+ * the seat, the write's outcome, and whether to write our set. Nothing
+ * here waits on etcd.
  */
 static void on_elect(evutil_socket_t fd, short what, void *arg)
 {
 	struct smo_role *r = arg;
 	struct smo_election *e = r->el;
-	char err[sizeof(e->error)], before[sizeof(e->leader)];
-	int rc;
+	struct smo_elect_state st;
+	char buf[64];
 
-	(void)fd;
 	(void)what;
-	memcpy(before, e->leader, sizeof(before));
-	rc = election_step(e->el, e->leader, sizeof(e->leader), err, sizeof(err));
-	e->steps++;
-	if (rc < 0) {
-		e->errors++;
-		snprintf(e->error, sizeof(e->error), "%s", err);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	smo_elect_take(e->th, &st);
+	e->done = st.done;
+	if (st.written)
+		written(r, &st);
+	if (st.steps != e->steps) {
+		e->steps = st.steps;
+		e->errors = st.errors;
+		if (st.rc < 0)
+			snprintf(e->error, sizeof(e->error), "%s", st.error);
+		/* a follower's leader changed: whose set the SRs now get */
+		if (st.rc == 0 && e->seat == SEAT_FOLLOWER && strcmp(st.leader, e->leader))
+			agent_log("smo: election: follower; leader %s, was %s",
+				  st.leader[0] ? st.leader : "none",
+				  e->leader[0] ? e->leader : "none");
+		memcpy(e->leader, st.leader, sizeof(e->leader));
+		/* "unknown" stops the writes as "follower" does: etcd may have moved on */
+		seat_set(r, st.rc < 0 ? SEAT_UNKNOWN : st.rc ? SEAT_LEADER : SEAT_FOLLOWER);
 	}
-	/* a follower's leader changed: whose set the SRs now get */
-	if (rc == 0 && e->seat == SEAT_FOLLOWER && strcmp(before, e->leader))
-		agent_log("smo: election: follower; leader %s, was %s",
-			  e->leader[0] ? e->leader : "none",
-			  before[0] ? before : "none");
-	/* "unknown" stops the writes as "follower" does: etcd may have moved on */
-	seat_set(r, rc < 0 ? SEAT_UNKNOWN : rc ? SEAT_LEADER : SEAT_FOLLOWER);
-	/*
-	 * A read that failed, again; not when the step could not reach etcd
-	 * either, or the loop would wait for the relay's calls too.
-	 */
-	if (rc >= 0)
-		smo_relay_retry(e->relay);
 	/*
 	 * Leading, and etcd does not hold our set of this leadership (the
 	 * seat just won, a change withheld or a write failed, the key
-	 * deleted): write it. Every SMO relays it, as a new leadership's
-	 * whole set ("full").
+	 * deleted), and no write is under way: write it. Every SMO relays
+	 * it, as a new leadership's whole set ("full").
 	 */
-	if (!smo_leading(r) || published(r))
+	if (!smo_leading(r) || published(r) || e->handed != e->done)
 		return;
 	agent_log("smo: leading: the whole set (revision %llu) to %s",
 		  (unsigned long long)r->rev, r->a->cfg.smo.policies_key);
 	publish(r);
 }
 
-/* Campaign at once, then every third of the lease. -1 (logged). */
+/* From the election's thread: one byte, whatever the pipe holds. */
+static void elect_wake(void *arg)
+{
+	struct smo_election *e = arg;
+	ssize_t n = write(e->wake_fd[1], "w", 1);
+
+	(void)n;	/* full (EAGAIN): a wake-up is pending anyway */
+}
+
+/* The lateness timer: how much later than due it fired. */
+static void on_late(evutil_socket_t fd, short what, void *arg)
+{
+	struct smo_election *e = arg;
+	int64_t now = mono_ms();
+
+	(void)fd;
+	(void)what;
+	if (e->late_due && now - e->late_due > e->late_max_ms)
+		e->late_max_ms = now - e->late_due;
+	e->late_due = now + LATE_TICK_MS;
+}
+
+/* The thread campaigns at once, then steps every third of the lease. -1 (logged). */
 static int election_start(struct smo_role *r)
 {
 	const struct agent_config *cfg = &r->a->cfg;
-	struct timeval tv = {
-		.tv_sec = cfg->smo.election_lease_s / 3,
-		.tv_usec = cfg->smo.election_lease_s % 3 * 1000000 / 3,
-	};
+	struct timeval late = { 0, LATE_TICK_MS * 1000 };
 	struct smo_election *e = calloc(1, sizeof(*e));
 	char err[256];
 
 	if (!e)
 		return -1;
 	r->el = e;
+	e->wake_fd[0] = e->wake_fd[1] = -1;
 	e->seat = SEAT_UNKNOWN;
 	e->since_ms = agent_now_ms();
 	e->el = election_open(cfg->srd.etcd, cfg->smo.election_key, cfg->node,
 			      (int)cfg->smo.election_lease_s, err, sizeof(err));
-	e->tick = event_new(r->a->base, -1, EV_PERSIST, on_elect, r);
-	if (!e->el || !e->tick || evtimer_add(e->tick, &tv)) {
-		agent_log("smo: %s", e->el ? "election: no timer" : err);
+	if (!e->el) {
+		agent_log("smo: %s", err);
+		return -1;
+	}
+	e->late = event_new(r->a->base, -1, EV_PERSIST, on_late, e);
+	if (pipe2(e->wake_fd, O_NONBLOCK | O_CLOEXEC) ||
+	    !(e->wake = event_new(r->a->base, e->wake_fd[0], EV_READ | EV_PERSIST,
+				  on_elect, r)) ||
+	    event_add(e->wake, NULL) || !e->late || evtimer_add(e->late, &late)) {
+		agent_log("smo: election: no pipe or event");
 		return -1;
 	}
 	e->relay = smo_relay_start(r->a->base, cfg->srd.etcd, cfg->smo.policies_key,
@@ -288,10 +378,15 @@ static int election_start(struct smo_role *r)
 		agent_log("smo: relay: %s", err);
 		return -1;
 	}
+	e->th = smo_elect_start(e->el, cfg->smo.election_lease_s * 1000 / 3,
+				elect_wake, e, err, sizeof(err));
+	if (!e->th) {
+		agent_log("smo: %s", err);
+		return -1;
+	}
 	agent_log("smo: election on %s, key %s, lease %u s; the leader's set at %s",
 		  cfg->srd.etcd, cfg->smo.election_key, cfg->smo.election_lease_s,
 		  cfg->smo.policies_key);
-	on_elect(-1, 0, r);
 	return 0;
 }
 
@@ -302,8 +397,16 @@ static void election_stop(struct smo_role *r)
 
 	if (!e)
 		return;
-	if (e->tick)
-		event_free(e->tick);
+	/* the thread first (at most its call under way): the election is ours again */
+	smo_elect_stop(e->th);
+	if (e->wake)
+		event_free(e->wake);
+	if (e->late)
+		event_free(e->late);
+	if (e->wake_fd[0] >= 0)
+		close(e->wake_fd[0]);
+	if (e->wake_fd[1] >= 0)
+		close(e->wake_fd[1]);
 	smo_relay_stop(e->relay);
 	if (e->el) {
 		if (e->seat == SEAT_LEADER)
@@ -341,6 +444,7 @@ static struct json_object *election_show(struct smo_role *r)
 	json_object_object_add(o, "errors", json_object_new_uint64(e->errors));
 	json_object_object_add(o, "withheld", json_object_new_uint64(e->withheld));
 	json_object_object_add(o, "last_error", json_object_new_string(e->error));
+	json_object_object_add(o, "loop_late_max_ms", json_object_new_int64(e->late_max_ms));
 	return o;
 }
 
@@ -355,6 +459,7 @@ static struct json_object *relay_show(struct smo_role *r)
 	o = smo_relay_show(e->relay);
 	json_object_object_add(o, "writes", json_object_new_uint64(e->writes));
 	json_object_object_add(o, "write_failures", json_object_new_uint64(e->write_failures));
+	json_object_object_add(o, "too_large", json_object_new_uint64(e->too_large));
 	json_object_object_add(o, "last_write_error", json_object_new_string(e->write_error));
 	json_object_object_add(o, "relayed", json_object_new_uint64(e->relayed));
 	return o;
@@ -408,7 +513,7 @@ int smo_role_apply(struct smo_role *r, struct json_object *doc, char *err,
 	static const char *const keys[] = { "policies", NULL };
 	struct policy *in, *set;
 	struct json_object *arr;
-	size_t nin, n;
+	size_t nin, n, size;
 
 	if (!json_object_is_type(doc, json_type_object)) {
 		snprintf(err, errlen, "expected { \"policies\": [ ... ] }");
@@ -439,6 +544,16 @@ int smo_role_apply(struct smo_role *r, struct json_object *doc, char *err,
 	}
 	free(in);
 	if (set_check(set, n, err, errlen)) {
+		free(set);
+		return -1;
+	}
+	if (r->el && too_large(r, set, n, r->rev + 1, &size)) {
+		/* refused whole: the set before stays, here and in etcd */
+		r->el->too_large++;
+		snprintf(err, errlen,
+			 "policies: the set would be %zu bytes in etcd, over smo.relay_max_bytes (%u)",
+			 size, r->a->cfg.smo.relay_max_bytes);
+		agent_log("smo: apply refused: %s", err);
 		free(set);
 		return -1;
 	}
@@ -479,6 +594,7 @@ struct smo_role *smo_role_start(struct agent *a)
 	struct smo_role *r = calloc(1, sizeof(*r));
 	struct json_object *doc;
 	char err[320];
+	size_t size;
 
 	if (!r)
 		return NULL;
@@ -506,6 +622,13 @@ struct smo_role *smo_role_start(struct agent *a)
 	}
 	agent_log("smo: %zu policies at revision %llu", r->n,
 		  (unsigned long long)r->rev);
+	if (a->cfg.srd.etcd[0] && too_large(r, r->p, r->n, r->rev, &size)) {
+		/* the leader could never write it: refused as a bad file is */
+		agent_log("smo: %s: the set would be %zu bytes in etcd, over smo.relay_max_bytes (%u)",
+			  a->cfg.smo.policies, size, a->cfg.smo.relay_max_bytes);
+		smo_role_stop(r);
+		return NULL;
+	}
 	if (a->cfg.srd.etcd[0] && election_start(r)) {
 		smo_role_stop(r);
 		return NULL;

@@ -38,6 +38,7 @@ struct sr_policy {
 	void *arg;
 	uint64_t rev;
 	uint64_t term;		/* the highest applied (msg_policy.h); 0: none yet */
+	uint64_t epoch;		/* the etcd cluster of that term; 0: unknown */
 	struct policy *want;
 	size_t nwant;
 	/* on record as made by this agent */
@@ -45,7 +46,7 @@ struct sr_policy {
 	size_t ntun;
 	struct pol_rule *rul;
 	size_t nrul;
-	uint64_t pushes, fulls, gaps, stale, stale_terms, reconciles, added, changed,
+	uint64_t pushes, fulls, gaps, stale, stale_terms, epochs, reconciles, added, changed,
 		 deleted, conflicts, errors;
 	char last_error[400];
 };
@@ -370,6 +371,20 @@ void sr_policy_push(struct sr_policy *s, const struct msg_policy *m)
 	struct policy *p;
 
 	/*
+	 * A term of another etcd cluster (etcd restored from a snapshot: a
+	 * new cluster_id, revisions gone back) starts the order again: the
+	 * terms before are of a cluster no SMO writes to any more. Unknown
+	 * (0) on either side is not another: ordered by term alone.
+	 */
+	if (m->term && m->epoch && s->epoch && m->epoch != s->epoch) {
+		s->epochs++;
+		agent_log("sr: policy push of term %llu from etcd cluster %llx, this SR applied term %llu of %llx: a new epoch, taken",
+			  (unsigned long long)m->term, (unsigned long long)m->epoch,
+			  (unsigned long long)s->term, (unsigned long long)s->epoch);
+		s->term = 0;
+		s->epoch = m->epoch;
+	}
+	/*
 	 * A set an SMO leader wrote to etcd before the one this SR applied
 	 * (a deposed leader, a controller that has not read etcd yet): its
 	 * term is lower, and so is its age, whatever "full" and "rev" say.
@@ -401,6 +416,8 @@ void sr_policy_push(struct sr_policy *s, const struct msg_policy *m)
 	s->rev = m->rev;
 	if (m->term > s->term)
 		s->term = m->term;
+	if (m->term && m->epoch)
+		s->epoch = m->epoch;
 	s->pushes++;
 	s->fulls += m->full;
 	agent_log("sr: %zu policies at revision %llu%s, term %llu", m->n,
@@ -426,6 +443,8 @@ struct json_object *sr_policy_state(const struct sr_policy *s)
 	/* kept across restarts, or a stale leader's set would be taken after one */
 	if (s->term)
 		json_object_object_add(o, "term", json_object_new_uint64(s->term));
+	if (s->term && s->epoch)
+		json_object_object_add(o, "epoch", json_object_new_uint64(s->epoch));
 	a = json_object_new_array();
 	for (size_t i = 0; i < s->nwant; i++)
 		json_object_array_add(a, policy_json(&s->want[i]));
@@ -447,11 +466,13 @@ int sr_policy_load(struct sr_policy *s, struct json_object *o)
 {
 	struct json_object *v, *in, *a;
 	char err[256];
-	uint64_t rev, term = 0;
+	uint64_t rev, term = 0, epoch = 0;
 
 	if (msg_get_u64(o, "policies", "rev", UINT64_MAX, &rev, err, sizeof(err)) ||
 	    (json_object_object_get_ex(o, "term", NULL) &&
 	     msg_get_u64(o, "policies", "term", UINT64_MAX, &term, err, sizeof(err))) ||
+	    (json_object_object_get_ex(o, "epoch", NULL) &&
+	     msg_get_u64(o, "policies", "epoch", UINT64_MAX, &epoch, err, sizeof(err))) ||
 	    !json_object_object_get_ex(o, "desired", &v) ||
 	    policy_array_parse(v, "policies.desired", &s->want, &s->nwant, err,
 			       sizeof(err)) ||
@@ -461,6 +482,7 @@ int sr_policy_load(struct sr_policy *s, struct json_object *o)
 		goto bad;
 	s->rev = rev;
 	s->term = term;
+	s->epoch = term ? epoch : 0;
 	for (size_t i = 0; i < json_object_array_length(a); i++)
 		tun_record(s, (uint32_t)json_object_get_int64(json_object_array_get_idx(a, i)));
 	if (msg_get_array(in, "policies.installed", "rules", 1u << 20, &a, err,
@@ -495,6 +517,7 @@ struct json_object *sr_policy_show(const struct sr_policy *s)
 	json_object_object_add(o, "stale", json_object_new_uint64(s->stale));
 	json_object_object_add(o, "term", json_object_new_uint64(s->term));
 	json_object_object_add(o, "stale_term", json_object_new_uint64(s->stale_terms));
+	json_object_object_add(o, "epoch_changes", json_object_new_uint64(s->epochs));
 	json_object_object_add(o, "reconciles", json_object_new_uint64(s->reconciles));
 	json_object_object_add(o, "added", json_object_new_uint64(s->added));
 	json_object_object_add(o, "changed", json_object_new_uint64(s->changed));

@@ -2,6 +2,7 @@
 /*
  * The leader election of election.h on etcd's v3 JSON gateway.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "etcd.h"
 
 #define NODE_MAX	64
-/* an etcd call of an election step, which blocks the agent's loop */
+/* an etcd call of an election step: how long a stop may wait for it */
 #define ELECTION_CALL_MAX_MS	1000
 
 struct election {
@@ -20,8 +21,13 @@ struct election {
 	char key[256], node[NODE_MAX];
 	int ttl_s;
 	int64_t lease;		/* ours while we lead or campaign, or 0 */
-	int64_t seat_rev;	/* etcd revision of our winning campaign */
-	int64_t lead_until;	/* monotonic ms: act until then */
+	/*
+	 * Read by other threads (the SMO's loop) while the step's thread
+	 * writes them: 0 when we do not hold the seat.
+	 */
+	_Atomic int64_t seat_rev;	/* etcd revision of our winning campaign */
+	_Atomic int64_t lead_until;	/* monotonic ms: act until then */
+	uint64_t cluster;		/* cluster_id of etcd's last answer */
 };
 
 static int64_t mono_ms(void)
@@ -35,12 +41,37 @@ static int64_t mono_ms(void)
 /* @sent: when the request that (re)granted @ttl seconds left us. */
 static void hold_until(struct election *el, int64_t sent, int64_t ttl)
 {
-	el->lead_until = sent + ttl * 1000 - ttl * 100;
+	atomic_store(&el->lead_until, sent + ttl * 1000 - ttl * 100);
+}
+
+/* The seat is no longer ours (or never was): stop acting at once. */
+static void unseat(struct election *el)
+{
+	atomic_store(&el->lead_until, 0);
+	atomic_store(&el->seat_rev, 0);
+	el->lease = 0;
 }
 
 int election_leading(const struct election *el)
 {
-	return el->lease && mono_ms() < el->lead_until;
+	return mono_ms() < atomic_load(&el->lead_until);
+}
+
+/* etcd's cluster_id, a uint64 sent as a decimal string (0 if absent). */
+static void note_cluster(struct election *el, struct json_object *resp)
+{
+	struct json_object *h, *v;
+	const char *s;
+
+	if (json_object_object_get_ex(resp, "header", &h) &&
+	    json_object_object_get_ex(h, "cluster_id", &v) &&
+	    (s = json_object_get_string(v)))
+		el->cluster = strtoull(s, NULL, 10);
+}
+
+uint64_t election_cluster(const struct election *el)
+{
+	return el->cluster;
 }
 
 struct election *election_open(const char *endpoints, const char *key,
@@ -72,9 +103,9 @@ struct election *election_open(const char *endpoints, const char *key,
 	strcpy(el->node, node);
 	el->ttl_s = ttl_s;
 	/*
-	 * A step must end well before the lease it keeps alive, and it runs
-	 * on the agent's loop: a call at most a quarter of the lease and
-	 * never above ELECTION_CALL_MAX_MS.
+	 * A step must end well before the lease it keeps alive, and a stop
+	 * waits for the call under way: a call at most a quarter of the
+	 * lease and never above ELECTION_CALL_MAX_MS.
 	 */
 	etcd_set_timeouts(el->e, ttl_s * 250 < ELECTION_CALL_MAX_MS ?
 				 ttl_s * 250 : ELECTION_CALL_MAX_MS,
@@ -94,6 +125,7 @@ static int holder(struct election *el, char *name, size_t size,
 	json_object_put(req);
 	if (rc)
 		return -1;
+	note_cluster(el, resp);
 	rc = 0;
 	if (json_object_object_get_ex(resp, "kvs", &kvs) &&
 	    (kv = json_object_array_get_idx(kvs, 0)) &&
@@ -171,6 +203,7 @@ static int put_if(struct election *el, struct json_object *compare,
 		return -1;
 	}
 	json_object_put(txn);
+	note_cluster(el, resp);
 	ok = json_object_object_get_ex(resp, "succeeded", &v) &&
 	     json_object_get_boolean(v);
 	*rev = ok && json_object_object_get_ex(resp, "header", &v) ?
@@ -186,6 +219,7 @@ static int campaign(struct election *el, char *err, size_t errlen)
 	int64_t sent = mono_ms(), rev;
 	int won;
 
+	unseat(el);
 	el->lease = call_lease(el, "/v3/lease/grant", 0, el->ttl_s, err, errlen);
 	if (el->lease <= 0) {
 		el->lease = 0;
@@ -203,7 +237,7 @@ static int campaign(struct election *el, char *err, size_t errlen)
 		el->lease = 0;
 		return 0;
 	}
-	el->seat_rev = rev;
+	atomic_store(&el->seat_rev, rev);
 	hold_until(el, sent, el->ttl_s);
 	return 1;
 }
@@ -222,7 +256,7 @@ int election_step(struct election *el, char *leader, size_t size, char *err,
 		if (ttl < 0)
 			return -1;	/* cannot tell: election_leading() decides */
 		if (ttl == 0)
-			el->lease = 0;	/* it expired: we lost the seat */
+			unseat(el);	/* it expired: we lost the seat */
 		else
 			hold_until(el, sent, ttl);
 	}
@@ -232,7 +266,7 @@ int election_step(struct election *el, char *leader, size_t size, char *err,
 	if (el->lease && !(rc == 1 && lease == el->lease)) {
 		/* K went without our lease (deleted by hand?): start over */
 		call_lease(el, "/v3/lease/revoke", el->lease, 0, err, errlen);
-		el->lease = 0;
+		unseat(el);
 	}
 	if (rc == 1 && el->lease) {
 		snprintf(leader, size, "%s", el->node);
@@ -250,7 +284,7 @@ int election_step(struct election *el, char *leader, size_t size, char *err,
 
 int64_t election_seat_revision(const struct election *el)
 {
-	return el->lease ? el->seat_rev : 0;
+	return atomic_load(&el->seat_rev);
 }
 
 int election_put(struct election *el, const char *key, const char *value,
@@ -286,7 +320,7 @@ void election_resign(struct election *el)
 	/* revoking the lease deletes K with it, in one revision */
 	if (el->lease)
 		call_lease(el, "/v3/lease/revoke", el->lease, 0, err, sizeof(err));
-	el->lease = 0;
+	unseat(el);
 }
 
 void election_close(struct election *el)

@@ -19,11 +19,18 @@
  * or not a step has returned since: the SMO asks it before each action.
  * Each etcd call of the election is bounded by a quarter of the lease, so
  * a leader cut off from etcd does not wait past its own deadline.
+ *
+ * Threads: election_step(), election_put() and election_resign() block
+ * on etcd and are made by one thread at a time (the SMO's is its own,
+ * smo/smo_elect.h, not the agent's loop); election_leading() and
+ * election_seat_revision() read atomics and may be called from any
+ * thread at any time, even while a step is stuck in a call.
  */
 #ifndef DMSC_SRD_ELECTION_H
 #define DMSC_SRD_ELECTION_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct election;
 
@@ -38,14 +45,20 @@ struct election *election_open(const char *endpoints, const char *key,
  */
 int election_step(struct election *el, char *leader, size_t size, char *err,
 		  size_t errlen);
-/* May we act now? 1 until our lease could have run out, then 0. */
+/* May we act now? 1 until our lease could have run out, then 0. Any thread. */
 int election_leading(const struct election *el);
 
 /*
  * The etcd revision at which we took the seat, while we hold it (else
- * 0): it changes with every leadership, even of the same node.
+ * 0): it changes with every leadership, even of the same node. Any thread.
  */
 int64_t election_seat_revision(const struct election *el);
+/*
+ * The cluster_id in etcd's last answer to a step or a write (0: none
+ * yet): `etcdctl snapshot restore` makes a new one, so it tells a
+ * restored etcd (whose revisions went back) from the one before.
+ */
+uint64_t election_cluster(const struct election *el);
 /*
  * Put @value at @key in one etcd transaction that succeeds only while
  * the seat holds our name under our lease: 1 and the write's revision

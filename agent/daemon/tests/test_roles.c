@@ -767,6 +767,80 @@ static uint64_t sr_counter(const char *node, const char *key)
 	return v;
 }
 
+/* --- an SR's epochs (the etcd cluster of a term), from the fake SMO --- */
+
+#define SR_EPOCH_CASES	1
+
+/* Type 6 from the fake: as f_policy(), with @epoch (0: none). */
+static void f_policy_epoch(uint64_t rev, int full, const char *name, int id,
+			   uint64_t term, uint64_t epoch)
+{
+	struct msg_policy mp = { .rev = rev, .full = full, .n = 1, .term = term,
+				 .epoch = epoch };
+	struct msg m = { .type = &msg_policy_type, .node = "ctl", .seq = rev,
+			 .body = &mp };
+	struct policy pol;
+	struct json_object *o;
+	char text[1024], err[256], *f;
+	size_t len;
+
+	policy_text(text, sizeof(text), name, "n3", id, 1);
+	o = json_tokener_parse(text);
+	if (!o || policy_from_json(o, "p", &pol, err, sizeof(err))) {
+		printf("# policy: %s\n", err);
+		json_object_put(o);
+		return;
+	}
+	json_object_put(o);
+	mp.p = &pol;
+	snprintf(m.node, sizeof(m.node), "%s", fake_node);
+	if (fake.c && !msg_encode(&m, &f, &len, err, sizeof(err))) {
+		conn_send(fake.c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
+		free(f);
+	}
+}
+
+/*
+ * n3 at t3, term 60, no epoch yet (sr_revisions()): term 70 of epoch A
+ * taken (an unknown epoch is not another); a full push of term 30 of
+ * epoch B (a restored etcd) taken as a new epoch; a change of term 25
+ * of B and a full push of term 20 without an epoch refused (stale_term);
+ * the epoch in the state file. Then t3 again at term 60 of B, as the
+ * restart case after it expects.
+ */
+static void sr_epochs(void)
+{
+	const uint64_t A = 0x1111222233334444ull, B = 0xf00dcafe00000001ull;
+	char names[256], tuns[64], want[64];
+	uint64_t rev = 0, term = 0, ep = 0, changes = 0, st0 = 0, st = 0;
+	int ok = fake.c != NULL;
+
+	sr_pol("n3", &rev, names, tuns, "stale_term", &st0);
+	f_policy_epoch(4, 0, "t4", 104, 70, A);
+	pump(300);
+	ok = ok && !sr_pol("n3", &rev, names, tuns, "epoch", &ep) && ep == A &&
+	     rev == 4 && !strcmp(names, "t4");
+	f_policy_epoch(1, 1, "r1", 201, 30, B);
+	pump(300);
+	ok = ok && !sr_pol("n3", &rev, names, tuns, "epoch_changes", &changes) &&
+	     changes == 1 && rev == 1 && !strcmp(names, "r1") &&
+	     !sr_pol("n3", &rev, names, tuns, "term", &term) && term == 30 &&
+	     !sr_pol("n3", &rev, names, tuns, "epoch", &ep) && ep == B;
+	f_policy_epoch(2, 0, "r2", 202, 25, B);
+	f_policy_epoch(5, 1, "r5", 205, 20, 0);
+	pump(300);
+	snprintf(want, sizeof(want), "\"epoch\":%llu", (unsigned long long)B);
+	ok = ok && !sr_pol("n3", &rev, names, tuns, "stale_term", &st) && st == st0 + 2 &&
+	     rev == 1 && !strcmp(names, "r1") &&
+	     !sh("tr -d ' \\n' <%s/n3.state | grep -q '%s'", dir, want);
+	printf("# n3: epoch %llx -> %llx, epoch_changes %llu, term %llu, stale_term %llu -> %llu\n",
+	       (unsigned long long)A, (unsigned long long)ep, (unsigned long long)changes,
+	       (unsigned long long)term, (unsigned long long)st0, (unsigned long long)st);
+	ktap_check(ok, "sr: epochs: term 70 of epoch A taken; a full push of term 30 of epoch B taken (epoch_changes 1); term 25 of B and term 20 without an epoch refused (stale_term); B in the state file");
+	f_policy_epoch(3, 1, "t3", 103, 60, B);
+	pump(300);
+}
+
 /* An SR agent (n3) against the fake SRD: revisions applied once, gaps noticed. */
 static void sr_revisions(void)
 {
@@ -926,6 +1000,7 @@ static void sr_revisions(void)
 			       (unsigned long long)rev, (unsigned long long)term,
 			       (unsigned long long)st, names, tuns);
 	}
+	sr_epochs();
 	stop(&pid);
 	{
 		/*
@@ -1237,7 +1312,9 @@ static void peer_backlog(void)
 
 #define LEASE_S		2	/* smo.election_lease_s: etcd's least */
 #define LEASE_MS	(LEASE_S * 1000)
-#define ELECTION_CASES	13
+/* offloop_cases(), restore_case(): the etcd calls off the loop, the set's size, a restore */
+#define OFFLOOP_CASES	3
+#define ELECTION_CASES	(13 + OFFLOOP_CASES)
 
 static pid_t pid_sa, pid_sb, pid_e1, pid_e2;
 
@@ -1365,6 +1442,9 @@ static int srd_quiet(const char *node, int ms, int deadline)
 	}
 	return 0;
 }
+
+static void offloop_cases(int port_a);
+static void restore_case(int port_a);
 
 /*
  * The registry shared by two SRD agents on one etcd, each with an SR:
@@ -1709,12 +1789,277 @@ static void election_cases(void)
 	ok = ok && t_lead <= LEASE_MS && !sh("%s", buf) && g1 > f1;
 	ktap_check(ok, "election: the leader stopped (SIGTERM) resigns: the other leads within a lease; the SRs at revision 2 take its full set at revision 1");
 
+	offloop_cases(port_a);
 	shared_registry();
+	restore_case(port_a);
 	stop(&pid_e1);
 	stop(&pid_e2);
 	stop(&pid_sa);
 	stop(&pid_sb);
 	cluster_down();
+}
+
+/* --- the SMO's etcd calls off the loop, the set's size, an etcd restore --- */
+
+/* The first of the cluster's endpoints, for etcdctl (which wants one). */
+static void first_endpoint(char *out, size_t size)
+{
+	snprintf(out, size, "%s", cluster_endpoints);
+	out[strcspn(out, ",")] = '\0';
+}
+
+/* smoa's config with smo.relay_max_bytes @max (0: config_smo's). */
+static void config_smo_max(int p, unsigned int max)
+{
+	char t[2048];
+
+	if (!max) {
+		config_smo("smoa", p);
+		return;
+	}
+	snprintf(t, sizeof(t),
+		 "{ \"node\": \"smoa\", \"roles\": [\"srd\", \"aam\", \"smo\"], \"control\": \"%s/smoa.sock\",\n"
+		 "  \"smo\": { \"policies\": \"%s/smoa.pol\", \"election_lease_s\": %d, \"relay_max_bytes\": %u },\n"
+		 "  \"tls\": { \"ca\": \"%s/ca/ca.crt\", \"cert\": \"%s/ca/smoa.crt\",\n"
+		 "           \"key\": \"%s/ca/smoa.key\", \"crl\": \"%s/ca/crl.pem\" },\n"
+		 "  \"srd\": { \"listen\": \"127.0.0.1:%d\", \"store\": { \"etcd\": \"%s\" } } }\n",
+		 dir, dir, LEASE_S, max, dir, dir, dir, dir, p, cluster_endpoints);
+	write_config("smoa", t);
+}
+
+/* @peer's SR is connected to @node's srd (in its smo's peers). */
+static int smo_has_peer(const char *node, const char *peer)
+{
+	struct json_object *d = ask(node, "{\"show\":\"policies\"}");
+	struct json_object *a = path_get(path_get(d, "smo", NULL), "peers", NULL);
+	int has = 0;
+
+	for (int k = 0; k < arr_len(a); k++) {
+		const char *n = json_object_get_string(path_get(json_object_array_get_idx(a, k),
+								"node", NULL));
+
+		has |= n && !strcmp(n, peer);
+	}
+	json_object_put(d);
+	return has;
+}
+
+/*
+ * smoa stopped cleanly (it resigns) and started again, leading (smob is
+ * down), with e1 back on it (the shared registry's cases want e1 there).
+ */
+static int smoa_again(int p, unsigned int max)
+{
+	int status;
+
+	if (pid_sa > 0) {
+		kill(pid_sa, SIGTERM);
+		waitpid(pid_sa, &status, 0);
+		pid_sa = 0;
+	}
+	config_smo_max(p, max);
+	pid_sa = spawn("smoa");
+	return WAIT(15000, seat_is("smoa", "leader") && relay_u64("smoa", "writes") >= 1 &&
+			   smo_has_peer("smoa", "e1"));
+}
+
+/*
+ * One window of 3 s with etcd member 0 (the first endpoint of every
+ * etcd handle of smoa's, restarted for it) stopped with SIGSTOP, so that
+ * a call to it hangs until its timeout, and pa5 applied at the leader
+ * smoa in it (its write, then the relay's reads and the steps). With
+ * @pause_srs, e1 and e2 are stopped too: they send the SRD no digest,
+ * whose check reads the registry from etcd on the loop (srd_role.c), so
+ * what holds the loop is the SMO's. smoa's lateness timer (a 100 ms tick
+ * on its loop) says how long the loop was held at most (*@late), the CLI
+ * how long the apply took (*@apply); *@hung counts the SMO's calls that
+ * failed (steps, reads, writes). 1 if smoa led and e1 held pa5 after.
+ */
+static int hang_window(int port_a, int pause_srs, int64_t *late, int64_t *apply,
+		       uint64_t *hung)
+{
+	char b[64], p[1024];
+	uint64_t e0, r0, w0;
+	int64_t t0;
+	int ok;
+
+	ok = smoa_again(port_a, 0) && WAIT(15000, sr_holds("e1", "pa1", 1, NULL));
+	e0 = strtoull(el_get("smoa", "errors", b, sizeof(b)), NULL, 10);
+	r0 = relay_u64("smoa", "read_errors");
+	w0 = relay_u64("smoa", "write_failures");
+	policy_text(p, sizeof(p), "pa5", "e1", 303, 1);
+	write_policies("apply-h.json", p, NULL);
+	if (pause_srs) {
+		kill(pid_e1, SIGSTOP);
+		kill(pid_e2, SIGSTOP);
+	}
+	kill(cluster_member[0], SIGSTOP);
+	t0 = mono_ms();
+	ok = ok && !sh("%s agent socket %s/smoa.sock policy apply %s/apply-h.json >/dev/null",
+		       dmsc_bin, dir, dir);
+	*apply = mono_ms() - t0;
+	usleep(3000 * 1000);
+	*late = strtoll(el_get("smoa", "loop_late_max_ms", b, sizeof(b)), NULL, 10);
+	*hung = strtoull(el_get("smoa", "errors", b, sizeof(b)), NULL, 10) - e0 +
+		relay_u64("smoa", "read_errors") - r0 +
+		relay_u64("smoa", "write_failures") - w0;
+	kill(cluster_member[0], SIGCONT);
+	if (pause_srs) {
+		kill(pid_e1, SIGCONT);
+		kill(pid_e2, SIGCONT);
+	}
+	return ok && WAIT(15000, seat_is("smoa", "leader") &&
+			  sr_holds("e1", "pa1,pa5", 2, NULL));
+}
+
+/*
+ * The loop while an etcd member does not answer (hang_window()), the
+ * SRs paused: the check; then with them sending digests: a figure. Also
+ * the snapshot that restore_case() restores, and smo.relay_max_bytes.
+ */
+static void offloop_cases(int port_a)
+{
+	char b[64], ep[256], p[1024], big[24 * 1100], err[512];
+	int64_t late, t_apply, late2, t_apply2;
+	uint64_t term0, w0, hung, hung2;
+	size_t off;
+	int ok, ok2;
+	FILE *f;
+
+	first_endpoint(ep, sizeof(ep));
+	sh("etcdctl --endpoints=%s snapshot save %s/etcd.snap >%s/snap.log 2>&1", ep, dir, dir);
+	ok = hang_window(port_a, 1, &late, &t_apply, &hung);
+	printf("# etcd member 0 stopped (SIGSTOP) for 3 s, the SRs paused: smoa's loop late at most %lld ms; the apply answered in %lld ms; SMO calls that hung and failed: %llu\n",
+	       (long long)late, (long long)t_apply, (unsigned long long)hung);
+	ktap_check(ok && hung >= 1 && late < 250 && t_apply < 250,
+		   "etcd off the loop: with an etcd member hanging (SMO calls failing on it), smoa's loop is held under 250 ms (its etcd calls in threads), the apply answers at once, e1 gets the change after");
+	ok2 = hang_window(port_a, 0, &late2, &t_apply2, &hung2);
+	printf("# the same with the SRs sending digests: smoa's loop late at most %lld ms (the SRD's digest check reads etcd on the loop, 5 s at most); the apply answered in %lld ms; SMO calls that hung and failed: %llu%s\n",
+	       (long long)late2, (long long)t_apply2, (unsigned long long)hung2,
+	       ok2 ? "" : "; smoa did not lead with e1 holding pa5 after");
+
+	/*
+	 * smo.relay_max_bytes 4096 at smoa: an apply whose set would be
+	 * larger is refused whole, counted; etcd and the SRs keep the set
+	 * before; a small apply goes through after it.
+	 */
+	ok = smoa_again(port_a, 4096) && WAIT(15000, sr_holds("e1", "pa1", 1, NULL));
+	term0 = relay_u64("smoa", "term");
+	w0 = relay_u64("smoa", "writes");
+	off = (size_t)snprintf(big, sizeof(big), "{ \"policies\": [ ");
+	for (int k = 0; k < 20; k++) {
+		snprintf(b, sizeof(b), "big%d", k);
+		policy_text(p, sizeof(p), b, "e9", 400 + k, 1);
+		off += (size_t)snprintf(big + off, sizeof(big) - off, "%s%s", k ? ", " : "", p);
+	}
+	snprintf(big + off, sizeof(big) - off, " ] }\n");
+	snprintf(err, sizeof(err), "%s/apply-big.json", dir);
+	f = fopen(err, "w");
+	if (f) {
+		fputs(big, f);
+		fclose(f);
+	}
+	ok = ok && sh("%s agent socket %s/smoa.sock policy apply %s/apply-big.json 2>%s/big.err",
+		      dmsc_bin, dir, dir, dir) != 0 &&
+	     !sh("grep -q 'over smo.relay_max_bytes (4096)' %s/big.err", dir) &&
+	     relay_u64("smoa", "too_large") == 1 && smo_counter("smoa", "rev") == 1 &&
+	     relay_u64("smoa", "term") == term0 && relay_u64("smoa", "writes") == w0;
+	write_policies("apply-small.json", p, NULL);
+	ok = ok && !sh("%s agent socket %s/smoa.sock policy apply %s/apply-small.json",
+		       dmsc_bin, dir, dir) &&
+	     WAIT(3000, relay_u64("smoa", "term") > term0 && sr_holds("e1", "pa1", 2, NULL));
+	sh("sed 's/^/# /' %s/big.err", dir);
+	printf("# a set of %zu bytes of JSON applied at smoa (smo.relay_max_bytes 4096): too_large %llu, revision %llu, term %llu (was %llu)\n",
+	       off, (unsigned long long)relay_u64("smoa", "too_large"),
+	       (unsigned long long)smo_counter("smoa", "rev"),
+	       (unsigned long long)relay_u64("smoa", "term"), (unsigned long long)term0);
+	ktap_check(ok, "relay size: an apply whose set is over smo.relay_max_bytes is refused with the limit named, counted (too_large); etcd and e1 keep the set before; the next small apply is written");
+	ok = smoa_again(port_a, 0);
+	if (!ok)
+		printf("# smoa did not lead again\n");
+}
+
+/*
+ * etcd restored from the snapshot offloop_cases() saved (etcdctl
+ * snapshot restore into a new data directory, one member started on it):
+ * its revisions went back and it is a new cluster (cluster_id). e1 had
+ * a term of the old cluster above every revision of the restored one;
+ * it takes smoa's set at the lower term, as a new epoch.
+ */
+static void restore_case(int port_a)
+{
+	char p[1024], n[1024], t[256], url[64], peer[64];
+	uint64_t term_old, term_new, epochs = 0, stale = 0, r;
+	int cport, pport, ok, status;
+	int64_t t0;
+	FILE *f;
+	pid_t etcd_pid = 0;
+
+	if (sh("command -v etcdctl >/dev/null")) {
+		printf("ok %d etcd restore # SKIP no etcdctl (Debian's etcd-client)\n", ++ktap_n);
+		return;
+	}
+	policy_text(p, sizeof(p), "pa6", "e1", 304, 1);
+	write_policies("apply-r.json", p, NULL);
+	ok = WAIT(15000, seat_is("smoa", "leader")) &&
+	     !sh("%s agent socket %s/smoa.sock policy apply %s/apply-r.json",
+		 dmsc_bin, dir, dir) &&
+	     WAIT(5000, sr_holds("e1", "pa1,pa6", 2, NULL) &&
+		  sr_term("e1") == relay_u64("smoa", "term"));
+	term_old = sr_term("e1");
+	/* every controller down, the old cluster gone */
+	kill(pid_sa, SIGTERM);
+	waitpid(pid_sa, &status, 0);
+	pid_sa = 0;
+	if (pid_sb > 0) {
+		kill(pid_sb, SIGTERM);
+		waitpid(pid_sb, &status, 0);
+		pid_sb = 0;
+	}
+	for (int k = 0; k < 3; k++)
+		cluster_kill(k);
+	cport = free_port();
+	do
+		pport = free_port();
+	while (pport == cport);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", cport);
+	snprintf(peer, sizeof(peer), "http://127.0.0.1:%d", pport);
+	ok = ok && !sh("etcdctl snapshot restore %s/etcd.snap --data-dir %s/restored --name r0 "
+		       "--initial-cluster r0=%s --initial-advertise-peer-urls %s "
+		       "--initial-cluster-token restored >%s/restore.log 2>&1",
+		       dir, dir, peer, peer, dir) &&
+	     !sh("(etcd --name r0 --data-dir %s/restored --listen-client-urls %s "
+		 "--advertise-client-urls %s --listen-peer-urls %s "
+		 "--initial-advertise-peer-urls %s --initial-cluster r0=%s "
+		 "--log-level warn >%s/r0.log 2>&1 & echo $! >%s/r0.pid)",
+		 dir, url, url, peer, peer, peer, dir, dir);
+	snprintf(n, sizeof(n), "%s/r0.pid", dir);
+	f = fopen(n, "r");
+	if (f) {
+		if (fscanf(f, "%d", &etcd_pid) != 1)
+			etcd_pid = 0;
+		fclose(f);
+	}
+	snprintf(cluster_endpoints, sizeof(cluster_endpoints), "%s", url);
+	config_smo("smoa", port_a);
+	t0 = mono_ms();
+	pid_sa = spawn("smoa");
+	ok = ok && WAIT(30000, seat_is("smoa", "leader") &&
+			relay_u64("smoa", "writes") >= 1 &&
+			sr_holds("e1", "pa1", 1, NULL) &&
+			sr_term("e1") == relay_u64("smoa", "term"));
+	term_new = sr_term("e1");
+	sr_pol("e1", &r, n, t, "epoch_changes", &epochs);
+	sr_pol("e1", &r, n, t, "stale_term", &stale);
+	printf("# etcd restored from a snapshot (etcdctl snapshot restore, one member): e1's term %llu of the old cluster -> %llu of the restored one after %lld ms, epoch_changes %llu, stale_term %llu\n",
+	       (unsigned long long)term_old, (unsigned long long)term_new,
+	       (long long)(mono_ms() - t0), (unsigned long long)epochs,
+	       (unsigned long long)stale);
+	ktap_check(ok && term_new && term_new < term_old && epochs >= 1,
+		   "etcd restore: e1 takes the restored cluster's set at a lower term, as a new epoch (epoch_changes), without its state file edited");
+	stop(&pid_sa);
+	if (etcd_pid > 0)
+		kill(etcd_pid, SIGKILL);
 }
 
 /* --- the cases ------------------------------------------------------------ */
@@ -1740,7 +2085,7 @@ int main(int argc, char **argv)
 	pki_bin = argv[2];
 	dmsc_bin = argv[3];
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(41 + ELECTION_CASES);
+	ktap_plan(41 + SR_EPOCH_CASES + ELECTION_CASES);
 	agents_dir = dir;
 	if (!mkdtemp(dir))
 		return 1;
