@@ -83,6 +83,8 @@ struct sr_role {
 	int64_t local_rtt[SR_LOCAL_MAX];	/* the last round trip, or -1 */
 	uint8_t local_tries[SR_LOCAL_MAX];	/* registrations not yet seen back */
 	uint64_t reregistered;			/* by reassert_local() */
+	int64_t rereg_since;			/* ... this heartbeat's, from */
+	unsigned int rereg_now;			/* ... how many */
 	size_t nlocal;
 	/* node state reports (type 4) */
 	struct event *nr_ev;
@@ -211,6 +213,8 @@ static void send_register(struct sr_role *r, const struct msg_instance *i);
  * heartbeat, then 2, 4, ... up to 64 heartbeats (25.6 s at 400 ms).
  */
 #define SR_RETRY_SHIFT_MAX	6
+/* At most this many registrations sent again per heartbeat. */
+#define SR_REREG_BURST		64
 
 /*
  * An instance of this node that the table lacks. If its route had come
@@ -222,7 +226,10 @@ static void send_register(struct sr_role *r, const struct msg_instance *i);
  * back-off an SRD slower than a heartbeat per registration (999 durable
  * commits queued, under ASan) got every waiting one again at each table:
  * 27,462 registrations for 999 instances in 30 s, each a commit that made
- * the queue longer.
+ * the queue longer. And an SRD that far behind expires the instances whose
+ * renewals wait unread behind the registrations: those are registered
+ * again at once, but at most SR_REREG_BURST a heartbeat, the rest at the
+ * next table or digest, so that the cure does not feed the lag.
  */
 static void reassert_local(struct sr_role *r)
 {
@@ -234,6 +241,12 @@ static void reassert_local(struct sr_role *r)
 		if (route_table_find(&r->rt, r->local[i].id) ||
 		    now - r->local_sent[i] <= wait)
 			continue;
+		if (now - r->rereg_since >= hb) {
+			r->rereg_since = now;
+			r->rereg_now = 0;
+		}
+		if (r->rereg_now++ >= SR_REREG_BURST)
+			break;
 		if (!r->local_wait[i])
 			agent_log("sr: %s of this node is not in the SRD's table: registering it again",
 				  r->local[i].id);
