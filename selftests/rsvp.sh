@@ -321,6 +321,124 @@ test_backup_credit() {
 	done
 }
 
+# cret NODE: the credit returns the node's module applied (dmsc info).
+cret() {
+	dns "$(ns_of "$1")" -j info | num cret_rx
+}
+
+# roce N: N RoCEv2 packets of the flow (10.1.0.1:49152 > 10.2.0.1, BTH
+# dest QP 256) sent by t out of its dummy device "sink", whose cbfc qdisc
+# counts them for t's session: what t returns to its previous hop.
+roce() {
+	t python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.1.0.1", 49152))
+bth = bytes([4, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0, 0, 0])
+for _ in range(int(sys.argv[1])):
+    s.sendto(bth + bytes(988), ("10.2.0.1", 4791))' "$1"
+}
+
+# The kernel's failover followed by the source's speaker (Documentation/
+# cbfc.md, "Failover at the source"). s's flow runs on p,t with the
+# backup b,t and dmsc tunnel 5, whose backup list leads to b; t sends the
+# flow's RoCEv2 out of a cbfc qdisc, so its session returns credit to its
+# previous hop (from fc00:a::4, the address p and b name as next hop).
+# Before: t's returns reach p, none reach b. Then dmsc tunnel switch 5
+# backup, the switch the heartbeat's failover makes, with the same
+# tunnel-backup event: s tears the primary down (p's state and session
+# go), stops refreshing it, and t's session returns to b, the backup's
+# last hop, which receives t's returns. Switched back: the backup torn
+# down, the primary signalled anew, t's session returns to p again.
+test_failover_events() {
+	trap case_cleanup EXIT
+	local out rx_p rx_b path_p path_b n
+	topo
+	export TC_LIB_DIR=$top/tools/tc
+	t ip route replace fc00:a::2/128 via fd00:2::1 src fc00:a::4
+	t ip route replace fc00:a::3/128 via fd00:4::1 src fc00:a::4
+	t ip addr add 10.1.0.1/32 dev lo
+	t ip link add sink type dummy
+	t ip link set sink up
+	t ip route add 10.2.0.0/24 dev sink
+	t tc qdisc add dev sink root cbfc || fail "no cbfc qdisc in t"
+	dns "$NS_s" tunnel add 5 src fc00:a::1 path fc00:a::2 backup fc00:a::3 ||
+		fail "tunnel 5 in s"
+	# R = 1 s: a refresh of the primary would show within the case.
+	speakers 1000
+	out=$(rs s setup "${FLOW[@]}" path fc00:a::2,fc00:a::4 \
+		backup fc00:a::3,fc00:a::4 tunnel 5) ||
+		fail "setup: $out $(cat "$T"/*.log)"
+	check "[ \"\$out\" = \$'primary up nexthop fc00:a::2 credit 2097152 tunnel 5\nbackup up nexthop fc00:a::3 credit 50000 kernel yes' ]" \
+		"setup status: $out"
+	want_tail fc00:a::2
+
+	# Control: t's returns go to p, the primary's last hop.
+	rx_p=$(cret p)
+	rx_b=$(cret b)
+	roce 20
+	wait_until "(( \$(cret p) > $rx_p ))" 30 ||
+		fail "t's returns never reached p: cret_rx $(cret p); t: $(dns "$NS_t" -j cbfc session show); p: $(dns "$NS_p" -j info)"
+	sleep 0.3
+	check "(( \$(cret b) == $rx_b ))" "b took returns before the failover: cret_rx $(cret b)"
+	echo "before: p cret_rx $rx_p -> $(cret p), b cret_rx $rx_b -> $(cret b)"
+
+	dns "$NS_s" tunnel switch 5 backup
+	wait_until "(( \$(stat s failovers_handled) == 1 ))" 50 ||
+		fail "s did not act on tunnel-backup: $(rs s stats | grep -E 'events|failover|primary_') $(cat "$T"/s.log)"
+	check "(( \$(stat s primary_torn) == 1 && \$(stat s events_seen) >= 1 && \$(stat s events_malformed) == 0 && \$(stat s events_lost) == 0 ))" \
+		"s: primary_torn $(stat s primary_torn) events_seen $(stat s events_seen) malformed $(stat s events_malformed) lost $(stat s events_lost)"
+	out=$(dns "$NS_s" -j cbfc session show | jq -r '.[0] | "\(.nexthop) \(.on_backup)"')
+	check "[ \"\$out\" = 'fc00:a::3 1' ]" \
+		"s's session not moved onto the backup: $out ($(kbackup s))"
+	out=$(rs s status "${FLOW[@]}")
+	echo "$out"
+	check "[ \"\$out\" = \$'primary moved nexthop fc00:a::2 credit 2097152 tunnel 5 # on the backup since tunnel-backup 5\nbackup up nexthop fc00:a::3 credit 50000 kernel moved' ]" \
+		"status after the switch: $out"
+	# The PathTear took p's state and session, and t's session went to b.
+	wait_empty p
+	wait_until "[ \"\$(prevhops t)\" = fc00:a::3 ]" 50 ||
+		fail "t's session returns to $(prevhops t), not b's fc00:a::3"
+	want_tail fc00:a::3
+
+	# The backup's last hop receives t's returns now; p none.
+	rx_p=$(cret p)
+	rx_b=$(cret b)
+	roce 20
+	wait_until "(( \$(cret b) > $rx_b ))" 30 ||
+		fail "b received no returns after the failover: cret_rx $(cret b) cret_source $(dns "$NS_b" -j info | num cret_source); t: $(dns "$NS_t" -j cbfc session show)"
+	check "(( \$(cret p) == $rx_p ))" "p still took returns: cret_rx $(cret p)"
+	echo "after: b cret_rx $rx_b -> $(cret b), p cret_rx $rx_p -> $(cret p)"
+
+	# No refresh of the primary any more (R is 1 s); the backup's go on.
+	path_p=$(stat p rx_path)
+	path_b=$(stat b rx_path)
+	sleep 2.5
+	check "(( \$(stat p rx_path) == $path_p && \$(stat b rx_path) >= $path_b + 2 ))" \
+		"in 2.5 s p got $(( $(stat p rx_path) - path_p )) PATHs (want 0), b $(( $(stat b rx_path) - path_b )) (want 2 or more)"
+	check "[ -z \"\$(rs p state)\" ]" "p has state again: $(rs p state)"
+
+	# Back on the primary: signalled anew, t returns to p again.
+	dns "$NS_s" tunnel switch 5 primary
+	wait_until "(( \$(stat s primary_resignalled) == 1 ))" 50 ||
+		fail "s did not act on tunnel-primary: $(cat "$T"/s.log)"
+	wait_until "[ \"\$(rs s status ${FLOW[*]})\" = \$'primary up nexthop fc00:a::2 credit 2097152 tunnel 5\nbackup up nexthop fc00:a::3 credit 50000 kernel yes' ]" 100 ||
+		fail "status after the switch back: $(rs s status "${FLOW[@]}")"
+	want_backup s "fc00:a::2 5 fc00:a::3 50000 0"
+	wait_until "[ \"\$(prevhops t)\" = fc00:a::2 ]" 50 ||
+		fail "t's session returns to $(prevhops t), not p's fc00:a::2"
+	for n in failovers_handled primary_torn primary_resignalled events_seen events_ignored resyncs backup_form_mismatch; do
+		echo "s: $n $(stat s $n)"
+	done
+
+	out=$(rs s teardown "${FLOW[@]}")
+	check "[ \"\$out\" = 'ok 2' ]" "teardown: $out"
+	for n in s p b t; do
+		wait_empty $n
+	done
+	# t's cbfc qdisc and dummy device go with its namespace.
+}
+
 # Bad messages at p, from s's namespace, while the session is up.
 test_bad_input() {
 	trap case_cleanup EXIT
@@ -616,6 +734,7 @@ CASES=(
 	test_bad_input "rsvp: truncated, wrong-length, bad-checksum, absurd-credit, unknown-class and unknown-session messages are counted and ignored"
 	test_silent_hop "rsvp: a hop without a speaker: retries, PathErr, no state or session left"
 	test_backup_credit "rsvp: the source's kernel session carries the tunnel and the backup list's first hop and credit; a backup torn down alone is taken out, set again put back"
+	test_failover_events "rsvp: the source's speaker follows the kernel's failover: tunnel-backup tears the primary down, stops its refreshes, t's session and its credit returns go to the backup's last hop; tunnel-primary signals the primary anew"
 	test_refresh_expiry "rsvp: refreshes keep the hops up past the expiry time; without the source every hop's state and session expire"
 	test_agent_speakers "rsvp: the same set-up and teardown with every speaker in dmsc-agent's sr role (sr.rsvp); dmsc agent show rsvp agrees; a stopped agent takes its session with it"
 	test_policy_credit "rsvp: an SMO policy's credit flow is set up by the source's sr role on every hop, torn down on withdraw, moved when its hops change, signalled again after a restart"

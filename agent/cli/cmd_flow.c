@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "err.h"
+#include "nl_event.h"
 #include "output.h"
 #include "parse.h"
 
@@ -128,61 +129,40 @@ int cmd_flow(struct cli *cli, int argc, char **argv, struct request *req)
 	return req->msg ? 0 : EXIT_FAIL;
 }
 
-static const char *const event_names[] = {
-	[DMSC_EVENT_TUNNEL_BACKUP] = "tunnel-backup",
-	[DMSC_EVENT_TUNNEL_PRIMARY] = "tunnel-primary",
-	[DMSC_EVENT_NEXTHOP_FAILED] = "nexthop-failed",
-	[DMSC_EVENT_NEXTHOP_DOWN] = "nexthop-down",
-};
-
+/* One codec for the monitor and the speaker: lib/nl_event.c. */
 static int event_parse(struct nlattr **top, void *arg)
 {
 	struct request *req = arg;
-	uint32_t ev;
+	struct dmsc_nl_event ev;
+	const char *name;
+	char why[128];
 
-	if (!top[DMSC_A_EVENT])
+	if (dmsc_nl_event_decode(top, &ev, why, sizeof(why))) {
+		fprintf(stderr, "dmsc: monitor: malformed event skipped: %s\n",
+			why);
 		return 0;
-	ev = nla_get_u32(top[DMSC_A_EVENT]);
+	}
+	name = dmsc_nl_event_name(ev.type);
 	/* Each event is its own JSON document, one per line. */
 	out_open_object(NULL);
-	out_string("event", "%s", ev <= DMSC_EVENT_MAX && event_names[ev] ?
-		   event_names[ev] : "unknown");
-	if (top[DMSC_A_TUNNEL]) {
-		struct nlattr *tb[DMSC_TUNNEL_A_MAX + 1];
-
-		if (!nla_parse_nested(tb, DMSC_TUNNEL_A_MAX,
-				      top[DMSC_A_TUNNEL], NULL) &&
-		    tb[DMSC_TUNNEL_A_ID])
-			out_uint("tunnel", " tunnel %llu",
-				 nla_get_u32(tb[DMSC_TUNNEL_A_ID]));
-	}
+	out_string("event", "%s", name ? name : "unknown");
 	/*
-	 * A cbfc next hop failure: the session's QP, device, wait, and
-	 * whether it moved onto its backup reservation.
+	 * A cbfc next hop failure: the session's QP, tunnel, device, wait,
+	 * and whether it moved onto its backup reservation; a tunnel's
+	 * switch: its id.
 	 */
-	if (top[DMSC_A_SESSION]) {
-		struct nlattr *tb[DMSC_SESSION_A_MAX + 1];
-
-		if (!nla_parse_nested(tb, DMSC_SESSION_A_MAX,
-				      top[DMSC_A_SESSION], NULL)) {
-			if (tb[DMSC_SESSION_A_QPN])
-				out_uint("qpn", " qpn %llu",
-					 nla_get_u32(tb[DMSC_SESSION_A_QPN]));
-			if (tb[DMSC_SESSION_A_TUNNEL])
-				out_uint("tunnel", " tunnel %llu",
-					 nla_get_u32(tb[DMSC_SESSION_A_TUNNEL]));
-			if (tb[DMSC_SESSION_A_IFINDEX])
-				out_uint("ifindex", " ifindex %llu",
-					 nla_get_u32(tb[DMSC_SESSION_A_IFINDEX]));
-			if (tb[DMSC_SESSION_A_WAITED_US])
-				out_uint("waited_us", " waited_us %llu",
-					 nla_get_u64(tb[DMSC_SESSION_A_WAITED_US]));
-			/* 1: moved onto its backup credit; 0: uncontrolled. */
-			if (tb[DMSC_SESSION_A_ON_BACKUP])
-				out_uint("on_backup", " on-backup %llu",
-					 nla_get_u8(tb[DMSC_SESSION_A_ON_BACKUP]));
-		}
-	}
+	if (ev.has_qpn)
+		out_uint("qpn", " qpn %llu", ev.qpn);
+	if (ev.has_tunnel)
+		out_uint("tunnel", " tunnel %llu", ev.tunnel);
+	if (ev.has_ifindex)
+		out_uint("ifindex", " ifindex %llu", ev.ifindex);
+	if (ev.has_waited)
+		out_uint("waited_us", " waited_us %llu",
+			 (unsigned long long)ev.waited_us);
+	/* 1: moved onto its backup credit; 0: uncontrolled. */
+	if (ev.on_backup >= 0)
+		out_uint("on_backup", " on-backup %llu", ev.on_backup);
 	out_text("\n");
 	out_close_object();
 	fflush(stdout);

@@ -270,6 +270,16 @@ int dmsc_nl_listen_recv(struct dmsc_nl *nl, struct dmsc_nl_listener *ls)
 {
 	int err = nl_recvmsgs_default(nl->sk);
 
+	/* A non-blocking socket with nothing (more) to read. */
+	if (err == -NLE_AGAIN)
+		return ls->err;
+	/*
+	 * libnl reports the kernel's ENOBUFS (the socket's buffer overran:
+	 * events were lost) as NLE_NOMEM; a listener must know it to
+	 * resynchronise, so it is told apart from other failures.
+	 */
+	if (err == -NLE_NOMEM && !ls->err)
+		return -ENOBUFS;
 	if (err < 0 && !ls->err)
 		return -EIO;
 	return ls->err;

@@ -54,7 +54,9 @@ int dmsc_nl_listen(struct dmsc_nl *nl, int cmd_filter,
  * The same for an event loop: dmsc_nl_listen_start() joins and sets the
  * callback, then dmsc_nl_listen_recv() reads what came once the socket
  * (nl_socket_get_fd(nl->sk)) is readable: 0 to go on, > 0 when @parse
- * asked to stop, or a negative errno.
+ * asked to stop, or a negative errno: -ENOBUFS when the socket's buffer
+ * overran and events were lost (the listener goes on, and should look
+ * at the state it follows again), -EIO for other failures.
  */
 struct dmsc_nl_listener {
 	int cmd_filter;

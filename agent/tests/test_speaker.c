@@ -14,7 +14,12 @@
  * ENOENT are nothing to do, counted and logged once, the flow still up;
  * a module that refuses backups gets the session without; no tunnel, no
  * backup and no TUNNEL; IPv4 hops IPv4-mapped; the control socket's
- * setup ... tunnel, set ... backup and status.
+ * setup ... tunnel, set ... backup and status. The kernel's events, built
+ * with libnl as the kernel builds them: a move onto the backup tears the
+ * primary down (the PathTear's fields checked), stops its refreshes and
+ * keeps the kernel session; tunnel-primary signals it anew; events not
+ * ours, unknown or malformed change nothing; an overrun dumps the tunnels
+ * and acts on them after the dump.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,6 +58,11 @@ static FILE *speaker_log;
 #define stderr stderr
 
 static char sent[4096], reqs[4096];	/* a line each, since last taken */
+/* The last messages sent, as parsed back, and their destinations. */
+#define KEPT_MAX 8
+static struct rsvp_msg kept[KEPT_MAX];
+static char kept_to[KEPT_MAX][INET6_ADDRSTRLEN];
+static int nkept;
 static char *logbuf;
 static size_t loglen;
 static int answer_cmd = -1, answer_err;	/* the next such request's answer */
@@ -89,10 +99,15 @@ static ssize_t caught_sendto(int fd, const void *buf, size_t len, int flags,
 	else
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)to)->sin6_addr,
 			  a, sizeof(a));
-	if (rsvp_parse(buf, len, &m, why, sizeof(why)) != RSVP_OK)
+	if (rsvp_parse(buf, len, &m, why, sizeof(why)) != RSVP_OK) {
 		snprintf(line, sizeof(line), "bad to %s: %s", a, why);
-	else
+	} else {
 		snprintf(line, sizeof(line), "%s to %s", rsvp_type_name(m.type), a);
+		if (nkept < KEPT_MAX) {
+			kept[nkept] = m;
+			snprintf(kept_to[nkept++], INET6_ADDRSTRLEN, "%s", a);
+		}
+	}
 	append(sent, sizeof(sent), line);
 	return len;
 }
@@ -108,6 +123,55 @@ int dmsc_nl_open(struct dmsc_nl *nl)
 void dmsc_nl_close(struct dmsc_nl *nl)
 {
 	(void)nl;
+}
+
+/* The events socket: joined; what a read finds, the case says. */
+static int recv_answer;
+
+int dmsc_nl_listen_start(struct dmsc_nl *nl, struct dmsc_nl_listener *ls)
+{
+	(void)nl;
+	ls->err = 0;
+	return 0;
+}
+
+int dmsc_nl_listen_recv(struct dmsc_nl *nl, struct dmsc_nl_listener *ls)
+{
+	(void)nl;
+	(void)ls;
+	return recv_answer;
+}
+
+/* The kernel's tunnels, for a dump (TUNNEL_GET): id and active. */
+static struct { uint32_t id; uint8_t active; } tunnels[4];
+static int ntunnels;
+
+/*
+ * Set while a dump's replies are handed out: a request then would be
+ * sent on a socket whose dump is still being read (its replies mixed
+ * with the dump's), which the speaker must not do.
+ */
+static bool in_dump;
+
+static int dump_tunnels(dmsc_nl_parse_fn parse, void *arg)
+{
+	in_dump = true;
+	for (int i = 0; i < ntunnels; i++) {
+		struct nl_msg *msg = nlmsg_alloc();
+		struct nlattr *tb[DMSC_A_MAX + 1], *n;
+
+		genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, 0, 0, NLM_F_MULTI,
+			    DMSC_CMD_TUNNEL_GET, DMSC_GENL_VERSION);
+		n = nla_nest_start(msg, DMSC_A_TUNNEL);
+		nla_put_u32(msg, DMSC_TUNNEL_A_ID, tunnels[i].id);
+		nla_put_u8(msg, DMSC_TUNNEL_A_ACTIVE, tunnels[i].active);
+		nla_nest_end(msg, n);
+		genlmsg_parse(nlmsg_hdr(msg), 0, tb, DMSC_A_MAX, NULL);
+		parse(tb, arg);
+		nlmsg_free(msg);
+	}
+	in_dump = false;
+	return 0;
 }
 
 void dmsc_nl_perror(const struct dmsc_nl *nl, const char *what, int err)
@@ -147,8 +211,13 @@ int dmsc_nl_talk(struct dmsc_nl *nl, struct nl_msg *msg,
 	char line[256], a[INET6_ADDRSTRLEN];
 	int cmd = g->cmd, l = 0;
 
-	(void)parse;
-	(void)arg;
+	if (in_dump)
+		append(reqs, sizeof(reqs), "during a dump:");
+	if (cmd == DMSC_CMD_TUNNEL_GET) {
+		append(reqs, sizeof(reqs), "dump tunnels");
+		nlmsg_free(msg);
+		return dump_tunnels(parse, arg);
+	}
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, DMSC_A_MAX, NULL) ||
 	    !tb[DMSC_A_SESSION] ||
 	    nla_parse_nested(sb, DMSC_SESSION_A_MAX, tb[DMSC_A_SESSION], NULL)) {
@@ -706,6 +775,368 @@ static void ipv4_and_words(void)
 	take(reqs);
 }
 
+/* ---- the kernel's events ---- */
+
+/*
+ * A DMSC_CMD_EVENT message as the kernel builds it (kernel/credit.c,
+ * kernel/tunnel.c), parsed as the events socket's callback gets it, and
+ * handed to the speaker. @qpn 0: no session nest; @tunnel with @qpn 0:
+ * a tunnel nest (@active); @on_backup -1: absent.
+ */
+static struct nl_msg *ev_msg;
+static struct nlattr *ev_tb[DMSC_A_MAX + 1];
+
+static struct nlattr **event_attrs(uint32_t type, int qpn, uint32_t tunnel,
+				   int on_backup, uint8_t active)
+{
+	struct in_addr src, dst;
+	struct nlattr *n;
+
+	nlmsg_free(ev_msg);
+	ev_msg = nlmsg_alloc();
+	genlmsg_put(ev_msg, 0, 0, 0, 0, 0, DMSC_CMD_EVENT, DMSC_GENL_VERSION);
+	nla_put_u32(ev_msg, DMSC_A_EVENT, type);
+	if (qpn) {
+		inet_pton(AF_INET, "10.1.0.1", &src);
+		inet_pton(AF_INET, "10.2.0.1", &dst);
+		n = nla_nest_start(ev_msg, DMSC_A_SESSION);
+		nla_put_u8(ev_msg, DMSC_SESSION_A_FAMILY, AF_INET);
+		nla_put(ev_msg, DMSC_SESSION_A_SRC, 4, &src);
+		nla_put(ev_msg, DMSC_SESSION_A_DST, 4, &dst);
+		nla_put_u16(ev_msg, DMSC_SESSION_A_SPORT, 49152);
+		nla_put_u32(ev_msg, DMSC_SESSION_A_QPN, qpn);
+		if (tunnel)
+			nla_put_u32(ev_msg, DMSC_SESSION_A_TUNNEL, tunnel);
+		nla_put_u32(ev_msg, DMSC_SESSION_A_IFINDEX, 3);
+		if (on_backup >= 0)
+			nla_put_u8(ev_msg, DMSC_SESSION_A_ON_BACKUP, on_backup);
+		nla_put_u64(ev_msg, DMSC_SESSION_A_WAITED_US, 10400);
+		nla_nest_end(ev_msg, n);
+	} else if (tunnel) {
+		n = nla_nest_start(ev_msg, DMSC_A_TUNNEL);
+		nla_put_u32(ev_msg, DMSC_TUNNEL_A_ID, tunnel);
+		nla_put_u8(ev_msg, DMSC_TUNNEL_A_ACTIVE, active);
+		nla_nest_end(ev_msg, n);
+	}
+	if (genlmsg_parse(nlmsg_hdr(ev_msg), 0, ev_tb, DMSC_A_MAX, NULL))
+		memset(ev_tb, 0, sizeof(ev_tb));
+	return ev_tb;
+}
+
+static void event(struct rsvp_speaker *s, uint32_t type, int qpn,
+		  uint32_t tunnel, int on_backup)
+{
+	rsvp_speaker_event(s, event_attrs(type, qpn, tunnel, on_backup,
+					  type == DMSC_EVENT_TUNNEL_BACKUP ?
+					  DMSC_ACTIVE_BACKUP : DMSC_ACTIVE_PRIMARY));
+}
+
+/* kept[@i] is a @type to @to for 10.1.0.1:49152 > 10.2.0.1 QP @qpn from fc00:a::1. */
+static bool kept_is(int i, uint8_t type, const char *to, int qpn)
+{
+	struct rsvp_flow f;
+	struct rsvp_addr me;
+
+	flow(&f, qpn);
+	addr(&me, "fc00:a::1");
+	return i < nkept && kept[i].type == type && !strcmp(kept_to[i], to) &&
+	       rsvp_addr_eq(&kept[i].dst, &f.dst) &&
+	       rsvp_addr_eq(&kept[i].src, &f.src) &&
+	       kept[i].sport == 49152 && kept[i].qpn == (uint32_t)qpn &&
+	       rsvp_addr_eq(&kept[i].hop, &me);
+}
+
+/* A flow @qpn with tunnel 7 on p (MB, 2 MB) and b (cumulative): both up. */
+static void both_up(struct rsvp_speaker *s, struct rsvp_flow *f, int qpn)
+{
+	struct rsvp_addr path[2], backup[2];
+	char err[128];
+
+	flow(f, qpn);
+	addr(&path[0], "fc00:a::2");
+	addr(&path[1], "fc00:a::4");
+	addr(&backup[0], "fc00:a::3");
+	addr(&backup[1], "fc00:a::4");
+	rsvp_speaker_setup(s, f, RSVP_OWNER_POLICY, 7, path, 2, backup, 2,
+			   err, sizeof(err));
+	resv(s, f, "fc00:a::2", 2 << 20, true);
+	resv(s, f, "fc00:a::3", 50000, false);
+}
+
+/*
+ * A heartbeat failure moves the session onto the backup: PathTear down
+ * the primary (its hops' states go, and the tail's session returns to
+ * the backup's last hop), no more refreshes of it, the backup refreshed;
+ * the kernel session kept. The tunnel switched back: the backup torn down
+ * and held, the primary made anew, then the backup.
+ */
+static void failover_events(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_flow f;
+	int p, b, said;
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	said = logged("answers in the cumulative form, the session is delta");
+	both_up(s, &f, 256);
+	p = source_list(s, &f, 0);
+	b = source_list(s, &f, 1);
+	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode delta credit 2097152 tunnel 7\n"
+			   "set backup fc00:a::3 50000\n") &&
+		   count(s, RC_BACKUP_FORM_MISMATCH) == 1 &&
+		   logged("answers in the cumulative form, the session is delta") == said + 1,
+		   "a backup answering cumulative for a delta session: handed over, counted, said");
+	take(sent);
+	nkept = 0;
+
+	event(s, DMSC_EVENT_NEXTHOP_FAILED, 256, 7, 1);
+	ktap_check(!strcmp(take(sent), "PathTear to fc00:a::2\n") &&
+		   kept_is(0, RSVP_MSG_PATHTEAR, "fc00:a::2", 256),
+		   "nexthop-failed, on-backup 1: a PathTear for the flow from fc00:a::1 to the primary's first hop");
+	ktap_check(!take(reqs)[0] && s->st[p].kernel,
+		   "the kernel session (on the backup's credit now) kept: nothing asked");
+	ktap_check(count(s, RC_EVENTS_SEEN) == 1 && count(s, RC_FAILOVERS_HANDLED) == 1 &&
+		   count(s, RC_PRIMARY_TORN) == 1 && count(s, RC_EVENTS_IGNORED) == 0,
+		   "counted: events_seen 1 failovers_handled 1 primary_torn 1");
+	ktap_check(!strcmp(ctl(s, "status " FLOW_WORDS "256"),
+			   "primary moved nexthop fc00:a::2 credit 2097152 tunnel 7 # on the backup since nexthop-failed\n"
+			   "backup up nexthop fc00:a::3 credit 50000 kernel moved\n") &&
+		   rsvp_speaker_status(s, &f, RSVP_OWNER_POLICY, NULL, 0) == RSVP_UP,
+		   "status: primary moved, the backup's credit moved with it; the flow up");
+
+	/* The tunnel's own switch comes too: nothing more to do. */
+	event(s, DMSC_EVENT_TUNNEL_BACKUP, 0, 7, -1);
+	ktap_check(!take(sent)[0] && !take(reqs)[0] &&
+		   count(s, RC_EVENTS_IGNORED) == 1 && count(s, RC_FAILOVERS_HANDLED) == 1,
+		   "tunnel-backup after it: nothing sent, counted as ignored");
+
+	/* Refreshes due: the backup's goes, the primary's does not. */
+	s->st[p].refresh_at = s->st[b].refresh_at = 0;
+	nkept = 0;
+	rsvp_speaker_tick(s);
+	ktap_check(!strcmp(take(sent), "PATH to fc00:a::3\n") &&
+		   kept_is(0, RSVP_MSG_CBFC_PATH, "fc00:a::3", 256) &&
+		   kept[0].nhops == 1 && !strcmp(kept_to[0], "fc00:a::3"),
+		   "refresh: PATH down the backup (ERO fc00:a::4), none down the primary");
+	{
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, kept[0].hops[0].a, a, sizeof(a));
+		ktap_check(!strcmp(a, "fc00:a::4"), "the backup's PATH routes to the tail");
+	}
+
+	/* Late answers of the primary change nothing. */
+	resv(s, &f, "fc00:a::2", 2 << 20, true);
+	patherr(s, &f, "fc00:a::2", "fc00:a::4");
+	ktap_check(!take(reqs)[0] && !take(sent)[0] && s->st[p].kernel &&
+		   s->st[p].st == ST_MOVED,
+		   "a late RESV or PathErr of the primary: no SESSION_DEL, still moved");
+
+	/* Back on the primary: made anew, the backup after it. */
+	event(s, DMSC_EVENT_TUNNEL_PRIMARY, 0, 7, -1);
+	ktap_check(!strcmp(take(reqs), "del\n") &&
+		   !strcmp(take(sent), "PathTear to fc00:a::3\nPATH to fc00:a::2\n") &&
+		   count(s, RC_PRIMARY_RESIGNALLED) == 1,
+		   "tunnel-primary: SESSION_DEL, PathTear down the backup, PATH down the primary");
+	ktap_check(!strcmp(ctl(s, "status " FLOW_WORDS "256"),
+			   "primary wait nexthop fc00:a::2 credit 2097152 tunnel 7\n"
+			   "backup held nexthop fc00:a::3 credit 0 kernel no\n"),
+		   "status: primary waiting, backup held");
+	resv(s, &f, "fc00:a::2", 2 << 20, true);
+	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode delta credit 2097152 tunnel 7\n") &&
+		   !strcmp(take(sent), "PATH to fc00:a::3\n"),
+		   "primary up again: SESSION_NEW, then the backup's PATH");
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n"),
+		   "backup up again: its credit in the new session");
+	ktap_check(rsvp_speaker_teardown(s, &f, RSVP_OWNER_POLICY) == 2, "torn down");
+	take(reqs);
+	take(sent);
+	rsvp_speaker_close(s);
+}
+
+/*
+ * A tunnel switched while the primary waits and the backup is held: the
+ * PathTear down the primary, the backup's PATH now.
+ */
+static void failover_held_backup(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_addr path[1], backup[1];
+	struct rsvp_flow f;
+	char err[128];
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	flow(&f, 257);
+	addr(&path[0], "fc00:a::2");
+	addr(&backup[0], "fc00:a::3");
+	rsvp_speaker_setup(s, &f, RSVP_OWNER_POLICY, 9, path, 1, backup, 1,
+			   err, sizeof(err));
+	take(sent);
+	event(s, DMSC_EVENT_TUNNEL_BACKUP, 0, 9, -1);
+	ktap_check(!strcmp(take(sent), "PathTear to fc00:a::2\nPATH to fc00:a::3\n") &&
+		   count(s, RC_FAILOVERS_HANDLED) == 1,
+		   "tunnel-backup, backup held: PathTear down the primary, PATH down the backup");
+	resv(s, &f, "fc00:a::3", 50000, false);
+	ktap_check(!take(reqs)[0] &&
+		   rsvp_speaker_status(s, &f, RSVP_OWNER_POLICY, NULL, 0) == RSVP_UP,
+		   "the backup up: no kernel session to give it to (the primary never was), flow up");
+	rsvp_speaker_teardown(s, &f, RSVP_OWNER_POLICY);
+	ktap_check(!strcmp(take(sent), "PathTear to fc00:a::3\n"),
+		   "teardown: PathTear down the backup only (the primary's went)");
+	take(reqs);
+	rsvp_speaker_close(s);
+}
+
+/*
+ * Not ours, nothing to do, unknown or malformed: counted, nothing sent or
+ * asked, never read past an attribute's end. The decoder on its own.
+ */
+static void events_ignored(void)
+{
+	struct rsvp_speaker *s = source();
+	struct nl_msg *m;
+	struct nlattr *n, **tb;
+	struct dmsc_nl_event ev;
+	struct rsvp_flow f;
+	char why[128];
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	both_up(s, &f, 256);
+	take(sent);
+	take(reqs);
+
+	tb = event_attrs(DMSC_EVENT_NEXTHOP_DOWN, 256, 7, 1, 0);
+	ktap_check(!dmsc_nl_event_decode(tb, &ev, why, sizeof(why)) &&
+		   ev.type == DMSC_EVENT_NEXTHOP_DOWN && ev.has_flow &&
+		   ev.family == AF_INET && ev.qpn == 256 && ev.sport == 49152 &&
+		   ev.src[0] == 10 && ev.src[1] == 1 && ev.dst[1] == 2 &&
+		   ev.has_tunnel && ev.tunnel == 7 && ev.ifindex == 3 &&
+		   ev.has_waited && ev.waited_us == 10400 && ev.on_backup == 1,
+		   "decoder: every field of a nexthop-down event");
+
+	event(s, DMSC_EVENT_NEXTHOP_FAILED, 999, 7, 1);	/* not set up here */
+	event(s, DMSC_EVENT_NEXTHOP_FAILED, 256, 7, 0);	/* failed, not moved */
+	event(s, DMSC_EVENT_NEXTHOP_DOWN, 256, 7, -1);	/* says not that it moved */
+	event(s, DMSC_EVENT_TUNNEL_BACKUP, 0, 99, -1);	/* another tunnel */
+	event(s, DMSC_EVENT_TUNNEL_PRIMARY, 0, 7, -1);	/* never moved */
+	event(s, 77, 256, 7, 1);			/* a type to come */
+	ktap_check(!take(sent)[0] && !take(reqs)[0] &&
+		   count(s, RC_EVENTS_SEEN) == 6 && count(s, RC_EVENTS_IGNORED) == 6 &&
+		   count(s, RC_FAILOVERS_HANDLED) == 0 &&
+		   s->st[source_list(s, &f, 0)].st == ST_UP,
+		   "6 events not ours or with nothing to do: ignored, counted, the flow untouched");
+
+	/* Malformed: the event a u16; no session; a short src; a u8 id. */
+	m = nlmsg_alloc();
+	genlmsg_put(m, 0, 0, 0, 0, 0, DMSC_CMD_EVENT, DMSC_GENL_VERSION);
+	nla_put_u16(m, DMSC_A_EVENT, DMSC_EVENT_TUNNEL_BACKUP);
+	n = nla_nest_start(m, DMSC_A_TUNNEL);
+	nla_put_u32(m, DMSC_TUNNEL_A_ID, 7);
+	nla_nest_end(m, n);
+	genlmsg_parse(nlmsg_hdr(m), 0, ev_tb, DMSC_A_MAX, NULL);
+	rsvp_speaker_event(s, ev_tb);
+	nlmsg_free(m);
+
+	rsvp_speaker_event(s, event_attrs(DMSC_EVENT_NEXTHOP_FAILED, 0, 0, -1, 0));
+
+	m = nlmsg_alloc();
+	genlmsg_put(m, 0, 0, 0, 0, 0, DMSC_CMD_EVENT, DMSC_GENL_VERSION);
+	nla_put_u32(m, DMSC_A_EVENT, DMSC_EVENT_NEXTHOP_FAILED);
+	n = nla_nest_start(m, DMSC_A_SESSION);
+	nla_put_u8(m, DMSC_SESSION_A_FAMILY, AF_INET6);
+	nla_put(m, DMSC_SESSION_A_SRC, 4, "\x0a\x01\x00\x01");
+	nla_put(m, DMSC_SESSION_A_DST, 16, "0123456789abcdef");
+	nla_put_u16(m, DMSC_SESSION_A_SPORT, 49152);
+	nla_put_u32(m, DMSC_SESSION_A_QPN, 256);
+	nla_put_u8(m, DMSC_SESSION_A_ON_BACKUP, 1);
+	nla_nest_end(m, n);
+	genlmsg_parse(nlmsg_hdr(m), 0, ev_tb, DMSC_A_MAX, NULL);
+	ktap_check(dmsc_nl_event_decode(ev_tb, &ev, why, sizeof(why)) == -EINVAL &&
+		   !strcmp(why, "session src: 4 bytes, not 16"),
+		   "decoder: an IPv6 session with a 4-byte src refused, naming it");
+	rsvp_speaker_event(s, ev_tb);
+	nlmsg_free(m);
+
+	m = nlmsg_alloc();
+	genlmsg_put(m, 0, 0, 0, 0, 0, DMSC_CMD_EVENT, DMSC_GENL_VERSION);
+	nla_put_u32(m, DMSC_A_EVENT, DMSC_EVENT_TUNNEL_PRIMARY);
+	n = nla_nest_start(m, DMSC_A_TUNNEL);
+	nla_put_u8(m, DMSC_TUNNEL_A_ID, 7);
+	nla_nest_end(m, n);
+	genlmsg_parse(nlmsg_hdr(m), 0, ev_tb, DMSC_A_MAX, NULL);
+	rsvp_speaker_event(s, ev_tb);
+	nlmsg_free(m);
+
+	memset(ev_tb, 0, sizeof(ev_tb));
+	rsvp_speaker_event(s, ev_tb);			/* no DMSC_A_EVENT */
+	ktap_check(!take(sent)[0] && !take(reqs)[0] &&
+		   count(s, RC_EVENTS_MALFORMED) == 5 && count(s, RC_EVENTS_SEEN) == 11 &&
+		   logged("kernel event refused: event: 2 bytes, not 4") == 1 &&
+		   logged("kernel event refused: tunnel id: 1 bytes, not 4") == 1,
+		   "5 malformed events refused, counted, logged, nothing done");
+	rsvp_speaker_teardown(s, &f, RSVP_OWNER_POLICY);
+	take(sent);
+	take(reqs);
+	rsvp_speaker_close(s);
+}
+
+/*
+ * The events socket overran (ENOBUFS): counted, and the tunnels dumped
+ * to catch up: one on its backup fails its flows over, then, back on its
+ * primary, they are signalled anew.
+ */
+static void events_overrun(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_flow f;
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	both_up(s, &f, 258);
+	take(sent);
+	take(reqs);
+	ntunnels = 2;
+	tunnels[0].id = 8;
+	tunnels[0].active = DMSC_ACTIVE_PRIMARY;
+	tunnels[1].id = 7;
+	tunnels[1].active = DMSC_ACTIVE_BACKUP;
+	recv_answer = -ENOBUFS;
+	read_events(s);
+	ktap_check(!strcmp(take(reqs), "dump tunnels\n") &&
+		   !strcmp(take(sent), "PathTear to fc00:a::2\n") &&
+		   count(s, RC_EVENTS_LOST) == 1 && count(s, RC_RESYNCS) == 1 &&
+		   count(s, RC_FAILOVERS_HANDLED) == 1 &&
+		   logged("kernel events lost (No buffer space available)") == 1,
+		   "ENOBUFS: counted, tunnels dumped, tunnel 7 on its backup: the primary torn down");
+	tunnels[1].active = DMSC_ACTIVE_PRIMARY;
+	read_events(s);
+	ktap_check(!strcmp(take(reqs), "dump tunnels\ndel\n") &&
+		   !strcmp(take(sent), "PathTear to fc00:a::3\nPATH to fc00:a::2\n") &&
+		   count(s, RC_RESYNCS) == 2 && count(s, RC_PRIMARY_RESIGNALLED) == 1,
+		   "a second overrun, tunnel 7 back on its primary: signalled anew");
+	recv_answer = 0;
+	read_events(s);
+	ktap_check(!take(reqs)[0] && count(s, RC_RESYNCS) == 2,
+		   "a read without loss: no dump");
+	ntunnels = 0;
+	rsvp_speaker_teardown(s, &f, RSVP_OWNER_POLICY);
+	take(sent);
+	take(reqs);
+	rsvp_speaker_close(s);
+}
+
 int main(void)
 {
 	int rc;
@@ -716,13 +1147,18 @@ int main(void)
 	}
 	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", dir);
 	speaker_log = open_memstream(&logbuf, &loglen);
-	ktap_plan(57);
+	ktap_plan(81);
 	backup_after_primary();
 	backup_before_primary();
 	refused_backup();
 	tail();
 	no_tunnel();
 	ipv4_and_words();
+	failover_events();
+	failover_held_backup();
+	events_ignored();
+	events_overrun();
+	nlmsg_free(ev_msg);
 	rc = ktap_finish();
 	fclose(speaker_log);
 	free(logbuf);

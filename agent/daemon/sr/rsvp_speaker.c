@@ -26,6 +26,7 @@
 #include <json-c/json.h>
 
 #include "nl.h"
+#include "nl_event.h"
 #include "rsvp_speaker.h"
 
 #define STATES_MAX	1024
@@ -39,9 +40,18 @@ static const char *const counter_names[RC_COUNT] = {
 	"ignored_objects", "table_full", "backups_set", "backups_cleared",
 	"backup_moved", "backup_no_session", "tail_shared",
 	"tail_no_returns", "tail_replaced",
+	"events_seen", "events_ignored", "events_malformed", "events_lost",
+	"resyncs", "failovers_handled", "primary_torn", "primary_resignalled",
+	"backup_form_mismatch",
 };
 
-enum st { ST_WAIT, ST_UP, ST_FAILED };
+/*
+ * ST_MOVED: a source's primary left for its backup list after the
+ * kernel moved the flow there (its events): PathTear sent, no refresh;
+ * its kernel session, now on the backup's credit, is kept.
+ */
+enum st { ST_WAIT, ST_UP, ST_FAILED, ST_MOVED };
+static const char *const st_names[] = { "wait", "up", "failed", "moved" };
 
 struct state {
 	bool used;
@@ -74,6 +84,8 @@ struct state {
 	unsigned int tries;
 	uint64_t retry_at, refresh_at, expire_at;
 	uint32_t refresh_ms;		/* the R PATH came with */
+	/* source, primary: what a tunnel dump said (resync()), 0 nothing */
+	uint8_t resync_to;		/* DMSC_EVENT_TUNNEL_BACKUP or _PRIMARY */
 };
 
 struct rsvp_speaker {
@@ -83,6 +95,13 @@ struct rsvp_speaker {
 	int fd6, fd4, ctl;
 	struct dmsc_nl nl;
 	bool nl_open;
+	/*
+	 * The events group on a socket of its own: on the request socket
+	 * they would mix with the replies dmsc_nl_talk() waits for.
+	 */
+	struct dmsc_nl ev;
+	bool ev_open;
+	struct dmsc_nl_listener evl;
 	struct state st[STATES_MAX];
 	uint64_t c[RC_COUNT];
 	uint64_t refused[RSVP_REASON_COUNT];
@@ -257,8 +276,26 @@ static struct state *backup_for(struct rsvp_speaker *s, const struct state *p)
 	return b;
 }
 
-static void kept_backup(struct state *p, const struct state *bk)
+/*
+ * The kernel keeps one credit mode per session, the primary's, after a
+ * move too: a backup hop that answers in the other form has its returns
+ * refused (cret_mode) once the flow is on it. Handed over all the same
+ * (the heartbeat fails the backup later, as without its credit), but
+ * counted and said, since only a kernel that takes the backup's mode
+ * can fix it (Documentation/cbfc.md, "Not done yet").
+ */
+static void kept_backup(struct rsvp_speaker *s, struct state *p,
+			const struct state *bk)
 {
+	char fl[128];
+
+	if (bk->form != p->form) {
+		s->c[RC_BACKUP_FORM_MISMATCH]++;
+		fprintf(stderr, "dmsc-rsvp: %s: the backup's first hop answers in the %s form, the session is %s: its returns will be refused once the flow is on it\n",
+			flow_name(&p->flow, fl, sizeof(fl)),
+			bk->form == RSVP_CTYPE_CREDIT_MB ? "MB (delta)" : "cumulative",
+			p->form == RSVP_CTYPE_CREDIT_MB ? "delta" : "cumulative");
+	}
 	p->bk = RSVP_BACKUP_KERNEL;
 	p->bk_next = bk->next;
 	p->bk_credit = bk->credit;
@@ -291,7 +328,7 @@ static int kernel_session(struct rsvp_speaker *s, struct state *e, bool add)
 	e->kernel = add;
 	e->bk = first[0] ? RSVP_BACKUP_REFUSED : RSVP_BACKUP_NO;
 	if (add && bk && !first[0]) {
-		kept_backup(e, bk);
+		kept_backup(s, e, bk);
 		s->c[RC_BACKUPS_SET]++;
 	}
 	if (!s->cfg->no_kernel)
@@ -328,7 +365,7 @@ static void sync_backup(struct rsvp_speaker *s, const struct rsvp_flow *f)
 	err = talk(s, session_msg(DMSC_CMD_SESSION_SET, p, bk));
 	if (!err) {
 		if (bk) {
-			kept_backup(p, bk);
+			kept_backup(s, p, bk);
 			s->c[RC_BACKUPS_SET]++;
 		} else {
 			p->bk = RSVP_BACKUP_NO;
@@ -695,7 +732,7 @@ static void on_resv(struct rsvp_speaker *s, const struct rsvp_msg *m)
 
 	flow_of(m, &f);
 	e = find(s, &f, NULL, &m->hop);
-	if (!e || e->st == ST_FAILED) {
+	if (!e || e->st == ST_FAILED || e->st == ST_MOVED) {
 		s->c[RC_UNKNOWN_SESSION]++;
 		return;
 	}
@@ -756,7 +793,8 @@ static void on_err(struct rsvp_speaker *s, const struct rsvp_msg *m,
 
 	flow_of(m, &f);
 	e = find(s, &f, NULL, from);
-	if (!e) {
+	/* A primary left for its backup: its session is the backup's now. */
+	if (!e || e->st == ST_MOVED) {
 		s->c[RC_UNKNOWN_SESSION]++;
 		return;
 	}
@@ -1138,9 +1176,10 @@ unsigned int rsvp_speaker_teardown(struct rsvp_speaker *s,
 			continue;
 		/*
 		 * Down every list, even one still waiting: the hops have
-		 * state; but a held backup has sent nothing.
+		 * state; but a held backup has sent nothing, and a primary
+		 * left for its backup was torn down then.
 		 */
-		if (!e->held)
+		if (!e->held && e->st != ST_MOVED)
 			send_tear(s, e);
 		drop(s, e);
 		gone++;
@@ -1203,6 +1242,292 @@ unsigned int rsvp_speaker_retry(struct rsvp_speaker *s,
 	return n;
 }
 
+/* ---- the kernel's events: failover at a flow's source ---- */
+
+static void event_flow(const struct dmsc_nl_event *ev, struct rsvp_flow *f)
+{
+	unsigned int alen = ev->family == AF_INET ? 4 : 16;
+
+	memset(f, 0, sizeof(*f));
+	f->src.family = f->dst.family = ev->family;
+	memcpy(f->src.a, ev->src, alen);
+	memcpy(f->dst.a, ev->dst, alen);
+	f->sport = ev->sport;
+	f->qpn = ev->qpn;
+}
+
+/*
+ * The kernel moved @p's flow (@p its primary here) onto the backup list:
+ * stop refreshing the primary and tear it down, so that its hops' states
+ * and sessions go and, where the two lists meet, the tail's session goes
+ * to the backup's state and returns to the backup's last hop (else it
+ * keeps returning to the primary's, and the backup's starves); see that
+ * the backup is signalled. The kernel session stays: it is the flow's,
+ * on the backup's credit now, and takes no SESSION_SET any more. 1 if
+ * anything was done, 0 if it was done already.
+ */
+static int failover(struct rsvp_speaker *s, struct state *p, const char *what)
+{
+	char fl[128];
+	struct state *b;
+	int i;
+
+	if (p->st == ST_MOVED)
+		return 0;
+	/* A failed primary's hops dropped their state on its PathErr. */
+	if (p->st != ST_FAILED) {
+		send_tear(s, p);
+		s->c[RC_PRIMARY_TORN]++;
+	}
+	p->st = ST_MOVED;
+	snprintf(p->why, sizeof(p->why), "on the backup since %s", what);
+	if (p->kernel)
+		p->bk = RSVP_BACKUP_MOVED;
+	i = source_list(s, &p->flow, 1);
+	if (i >= 0) {
+		b = &s->st[i];
+		if (b->held) {
+			release_backup(s, &p->flow);
+		} else if (b->st == ST_FAILED) {
+			b->st = ST_WAIT;
+			b->why[0] = '\0';
+			b->tries = 0;
+			b->retry_at = now_ms() + s->cfg->retry_ms;
+			send_path(s, b);
+		}
+	}
+	s->c[RC_FAILOVERS_HANDLED]++;
+	fprintf(stderr, "dmsc-rsvp: %s: %s: on the backup, primary torn down\n",
+		flow_name(&p->flow, fl, sizeof(fl)), what);
+	return 1;
+}
+
+/*
+ * @p's tunnel is on its primary again (an operator's or an agent's
+ * switch), and the kernel failed @p's moved session: the primary is set
+ * up anew, its backup torn down and held until then, as at a set-up, so
+ * that at the tail the primary's PATH comes first and its last hop gets
+ * the returns.
+ */
+static int back_to_primary(struct rsvp_speaker *s, struct state *p)
+{
+	char fl[128];
+	int b;
+
+	if (p->st != ST_MOVED)
+		return 0;
+	if (p->kernel && kernel_session(s, p, false))
+		p->kernel = false;	/* gone already (ENOENT): counted */
+	b = source_list(s, &p->flow, 1);
+	if (b >= 0)
+		hold_backup(s, &s->st[b]);
+	p->st = ST_WAIT;
+	p->why[0] = '\0';
+	p->bk = RSVP_BACKUP_NO;
+	p->tries = 0;
+	p->retry_at = now_ms() + s->cfg->retry_ms;
+	send_path(s, p);
+	s->c[RC_PRIMARY_RESIGNALLED]++;
+	fprintf(stderr, "dmsc-rsvp: %s: tunnel %u back on its primary: primary signalled anew\n",
+		flow_name(&p->flow, fl, sizeof(fl)), p->tunnel);
+	return 1;
+}
+
+/*
+ * Each source primary steered by @tunnel: failover() (@backup) or
+ * back_to_primary() done to it; how many acted.
+ */
+static int each_of_tunnel(struct rsvp_speaker *s, uint32_t tunnel,
+			  bool backup, const char *what)
+{
+	int n = 0;
+
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *p = &s->st[i];
+
+		if (!p->used || !p->source || p->list || !p->tunnel ||
+		    p->tunnel != tunnel)
+			continue;
+		n += backup ? failover(s, p, what) : back_to_primary(s, p);
+	}
+	return n;
+}
+
+/*
+ * @ev acted on: how many flows it changed. A next hop's failure moves
+ * the traffic only when the session moved onto its backup (on-backup 1);
+ * one that only failed it (no backup credit, or no tunnel) leaves the
+ * flow where it is, and its tunnel's own event says if it moved.
+ */
+static int on_event(struct rsvp_speaker *s, const struct dmsc_nl_event *ev)
+{
+	char what[64];
+	struct rsvp_flow f;
+	int p;
+
+	switch (ev->type) {
+	case DMSC_EVENT_NEXTHOP_FAILED:
+	case DMSC_EVENT_NEXTHOP_DOWN:
+		event_flow(ev, &f);
+		p = source_list(s, &f, 0);
+		/* Ours: the session our primary made, with its tunnel. */
+		if (p < 0 || !s->st[p].kernel || !s->st[p].tunnel ||
+		    ev->on_backup != 1)
+			return 0;
+		return failover(s, &s->st[p], dmsc_nl_event_name(ev->type));
+	case DMSC_EVENT_TUNNEL_BACKUP:
+	case DMSC_EVENT_TUNNEL_PRIMARY:
+		if (!ev->tunnel)
+			return 0;
+		snprintf(what, sizeof(what), "%s %u",
+			 dmsc_nl_event_name(ev->type), ev->tunnel);
+		return each_of_tunnel(s, ev->tunnel,
+				      ev->type == DMSC_EVENT_TUNNEL_BACKUP, what);
+	}
+	return 0;	/* a type this build does not know */
+}
+
+void rsvp_speaker_event(struct rsvp_speaker *s, struct nlattr **top)
+{
+	struct dmsc_nl_event ev;
+	char why[128];
+
+	s->c[RC_EVENTS_SEEN]++;
+	if (dmsc_nl_event_decode(top, &ev, why, sizeof(why)) ||
+	    dmsc_nl_event_check(&ev, why, sizeof(why))) {
+		s->c[RC_EVENTS_MALFORMED]++;
+		fprintf(stderr, "dmsc-rsvp: kernel event refused: %s\n", why);
+		return;
+	}
+	if (!on_event(s, &ev))
+		s->c[RC_EVENTS_IGNORED]++;
+}
+
+static int on_nl_event(struct nlattr **top, void *arg)
+{
+	rsvp_speaker_event(arg, top);
+	return 0;
+}
+
+/*
+ * A tunnel of the dump: its flows marked with what its switch would have
+ * said, acted on once the dump is read. Not now: back_to_primary() asks
+ * the kernel (SESSION_DEL) on the socket whose dump is still being read.
+ */
+static int resync_tunnel(struct nlattr **top, void *arg)
+{
+	struct nlattr *tb[DMSC_TUNNEL_A_MAX + 1];
+	struct rsvp_speaker *s = arg;
+	uint32_t id;
+	uint8_t to;
+
+	if (!top[DMSC_A_TUNNEL] ||
+	    nla_parse_nested(tb, DMSC_TUNNEL_A_MAX, top[DMSC_A_TUNNEL], NULL) ||
+	    !tb[DMSC_TUNNEL_A_ID] || nla_len(tb[DMSC_TUNNEL_A_ID]) != 4 ||
+	    !tb[DMSC_TUNNEL_A_ACTIVE] || nla_len(tb[DMSC_TUNNEL_A_ACTIVE]) != 1)
+		return 0;
+	id = nla_get_u32(tb[DMSC_TUNNEL_A_ID]);
+	/* The dump shows a tunnel moved early by a qdisc as on its backup. */
+	to = nla_get_u8(tb[DMSC_TUNNEL_A_ACTIVE]) == DMSC_ACTIVE_BACKUP ?
+	     DMSC_EVENT_TUNNEL_BACKUP : DMSC_EVENT_TUNNEL_PRIMARY;
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *p = &s->st[i];
+
+		if (p->used && p->source && !p->list && p->tunnel &&
+		    p->tunnel == id)
+			p->resync_to = to;
+	}
+	return 0;
+}
+
+/*
+ * Events were lost (the socket overran, ENOBUFS, or failed): what they
+ * would have said is read from the tunnels as they are now. A session
+ * moves onto its backup only with its tunnel, so the tunnels are enough:
+ * one on its backup is a TUNNEL_BACKUP for the flows it steers, one on
+ * its primary a TUNNEL_PRIMARY (nothing for a flow that never moved).
+ */
+static void resync(struct rsvp_speaker *s)
+{
+	struct nl_msg *msg;
+	int err;
+
+	s->c[RC_RESYNCS]++;
+	if (!s->nl_open)
+		return;
+	msg = dmsc_nl_msg(DMSC_CMD_TUNNEL_GET, NLM_F_DUMP);
+	if (!msg)
+		return;
+	err = dmsc_nl_talk(&s->nl, msg, resync_tunnel, s);
+	if (err) {
+		s->c[RC_KERNEL_ERRORS]++;
+		fprintf(stderr, "dmsc-rsvp: events lost, and the tunnels could not be read: %s\n",
+			strerror(-err));
+	}
+	/* What was read is acted on, even from a dump cut short. */
+	for (int i = 0; i < STATES_MAX; i++) {
+		struct state *p = &s->st[i];
+		char what[64];
+
+		if (!p->used || !p->resync_to)
+			continue;
+		snprintf(what, sizeof(what), "a dump (tunnel %u on its %s)",
+			 p->tunnel, p->resync_to == DMSC_EVENT_TUNNEL_BACKUP ?
+			 "backup" : "primary");
+		if (p->resync_to == DMSC_EVENT_TUNNEL_BACKUP)
+			failover(s, p, what);
+		else
+			back_to_primary(s, p);
+		p->resync_to = 0;
+	}
+}
+
+/* The events socket is readable. */
+static void read_events(struct rsvp_speaker *s)
+{
+	int err = dmsc_nl_listen_recv(&s->ev, &s->evl);
+
+	s->evl.err = 0;
+	if (err >= 0)
+		return;
+	s->c[RC_EVENTS_LOST]++;
+	fprintf(stderr, "dmsc-rsvp: kernel events lost (%s): reading the tunnels again\n",
+		strerror(-err));
+	resync(s);
+}
+
+/*
+ * The events group joined on a socket of its own, non-blocking for the
+ * loop. A module without the group, or a socket that fails, leaves the
+ * speaker without events (said): it runs as before them.
+ */
+static void open_events(struct rsvp_speaker *s)
+{
+	int err = dmsc_nl_open(&s->ev);
+
+	if (!err) {
+		s->ev_open = true;
+		s->evl = (struct dmsc_nl_listener){
+			.cmd_filter = DMSC_CMD_EVENT,
+			.parse = on_nl_event, .arg = s,
+		};
+		err = dmsc_nl_listen_start(&s->ev, &s->evl);
+	}
+	if (!err && s->ev.sk && nl_socket_set_nonblocking(s->ev.sk) < 0)
+		err = -EIO;
+	if (!err) {
+		/* Room for a burst: a link down fails every session at once. */
+		if (s->ev.sk)
+			nl_socket_set_buffer_size(s->ev.sk, 1 << 20, 0);
+		return;
+	}
+	fprintf(stderr, "dmsc-rsvp: the kernel's events: %s: failovers are not followed\n",
+		strerror(-err));
+	if (s->ev_open)
+		dmsc_nl_close(&s->ev);
+	s->ev_open = false;
+}
+
 enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
 				     const struct rsvp_flow *f,
 				     uint32_t owner, char *why, size_t len)
@@ -1215,7 +1540,8 @@ enum rsvp_status rsvp_speaker_status(const struct rsvp_speaker *s,
 
 		if (!mine(e, f, owner))
 			continue;
-		st = e->st == ST_UP ? RSVP_UP :
+		/* A primary left for its backup: the backup says how it is. */
+		st = e->st == ST_UP || e->st == ST_MOVED ? RSVP_UP :
 		     e->st == ST_WAIT ? RSVP_WAIT : RSVP_FAILED;
 		if (st == RSVP_FAILED && worst != RSVP_FAILED && why)
 			snprintf(why, len, "%s: %s", e->list ? "backup" : "primary",
@@ -1286,7 +1612,6 @@ static void ctl_set(struct rsvp_speaker *s, char **w, int n, FILE *out)
 
 static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
 {
-	static const char *const names[] = { "wait", "up", "failed" };
 	char a[INET6_ADDRSTRLEN];
 	bool any = false;
 	struct rsvp_flow f;
@@ -1311,11 +1636,11 @@ static void ctl_status(struct rsvp_speaker *s, char **w, int n, FILE *out)
 							RSVP_OWNER_ANY)));
 		fprintf(out, "%s %s nexthop %s credit %llu%s%s%s\n",
 			l ? "backup" : "primary",
-			e->held ? "held" : names[e->st],
+			e->held ? "held" : st_names[e->st],
 			ntop(&e->next, a, sizeof(a)),
 			(unsigned long long)e->credit, more,
-			e->st == ST_FAILED ? " # " : "",
-			e->st == ST_FAILED ? e->why : "");
+			e->st == ST_FAILED || e->st == ST_MOVED ? " # " : "",
+			e->st == ST_FAILED || e->st == ST_MOVED ? e->why : "");
 	}
 	if (!any)
 		fprintf(out, "none\n");
@@ -1338,7 +1663,6 @@ static void ctl_teardown(struct rsvp_speaker *s, char **w, int n, FILE *out)
 
 static void ctl_state(struct rsvp_speaker *s, FILE *out)
 {
-	static const char *const names[] = { "wait", "up", "failed" };
 	char a[4][INET6_ADDRSTRLEN];
 
 	for (int i = 0; i < STATES_MAX; i++) {
@@ -1352,7 +1676,7 @@ static void ctl_state(struct rsvp_speaker *s, FILE *out)
 			e->flow.sport, e->flow.qpn,
 			e->source ? "source" : ntop(&e->prev, a[2], sizeof(a[2])),
 			e->tail ? "tail" : ntop(&e->next, a[3], sizeof(a[3])),
-			names[e->st], (unsigned long long)e->credit, e->kernel);
+			st_names[e->st], (unsigned long long)e->credit, e->kernel);
 	}
 }
 
@@ -1516,6 +1840,7 @@ struct rsvp_speaker *rsvp_speaker_open(const struct rsvp_speaker_cfg *cfg)
 			goto fail;
 		}
 		s->nl_open = true;
+		open_events(s);
 	}
 	return s;
 fail:
@@ -1528,6 +1853,7 @@ void rsvp_speaker_fds(const struct rsvp_speaker *s, int fds[RSVP_SPEAKER_FDS])
 	fds[0] = s->fd6;
 	fds[1] = s->fd4;
 	fds[2] = s->ctl;
+	fds[3] = s->ev_open && s->ev.sk ? nl_socket_get_fd(s->ev.sk) : -1;
 }
 
 void rsvp_speaker_input(struct rsvp_speaker *s, int fd)
@@ -1540,6 +1866,8 @@ void rsvp_speaker_input(struct rsvp_speaker *s, int fd)
 		read_raw(s, s->fd4, AF_INET);
 	else if (fd == s->ctl)
 		ctl_accept(s);
+	else if (s->ev_open && s->ev.sk && fd == nl_socket_get_fd(s->ev.sk))
+		read_events(s);
 }
 
 void rsvp_speaker_close(struct rsvp_speaker *s)
@@ -1551,6 +1879,8 @@ void rsvp_speaker_close(struct rsvp_speaker *s)
 	for (int i = 0; i < STATES_MAX; i++)
 		if (s->st[i].used)
 			drop(s, &s->st[i]);
+	if (s->ev_open)
+		dmsc_nl_close(&s->ev);
 	if (s->nl_open)
 		dmsc_nl_close(&s->nl);
 	if (s->ctl >= 0) {
@@ -1583,6 +1913,8 @@ struct json_object *rsvp_speaker_json(const struct rsvp_speaker *s)
 	json_object_object_add(o, "states_up", json_object_new_int(up));
 	/* Sources whose kernel session holds its backup's credit. */
 	json_object_object_add(o, "backups_in_kernel", json_object_new_int(bk));
+	/* Whether the kernel's failovers are followed (its events group). */
+	json_object_object_add(o, "events", json_object_new_boolean(s->ev_open));
 	for (i = 0; i < RC_COUNT; i++)
 		json_object_object_add(c, counter_names[i],
 				       json_object_new_uint64(s->c[i]));

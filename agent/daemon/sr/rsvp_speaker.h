@@ -33,6 +33,16 @@ enum rsvp_counter {
 	RC_TAIL_SHARED,		/* a tail state whose flow's session is another's */
 	RC_TAIL_NO_RETURNS,	/* a tail state without one: its prev is IPv4 */
 	RC_TAIL_REPLACED,	/* a session found there (by hand, a dead speaker) */
+	/* the kernel's events (DMSC_CMD_EVENT on "events"), at a source */
+	RC_EVENTS_SEEN,		/* every event read */
+	RC_EVENTS_IGNORED,	/* not about a flow set up here, nothing to do */
+	RC_EVENTS_MALFORMED,	/* refused by dmsc_nl_event_decode() */
+	RC_EVENTS_LOST,		/* the socket overran (ENOBUFS) or failed */
+	RC_RESYNCS,		/* tunnels dumped to catch up after a loss */
+	RC_FAILOVERS_HANDLED,	/* flows whose primary the speaker left */
+	RC_PRIMARY_TORN,	/* ... PathTear sent down the primary */
+	RC_PRIMARY_RESIGNALLED,	/* tunnel back on its primary: signalled anew */
+	RC_BACKUP_FORM_MISMATCH, /* a backup's credit handed over in another form */
 	RC_COUNT
 };
 
@@ -49,6 +59,7 @@ struct rsvp_speaker_cfg {
 
 struct rsvp_speaker;
 struct json_object;
+struct nlattr;
 
 /*
  * Who set a flow up at its source: the control socket, or a caller's own
@@ -76,8 +87,11 @@ enum rsvp_backup {
 	RSVP_BACKUP_REFUSED,	/* the kernel refused it (logged) */
 };
 
-/* The sockets to watch for input: IPv6, IPv4, control; -1 for none. */
-#define RSVP_SPEAKER_FDS	3
+/*
+ * The sockets to watch for input: IPv6, IPv4, control, the kernel's
+ * events; -1 for none.
+ */
+#define RSVP_SPEAKER_FDS	4
 /* How often rsvp_speaker_tick() must run: retries, refreshes, expiry. */
 #define RSVP_SPEAKER_TICK_MS	50
 
@@ -129,6 +143,17 @@ enum rsvp_backup rsvp_speaker_backup(const struct rsvp_speaker *s,
 				     const struct rsvp_flow *f, uint32_t owner);
 /* "none", "no", "yes", "moved", "no-session", "refused". */
 const char *rsvp_backup_name(enum rsvp_backup b);
+/*
+ * One DMSC_CMD_EVENT message's top-level attributes (what the events
+ * socket delivers; the tests build their own): decoded (nl_event.h) and
+ * acted on at a flow's source. A heartbeat failure or a link down that
+ * moved the flow's session onto its backup (on-backup 1), or its tunnel
+ * switched to the backup: the primary's PATH refreshes stop, a PathTear
+ * goes down it, the backup list is signalled if it was not. The tunnel
+ * switched back: the backup torn down and held, the primary signalled
+ * anew. Anything else is counted and ignored.
+ */
+void rsvp_speaker_event(struct rsvp_speaker *s, struct nlattr **top);
 /* Counters, refusals by reason and the number of states. */
 struct json_object *rsvp_speaker_json(const struct rsvp_speaker *s);
 

@@ -131,6 +131,15 @@ static void on_nl(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	err = dmsc_nl_listen_recv(&r->nl, &r->ls);
+	/*
+	 * The socket overran (a link down fails many sessions at once):
+	 * events were lost, which this role only logs. The agent goes on;
+	 * the speaker, which acts on them, reads the tunnels again itself.
+	 */
+	if (err == -ENOBUFS) {
+		agent_log("sr: kernel events lost (the socket overran)");
+		return;
+	}
 	if (err < 0) {
 		agent_log("sr: listening failed: %s", strerror(-err));
 		event_base_loopbreak(r->a->base);
