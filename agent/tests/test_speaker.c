@@ -995,6 +995,42 @@ static void failover_held_backup(void)
 }
 
 /*
+ * A tunnel switched under a flow whose kernel session holds no backup
+ * (set up without one): the kernel leaves that session on the primary's
+ * credit, so the primary is not torn down and the flow not shown moved.
+ */
+static void failover_no_backup(void)
+{
+	struct rsvp_speaker *s = source();
+	struct rsvp_addr path[1];
+	struct rsvp_flow f;
+	char err[128];
+	int p;
+
+	if (!s) {
+		ktap_check(0, "speaker opened");
+		return;
+	}
+	flow(&f, 258);
+	addr(&path[0], "fc00:a::2");
+	rsvp_speaker_setup(s, &f, RSVP_OWNER_POLICY, 11, path, 1, NULL, 0,
+			   err, sizeof(err));
+	resv(s, &f, "fc00:a::2", 2 << 20, true);
+	p = source_list(s, &f, 0);
+	take(sent);
+	take(reqs);
+	event(s, DMSC_EVENT_TUNNEL_BACKUP, 0, 11, -1);
+	ktap_check(p >= 0 && s->st[p].kernel && !take(sent)[0] && !take(reqs)[0] &&
+		   s->st[p].st == ST_UP && count(s, RC_FAILOVER_NO_BACKUP) == 1 &&
+		   count(s, RC_FAILOVERS_HANDLED) == 0 && count(s, RC_PRIMARY_TORN) == 0,
+		   "tunnel-backup for a session without a backup: no PathTear, still up, counted failover_no_backup");
+	rsvp_speaker_teardown(s, &f, RSVP_OWNER_POLICY);
+	take(sent);
+	take(reqs);
+	rsvp_speaker_close(s);
+}
+
+/*
  * Not ours, nothing to do, unknown or malformed: counted, nothing sent or
  * asked, never read past an attribute's end. The decoder on its own.
  */
@@ -1147,7 +1183,7 @@ int main(void)
 	}
 	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", dir);
 	speaker_log = open_memstream(&logbuf, &loglen);
-	ktap_plan(81);
+	ktap_plan(82);
 	backup_after_primary();
 	backup_before_primary();
 	refused_backup();
@@ -1156,6 +1192,7 @@ int main(void)
 	ipv4_and_words();
 	failover_events();
 	failover_held_backup();
+	failover_no_backup();
 	events_ignored();
 	events_overrun();
 	nlmsg_free(ev_msg);

@@ -202,6 +202,14 @@ static int parse_value(struct aam_shared *s, const char *key, const char *text,
 				 TOKEN_JTI_LEN);
 		else if (strcmp(name, v->jti))
 			snprintf(why, whylen, "jti: %s is not the key's", v->jti);
+		/*
+		 * No token lives past TOKEN_MAX_LIFETIME (and the skew): an
+		 * exp beyond is no revocation's, and would be kept for ever
+		 * (a key written by hand has no lease to end it).
+		 */
+		else if ((int64_t)exp > (int64_t)time(NULL) + TOKEN_MAX_LIFETIME + 300)
+			snprintf(why, whylen, "exp: %llu is past any token's lifetime",
+				 (unsigned long long)exp);
 		else
 			rc = 0;
 		v->exp = (int64_t)exp;
@@ -246,6 +254,8 @@ static int read_all(struct aam_shared *s, struct auth_revoked **res, size_t *nre
 		failed(s, "read", "out of memory");
 		return -1;
 	}
+	if (nkv > AUTH_REVOKED_MAX)
+		failed(s, "read", "more keys under the prefix than a revoked list holds: the rest left out");
 	for (size_t i = 0; i < nkv && n < AUTH_REVOKED_MAX; i++) {
 		struct json_object *kv = json_object_array_get_idx(kvs, i), *k, *v;
 		bool is_new = (uint64_t)etcd_int(kv, "mod_revision") > s->last_rev;
@@ -343,9 +353,10 @@ static void *worker_main(void *arg)
 			fail = put_one(s, &batch[done]) != 0;
 		if (fail)
 			done--;		/* the one that failed goes again */
-		if (!fail && read)
+		/* a stop waits for the call under way, not for more */
+		if (!fail && read && !s->stop)
 			fail = read_all(s, &res, &nres, &rev) != 0;
-		if (res && !s->w) {
+		if (res && !s->w && !s->stop) {
 			struct etcd_watcher *w;
 			char err[256];
 

@@ -89,8 +89,15 @@ static void *elect_main(void *arg)
 		if (!t->value && mono_ms() < next &&
 		    pthread_cond_timedwait(&t->cv, &t->mu, &at) != ETIMEDOUT)
 			continue;	/* handed a value, or stopped: look again */
-		value = t->value;
-		t->value = NULL;
+		/*
+		 * A step that is due goes before a value waiting to be
+		 * written: values applied faster than a write takes (a member
+		 * that hangs each one for its bound) must not starve the
+		 * keep-alive, or the leader would lose its lease.
+		 */
+		value = mono_ms() < next ? t->value : NULL;
+		if (value)
+			t->value = NULL;
 		memcpy(key, t->key, sizeof(key));
 		pthread_mutex_unlock(&t->mu);
 		if (value) {

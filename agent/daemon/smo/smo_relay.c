@@ -31,6 +31,12 @@
 #define RELAY_CONNECT_MS	500
 /* a read that failed is made again after this */
 #define RELAY_RETRY_MS		1000
+/*
+ * A read every RELAY_REREAD_S even when the watch is quiet: the watch of
+ * an etcd restored from a snapshot, started from a revision the restored
+ * cluster has not reached, stays silent.
+ */
+#define RELAY_REREAD_S		30
 /* the whole set, all nodes' (the wire's limit is per node) */
 #define RELAY_POLICIES_MAX	65536
 
@@ -282,7 +288,8 @@ static void wake(void *arg)
 /*
  * The reader: a read when the watch woke (a write), again every
  * RELAY_RETRY_MS while the last one failed (the watch wakes only for a
- * write, so a read lost to a fault would wait for the next one).
+ * write, so a read lost to a fault would wait for the next one), and
+ * every RELAY_REREAD_S in any case.
  */
 static void *reader_main(void *arg)
 {
@@ -297,10 +304,9 @@ static void *reader_main(void *arg)
 
 		if (!rl->want) {
 			clock_gettime(CLOCK_MONOTONIC, &at);
-			at.tv_sec += owed ? RELAY_RETRY_MS / 1000 : 3600;
-			if (pthread_cond_timedwait(&rl->cv, &rl->mu, &at) != ETIMEDOUT ||
-			    !owed)
-				continue;
+			at.tv_sec += owed ? RELAY_RETRY_MS / 1000 : RELAY_REREAD_S;
+			if (pthread_cond_timedwait(&rl->cv, &rl->mu, &at) != ETIMEDOUT)
+				continue;	/* woken, or stopped: look again */
 		}
 		rl->want = false;
 		pthread_mutex_unlock(&rl->mu);

@@ -42,7 +42,7 @@ static const char *const counter_names[RC_COUNT] = {
 	"tail_no_returns", "tail_replaced",
 	"events_seen", "events_ignored", "events_malformed", "events_lost",
 	"resyncs", "failovers_handled", "primary_torn", "primary_resignalled",
-	"backup_form_mismatch",
+	"backup_form_mismatch", "failover_no_backup",
 };
 
 /*
@@ -1274,6 +1274,18 @@ static int failover(struct rsvp_speaker *s, struct state *p, const char *what)
 
 	if (p->st == ST_MOVED)
 		return 0;
+	/*
+	 * A kernel session moves only if it holds the backup's credit: one
+	 * that holds none stays on the primary's credit while its tunnel
+	 * is on the backup list (the kernel fails it when its heartbeat
+	 * runs out). Tearing its primary down would leave it waiting for
+	 * returns that no longer come while shown as moved. (A primary not
+	 * up yet has no session: it moves, its backup signalled.)
+	 */
+	if (p->kernel && p->bk != RSVP_BACKUP_KERNEL) {
+		s->c[RC_FAILOVER_NO_BACKUP]++;
+		return 0;
+	}
 	/* A failed primary's hops dropped their state on its PathErr. */
 	if (p->st != ST_FAILED) {
 		send_tear(s, p);

@@ -32,6 +32,9 @@
 #include "nl_policy.h"
 #include "sr_policy.h"
 
+/* The etcd clusters an SR remembers having left (sr_policy_push). */
+#define SR_EPOCHS_RETIRED	4
+
 struct sr_policy {
 	bool kernel;
 	void (*save)(void *);
@@ -39,6 +42,9 @@ struct sr_policy {
 	uint64_t rev;
 	uint64_t term;		/* the highest applied (msg_policy.h); 0: none yet */
 	uint64_t epoch;		/* the etcd cluster of that term; 0: unknown */
+	/* epochs left behind, the latest last: never taken again */
+	uint64_t retired[SR_EPOCHS_RETIRED];
+	size_t nretired;
 	struct policy *want;
 	size_t nwant;
 	/* on record as made by this agent */
@@ -46,10 +52,29 @@ struct sr_policy {
 	size_t ntun;
 	struct pol_rule *rul;
 	size_t nrul;
-	uint64_t pushes, fulls, gaps, stale, stale_terms, epochs, reconciles, added, changed,
+	uint64_t pushes, fulls, gaps, stale, stale_terms, epochs, stale_epochs, reconciles,
+		 added, changed,
 		 deleted, conflicts, errors;
 	char last_error[400];
 };
+
+static bool epoch_retired(const struct sr_policy *s, uint64_t epoch)
+{
+	for (size_t i = 0; i < s->nretired; i++)
+		if (s->retired[i] == epoch)
+			return true;
+	return false;
+}
+
+static void epoch_retire(struct sr_policy *s, uint64_t epoch)
+{
+	if (s->nretired == SR_EPOCHS_RETIRED) {
+		memmove(s->retired, s->retired + 1,
+			(SR_EPOCHS_RETIRED - 1) * sizeof(*s->retired));
+		s->nretired--;
+	}
+	s->retired[s->nretired++] = epoch;
+}
 
 struct sr_policy *sr_policy_new(bool kernel, void (*save)(void *), void *arg)
 {
@@ -377,6 +402,19 @@ void sr_policy_push(struct sr_policy *s, const struct msg_policy *m)
 	 * (0) on either side is not another: ordered by term alone.
 	 */
 	if (m->term && m->epoch && s->epoch && m->epoch != s->epoch) {
+		/*
+		 * Epochs have no order, so an epoch change only goes
+		 * forward: a cluster this SR left (a controller still on the
+		 * etcd before a restore) cannot take it back, nor undo
+		 * the newer set with its older one.
+		 */
+		if (epoch_retired(s, m->epoch)) {
+			s->stale_epochs++;
+			agent_log("sr: policy push of term %llu refused: etcd cluster %llx is one this SR left",
+				  (unsigned long long)m->term, (unsigned long long)m->epoch);
+			return;
+		}
+		epoch_retire(s, s->epoch);
 		s->epochs++;
 		agent_log("sr: policy push of term %llu from etcd cluster %llx, this SR applied term %llu of %llx: a new epoch, taken",
 			  (unsigned long long)m->term, (unsigned long long)m->epoch,
@@ -445,6 +483,12 @@ struct json_object *sr_policy_state(const struct sr_policy *s)
 		json_object_object_add(o, "term", json_object_new_uint64(s->term));
 	if (s->term && s->epoch)
 		json_object_object_add(o, "epoch", json_object_new_uint64(s->epoch));
+	if (s->nretired) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < s->nretired; i++)
+			json_object_array_add(a, json_object_new_uint64(s->retired[i]));
+		json_object_object_add(o, "retired_epochs", a);
+	}
 	a = json_object_new_array();
 	for (size_t i = 0; i < s->nwant; i++)
 		json_object_array_add(a, policy_json(&s->want[i]));
@@ -480,6 +524,24 @@ int sr_policy_load(struct sr_policy *s, struct json_object *o)
 	    msg_get_array(in, "policies.installed", "tunnels", 1u << 20, &a, err,
 			  sizeof(err)))
 		goto bad;
+	if (json_object_object_get_ex(o, "retired_epochs", NULL)) {
+		struct json_object *ra;
+
+		if (msg_get_array(o, "policies", "retired_epochs", SR_EPOCHS_RETIRED, &ra,
+				  err, sizeof(err)))
+			goto bad;
+		for (size_t i = 0; i < json_object_array_length(ra); i++) {
+			struct json_object *x = json_object_array_get_idx(ra, i);
+
+			if (!json_object_is_type(x, json_type_int) ||
+			    !json_object_get_uint64(x)) {
+				snprintf(err, sizeof(err),
+					 "policies.retired_epochs[%zu]: not an etcd cluster id", i);
+				goto bad;
+			}
+			s->retired[s->nretired++] = json_object_get_uint64(x);
+		}
+	}
 	s->rev = rev;
 	s->term = term;
 	s->epoch = term ? epoch : 0;
@@ -518,6 +580,7 @@ struct json_object *sr_policy_show(const struct sr_policy *s)
 	json_object_object_add(o, "term", json_object_new_uint64(s->term));
 	json_object_object_add(o, "stale_term", json_object_new_uint64(s->stale_terms));
 	json_object_object_add(o, "epoch_changes", json_object_new_uint64(s->epochs));
+	json_object_object_add(o, "stale_epoch", json_object_new_uint64(s->stale_epochs));
 	json_object_object_add(o, "reconciles", json_object_new_uint64(s->reconciles));
 	json_object_object_add(o, "added", json_object_new_uint64(s->added));
 	json_object_object_add(o, "changed", json_object_new_uint64(s->changed));

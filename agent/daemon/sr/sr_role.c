@@ -85,6 +85,7 @@ struct sr_role {
 	uint64_t reregistered;			/* by reassert_local() */
 	int64_t rereg_since;			/* ... this heartbeat's, from */
 	unsigned int rereg_now;			/* ... how many */
+	size_t rereg_next;			/* where the cap stopped */
 	size_t nlocal;
 	/* node state reports (type 4) */
 	struct event *nr_ev;
@@ -244,7 +245,9 @@ static void reassert_local(struct sr_role *r)
 {
 	int64_t now = agent_now_ms(), hb = (int64_t)r->a->cfg.sr.heartbeat_ms;
 
-	for (size_t i = 0; i < r->nlocal; i++) {
+	/* from where the cap stopped the last time: none waits for ever */
+	for (size_t k = 0; k < r->nlocal; k++) {
+		size_t i = (r->rereg_next + k) % r->nlocal;
 		int64_t wait = r->local_wait[i] ? hb << r->local_tries[i] : hb;
 
 		if (route_table_find(&r->rt, r->local[i].id) ||
@@ -254,8 +257,10 @@ static void reassert_local(struct sr_role *r)
 			r->rereg_since = now;
 			r->rereg_now = 0;
 		}
-		if (r->rereg_now++ >= SR_REREG_BURST)
+		if (r->rereg_now++ >= SR_REREG_BURST) {
+			r->rereg_next = i;
 			break;
+		}
 		if (!r->local_wait[i])
 			agent_log("sr: %s of this node is not in the SRD's table: registering it again",
 				  r->local[i].id);

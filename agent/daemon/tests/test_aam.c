@@ -773,7 +773,7 @@ static void shared_revocations(void)
 				 "  \"srd\": { \"listen\": \"127.0.0.1:1\", \"store\": { \"etcd\": \"http://127.0.0.1:1\" } },\n"
 				 "  \"aam\": { \"key\": \"%s/aam.key\", %s, \"grants\": [] } }\n",
 				 dir, dir, dir, dir, bad[i][0]);
-			write_config("cx", t);
+			write_config("cx", "%s", t);
 			ok = ok && sh("%s -c %s/cx.json --check > %s/cx.out 2>&1", agent_bin, dir, dir) != 0 &&
 			     !sh("grep -qF '%s' %s/cx.out", bad[i][1], dir);
 			if (!ok)

@@ -671,14 +671,16 @@ int main(int argc, char **argv)
 		}
 		ok = ok && WAIT(30000, mg_routes() == 1001);
 		d = ask("n1", "{\"show\":\"routes\"}");
-		rr = json_object_get_uint64(path_get(path_get(d, "sr", NULL), "reregistered", NULL));
+		rr = path_get(path_get(d, "sr", NULL), "reregistered", NULL) ?
+		     json_object_get_uint64(path_get(path_get(d, "sr", NULL),
+						     "reregistered", NULL)) : UINT64_MAX;
 		/*
 		 * Registrations slower than a heartbeat are sent again after
 		 * 1, 2, 4 ... heartbeats, not at every table: a few times each
 		 * at most (it was 27,462 for these 999 under load, a storm of
 		 * commits that kept the table from ever holding them all).
 		 */
-		check(d && rr < 3 * 999, "999 registrations queued behind the SRD: %llu sent again (fewer than 3 each)",
+		check(d && rr < 3 * 999, "999 registrations queued behind the SRD: %llu sent again (fewer than 3 a registration on average)",
 		      (unsigned long long)rr);
 		json_object_put(d);
 		h0 = mg_counter("tokens", "cache_hits");

@@ -812,7 +812,7 @@ static void sr_epochs(void)
 {
 	const uint64_t A = 0x1111222233334444ull, B = 0xf00dcafe00000001ull;
 	char names[256], tuns[64], want[64];
-	uint64_t rev = 0, term = 0, ep = 0, changes = 0, st0 = 0, st = 0;
+	uint64_t rev = 0, term = 0, ep = 0, changes = 0, st0 = 0, st = 0, se = 0;
 	int ok = fake.c != NULL;
 
 	sr_pol("n3", &rev, names, tuns, "stale_term", &st0);
@@ -833,10 +833,19 @@ static void sr_epochs(void)
 	ok = ok && !sr_pol("n3", &rev, names, tuns, "stale_term", &st) && st == st0 + 2 &&
 	     rev == 1 && !strcmp(names, "r1") &&
 	     !sh("tr -d ' \\n' <%s/n3.state | grep -q '%s'", dir, want);
-	printf("# n3: epoch %llx -> %llx, epoch_changes %llu, term %llu, stale_term %llu -> %llu\n",
+	/* A again, at a higher term and full: a cluster n3 left, refused */
+	f_policy_epoch(6, 1, "old", 206, 90, A);
+	pump(300);
+	snprintf(want, sizeof(want), "\"retired_epochs\":[%llu]", (unsigned long long)A);
+	ok = ok && !sr_pol("n3", &rev, names, tuns, "stale_epoch", &se) && se == 1 &&
+	     rev == 1 && !strcmp(names, "r1") &&
+	     !sr_pol("n3", &rev, names, tuns, "epoch", &ep) && ep == B &&
+	     !sh("tr -d ' \\n' <%s/n3.state | grep -qF '%s'", dir, want);
+	printf("# n3: epoch %llx -> %llx, epoch_changes %llu, term %llu, stale_term %llu -> %llu, stale_epoch %llu\n",
 	       (unsigned long long)A, (unsigned long long)ep, (unsigned long long)changes,
-	       (unsigned long long)term, (unsigned long long)st0, (unsigned long long)st);
-	ktap_check(ok, "sr: epochs: term 70 of epoch A taken; a full push of term 30 of epoch B taken (epoch_changes 1); term 25 of B and term 20 without an epoch refused (stale_term); B in the state file");
+	       (unsigned long long)term, (unsigned long long)st0, (unsigned long long)st,
+	       (unsigned long long)se);
+	ktap_check(ok, "sr: epochs: term 70 of epoch A taken; a full push of term 30 of epoch B taken (epoch_changes 1); term 25 of B and term 20 without an epoch refused (stale_term); a full push of term 90 of A refused (stale_epoch: A left for good); B and the retired A in the state file");
 	f_policy_epoch(3, 1, "t3", 103, 60, B);
 	pump(300);
 }
