@@ -100,7 +100,7 @@ static void failed(struct aam_shared *s, const char *what, const char *err)
 static int put_one(struct aam_shared *s, const struct auth_revoked *v)
 {
 	int64_t ttl = v->exp + s->grace_s - (int64_t)time(NULL), lease;
-	struct json_object *req, *resp, *c, *p, *op, *arr, *x;
+	struct json_object *req, *resp, *arr, *x;
 	char key[SHARED_KEY_MAX + 64], value[SHARED_VALUE_MAX], err[256];
 	bool won;
 
@@ -130,22 +130,12 @@ static int put_one(struct aam_shared *s, const struct auth_revoked *v)
 	json_object_put(x);
 
 	req = json_object_new_object();
-	c = json_object_new_object();
-	json_object_object_add(c, "key", etcd_b64(key, strlen(key)));
-	json_object_object_add(c, "target", json_object_new_string("VERSION"));
-	json_object_object_add(c, "result", json_object_new_string("EQUAL"));
-	json_object_object_add(c, "version", json_object_new_int64(0));
 	arr = json_object_new_array();
-	json_object_array_add(arr, c);
+	json_object_array_add(arr, etcd_compare(etcd_b64(key, strlen(key)), "VERSION",
+						"EQUAL", "version", json_object_new_int64(0)));
 	json_object_object_add(req, "compare", arr);
-	p = json_object_new_object();
-	json_object_object_add(p, "key", etcd_b64(key, strlen(key)));
-	json_object_object_add(p, "value", etcd_b64(value, strlen(value)));
-	json_object_object_add(p, "lease", json_object_new_int64(lease));
-	op = json_object_new_object();
-	json_object_object_add(op, "request_put", p);
 	arr = json_object_new_array();
-	json_object_array_add(arr, op);
+	json_object_array_add(arr, etcd_op_put(etcd_b64(key, strlen(key)), value, lease));
 	json_object_object_add(req, "success", arr);
 	if (etcd_call(s->e, "/v3/kv/txn", req, &resp, err, sizeof(err))) {
 		json_object_put(req);

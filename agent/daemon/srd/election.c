@@ -166,13 +166,8 @@ static int64_t call_lease(struct election *el, const char *path, int64_t id,
 static struct json_object *seat_is(struct election *el, const char *target,
 				   const char *field, struct json_object *v)
 {
-	struct json_object *c = json_object_new_object();
-
-	json_object_object_add(c, "key", etcd_b64(el->key, strlen(el->key)));
-	json_object_object_add(c, "target", json_object_new_string(target));
-	json_object_object_add(c, "result", json_object_new_string("EQUAL"));
-	json_object_object_add(c, field, v);
-	return c;
+	return etcd_compare(etcd_b64(el->key, strlen(el->key)), target, "EQUAL",
+			    field, v);
 }
 
 /*
@@ -184,19 +179,12 @@ static int put_if(struct election *el, struct json_object *compare,
 		  const char *key, const char *value, int64_t lease,
 		  int64_t *rev, char *err, size_t errlen)
 {
-	struct json_object *txn = json_object_new_object(), *a, *p, *op, *resp, *v;
+	struct json_object *txn = json_object_new_object(), *a, *resp, *v;
 	int ok;
 
 	json_object_object_add(txn, "compare", compare);
-	p = json_object_new_object();
-	json_object_object_add(p, "key", etcd_b64(key, strlen(key)));
-	json_object_object_add(p, "value", etcd_b64(value, strlen(value)));
-	if (lease)
-		json_object_object_add(p, "lease", json_object_new_int64(lease));
-	op = json_object_new_object();
-	json_object_object_add(op, "request_put", p);
 	a = json_object_new_array();
-	json_object_array_add(a, op);
+	json_object_array_add(a, etcd_op_put(etcd_b64(key, strlen(key)), value, lease));
 	json_object_object_add(txn, "success", a);
 	if (etcd_call(el->e, "/v3/kv/txn", txn, &resp, err, errlen)) {
 		json_object_put(txn);

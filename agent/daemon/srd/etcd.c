@@ -400,3 +400,29 @@ int64_t etcd_int(struct json_object *o, const char *key)
 		return 0;	/* proto3 leaves zeros out */
 	return json_object_get_int64(v);
 }
+
+struct json_object *etcd_op_put(struct json_object *key, const char *value,
+				int64_t lease)
+{
+	struct json_object *r = json_object_new_object(), *p = json_object_new_object();
+
+	json_object_object_add(p, "key", key);
+	json_object_object_add(p, "value", etcd_b64(value, strlen(value)));
+	if (lease)
+		json_object_object_add(p, "lease", json_object_new_int64(lease));
+	json_object_object_add(r, "request_put", p);
+	return r;
+}
+
+struct json_object *etcd_compare(struct json_object *key, const char *target,
+				 const char *result, const char *field,
+				 struct json_object *v)
+{
+	struct json_object *c = json_object_new_object();
+
+	json_object_object_add(c, "key", key);
+	json_object_object_add(c, "target", json_object_new_string(target));
+	json_object_object_add(c, "result", json_object_new_string(result));
+	json_object_object_add(c, field, v);
+	return c;
+}

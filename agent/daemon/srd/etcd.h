@@ -55,6 +55,18 @@ void etcd_set_timeouts(struct etcd *e, long total_ms, long connect_ms);
 /* The endpoint the last call used (for logs and tests). */
 const char *etcd_endpoint(const struct etcd *e);
 
+/*
+ * Pieces of a /v3/kv/txn request. etcd_op_put(): {"request_put": {key,
+ * value, lease}}, the lease left out if 0. etcd_compare(): {key, target,
+ * result, @field: @v}, e.g. ("VERSION", "EQUAL", "version", 0). @key
+ * (base64, etcd_b64()) and @v are taken.
+ */
+struct json_object *etcd_op_put(struct json_object *key, const char *value,
+				int64_t lease);
+struct json_object *etcd_compare(struct json_object *key, const char *target,
+				 const char *result, const char *field,
+				 struct json_object *v);
+
 /* base64 of @n bytes of @s, as a new json-c string. */
 struct json_object *etcd_b64(const void *s, size_t n);
 /* Decode base64 @in into @out (@size bytes with the NUL). -1 if bad. */

@@ -153,31 +153,6 @@ static void lease_revoke(struct etcd_store *st, int64_t id)
 	json_object_put(req);
 }
 
-static struct json_object *op_put(struct json_object *k, const char *value,
-				  int64_t lease)
-{
-	struct json_object *r = json_object_new_object(), *p = json_object_new_object();
-
-	json_object_object_add(p, "key", k);
-	json_object_object_add(p, "value", etcd_b64(value, strlen(value)));
-	json_object_object_add(p, "lease", json_object_new_int64(lease));
-	json_object_object_add(r, "request_put", p);
-	return r;
-}
-
-static struct json_object *compare(struct json_object *k, const char *target,
-				   const char *result, const char *field,
-				   struct json_object *v)
-{
-	struct json_object *c = json_object_new_object();
-
-	json_object_object_add(c, "key", k);
-	json_object_object_add(c, "target", json_object_new_string(target));
-	json_object_object_add(c, "result", json_object_new_string(result));
-	json_object_object_add(c, field, v);
-	return c;
-}
-
 static struct json_object *arr(struct json_object *a, struct json_object *b)
 {
 	struct json_object *x = json_object_new_array();
@@ -233,11 +208,11 @@ static int et_put(struct srd_store *s, const struct srd_instance *i,
 	 */
 	inner = json_object_new_object();
 	json_object_object_add(inner, "compare",
-			       arr(compare(key(st->owner, i->id), "VERSION", "EQUAL",
+			       arr(etcd_compare(key(st->owner, i->id), "VERSION", "EQUAL",
 					   "version", json_object_new_int64(0)), NULL));
 	json_object_object_add(inner, "success",
-			       arr(op_put(key(st->owner, i->id), i->node, lid),
-				   op_put(key(st->inst, i->id), text, lid)));
+			       arr(etcd_op_put(key(st->owner, i->id), i->node, lid),
+				   etcd_op_put(key(st->inst, i->id), text, lid)));
 	{
 		struct json_object *r = json_object_new_object(), *g = json_object_new_object();
 
@@ -247,11 +222,11 @@ static int et_put(struct srd_store *s, const struct srd_instance *i,
 	}
 	txn = json_object_new_object();
 	json_object_object_add(txn, "compare",
-			       arr(compare(key(st->owner, i->id), "VALUE", "EQUAL",
+			       arr(etcd_compare(key(st->owner, i->id), "VALUE", "EQUAL",
 					   "value", etcd_b64(i->node, strlen(i->node))), NULL));
 	json_object_object_add(txn, "success",
-			       arr(op_put(key(st->owner, i->id), i->node, lid),
-				   op_put(key(st->inst, i->id), text, lid)));
+			       arr(etcd_op_put(key(st->owner, i->id), i->node, lid),
+				   etcd_op_put(key(st->inst, i->id), text, lid)));
 	{
 		struct json_object *r = json_object_new_object();
 
@@ -398,7 +373,7 @@ static int et_del(struct srd_store *s, const char *id, const char *node,
 	}
 	txn = json_object_new_object();
 	json_object_object_add(txn, "compare",
-			       arr(compare(key(st->inst, id), "VERSION", "GREATER",
+			       arr(etcd_compare(key(st->inst, id), "VERSION", "GREATER",
 					   "version", json_object_new_int64(0)), NULL));
 	ops = json_object_new_array();
 	for (k = 0; k < 2; k++) {

@@ -721,31 +721,13 @@ static void policy_text(char *buf, size_t size, const char *name,
 /* Type 6 from the fake: one policy @name (tunnel @id) for n3, at @rev, of @term (0: none). */
 static const char *fake_node = "ctl";	/* its certificate's */
 
+static void f_policy_epoch(uint64_t rev, int full, const char *name, int id,
+			   uint64_t term, uint64_t epoch);
+
 static void f_policy(uint64_t rev, int full, const char *name, int id,
 		     uint64_t term)
 {
-	struct msg_policy mp = { .rev = rev, .full = full, .n = 1, .term = term };
-	struct msg m = { .type = &msg_policy_type, .node = "ctl", .seq = rev,
-			 .body = &mp };
-	struct policy pol;
-	struct json_object *o;
-	char text[1024], err[256], *f;
-	size_t len;
-
-	policy_text(text, sizeof(text), name, "n3", id, 1);
-	o = json_tokener_parse(text);
-	if (!o || policy_from_json(o, "p", &pol, err, sizeof(err))) {
-		printf("# policy: %s\n", err);
-		json_object_put(o);
-		return;
-	}
-	json_object_put(o);
-	mp.p = &pol;
-	snprintf(m.node, sizeof(m.node), "%s", fake_node);
-	if (fake.c && !msg_encode(&m, &f, &len, err, sizeof(err))) {
-		conn_send(fake.c, f + MSG_HDR_LEN, len - MSG_HDR_LEN);
-		free(f);
-	}
+	f_policy_epoch(rev, full, name, id, term, 0);
 }
 
 static void pump(int ms)
@@ -771,7 +753,7 @@ static uint64_t sr_counter(const char *node, const char *key)
 
 #define SR_EPOCH_CASES	1
 
-/* Type 6 from the fake: as f_policy(), with @epoch (0: none). */
+/* Type 6 from the fake: as f_policy(), with @epoch (0: none): the one encoder. */
 static void f_policy_epoch(uint64_t rev, int full, const char *name, int id,
 			   uint64_t term, uint64_t epoch)
 {
