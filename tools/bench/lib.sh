@@ -14,7 +14,9 @@ rotate() {
 		for ((i = 0; i < $#; i++)); do
 			v=${*:(i + r) % $# + 1:1}
 			# shellcheck disable=SC2086
-			fig=$(run $v)
+			# A failed step ends the benchmark: $(...) does not inherit
+			# set -e, and a figure from a half-failed run is no figure.
+			fig=$(set -e; run $v)
 			echo "$v $fig" >>"$results"
 			echo "# round $((r + 1)): $v: $fig pps"
 		done

@@ -92,7 +92,9 @@ run() {
 	local dst=10.0.0.3 per
 	[ "$1" = srv6 ] && dst=10.9.0.3
 	per=$((count / $2))
-	[ "$3" = on ] && "$DMSC" -n "$R" telemetry attach dev r0
+	if [ "$3" = on ]; then
+		"$DMSC" -n "$R" telemetry attach dev r0 || return 1
+	fi
 	# One packet per QP first: the QPs exist, the timed run is steady state.
 	ip netns exec "$G" taskset -c 0 "$RG" send dst "$dst" qps "$2" \
 		count 1 rate 0 size 64 json /dev/null >/dev/null 2>&1
