@@ -170,8 +170,15 @@ static int dmsc_session_backup_attrs(struct nlattr **tb, bool has_nexthop,
 	struct nlattr *cr = tb[DMSC_SESSION_A_BACKUP_CREDIT];
 	struct in6_addr a;
 
-	if (!nh && !cr)
+	if (!nh && !cr) {
+		if (tb[DMSC_SESSION_A_BACKUP_MODE]) {
+			NL_SET_ERR_MSG_ATTR(extack,
+					    tb[DMSC_SESSION_A_BACKUP_MODE],
+					    "session backup-mode: needs backup-nexthop and backup-credit");
+			return -EINVAL;
+		}
 		return 0;
+	}
 	if (!cr) {
 		NL_SET_ERR_MSG_ATTR(extack, nh, "session backup-credit missing");
 		return -EINVAL;
@@ -199,7 +206,10 @@ static int dmsc_session_backup_attrs(struct nlattr **tb, bool has_nexthop,
 	return 1;
 }
 
-/* Store the backup reservation @tb carries, or none (@backup false). */
+/*
+ * Store the backup reservation @tb carries, or none (@backup false). Its
+ * mode is the session's unless given: s->mode must be set before.
+ */
 static void dmsc_session_store_backup(struct dmsc_session *s,
 				      struct nlattr **tb, bool backup)
 {
@@ -209,6 +219,9 @@ static void dmsc_session_store_backup(struct dmsc_session *s,
 			   sizeof(s->backup_nexthop));
 		s->backup_credit =
 			nla_get_u64(tb[DMSC_SESSION_A_BACKUP_CREDIT]);
+		s->backup_mode = tb[DMSC_SESSION_A_BACKUP_MODE] ?
+				 nla_get_u8(tb[DMSC_SESSION_A_BACKUP_MODE]) :
+				 s->mode;
 	}
 	s->has_backup = backup;
 }
@@ -256,14 +269,14 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 		s->nexthop = nh;
 		s->has_nexthop = true;
 	}
+	if (tb[DMSC_SESSION_A_MODE])
+		s->mode = nla_get_u8(tb[DMSC_SESSION_A_MODE]);
 	dmsc_session_store_backup(s, tb, backup);
 	if (tb[DMSC_SESSION_A_PREVHOP]) {
 		nla_memcpy(&s->prevhop, tb[DMSC_SESSION_A_PREVHOP],
 			   sizeof(s->prevhop));
 		s->has_prevhop = true;
 	}
-	if (tb[DMSC_SESSION_A_MODE])
-		s->mode = nla_get_u8(tb[DMSC_SESSION_A_MODE]);
 	if (tb[DMSC_SESSION_A_CREDIT])
 		s->credit = nla_get_u64(tb[DMSC_SESSION_A_CREDIT]);
 	/* Not checked against the tunnels: it is looked up at failover. */
@@ -447,7 +460,8 @@ static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
 	     (nla_put_in6_addr(msg, DMSC_SESSION_A_BACKUP_NEXTHOP,
 			       &s->backup_nexthop) ||
 	      nla_put_u64_64bit(msg, DMSC_SESSION_A_BACKUP_CREDIT,
-				s->backup_credit, DMSC_SESSION_A_PAD))) ||
+				s->backup_credit, DMSC_SESSION_A_PAD) ||
+	      nla_put_u8(msg, DMSC_SESSION_A_BACKUP_MODE, s->backup_mode))) ||
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_CREDIT, READ_ONCE(s->credit),
 			      DMSC_SESSION_A_PAD) ||
 	    nla_put_u64_64bit(msg, DMSC_SESSION_A_FREED,
@@ -792,6 +806,7 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 	struct netlink_ext_ack *extack = info->extack;
 	struct dmsc_cbfc_key key;
 	struct dmsc_session *s;
+	bool on_backup, delta;
 	int err;
 
 	err = dmsc_session_parse(info, tb, &key);
@@ -800,7 +815,7 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 	if (tb[DMSC_SESSION_A_NEXTHOP] || tb[DMSC_SESSION_A_MODE] ||
 	    tb[DMSC_SESSION_A_CREDIT] || tb[DMSC_SESSION_A_TUNNEL] ||
 	    tb[DMSC_SESSION_A_PREVHOP] || tb[DMSC_SESSION_A_BACKUP_NEXTHOP] ||
-	    tb[DMSC_SESSION_A_BACKUP_CREDIT]) {
+	    tb[DMSC_SESSION_A_BACKUP_CREDIT] || tb[DMSC_SESSION_A_BACKUP_MODE]) {
 		NL_SET_ERR_MSG(extack,
 			       "credit update: nexthop, prevhop, mode, credit, tunnel and backup are set by session add and set");
 		return -EINVAL;
@@ -814,26 +829,31 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* Any update, even a stale one, says the next hop is alive. */
 	atomic64_set(&s->last_update, ktime_get_ns());
-	if (s->mode == DMSC_CREDIT_MODE_DELTA) {
+	/*
+	 * The form is the granting hop's: the backup's once moved. A move
+	 * after this read makes the update stale (dmsc_session_credit).
+	 * Pairs with dmsc_session_fail()'s release of on_backup.
+	 */
+	on_backup = smp_load_acquire(&s->on_backup);
+	delta = dmsc_session_nh_delta(s, on_backup);
+	if (delta) {
 		if (tb[DMSC_SESSION_A_FREED] || !tb[DMSC_SESSION_A_DELTA]) {
 			rcu_read_unlock();
 			NL_SET_ERR_MSG(extack,
-				       "credit update: a delta session takes delta, not freed");
+				       "credit update: the next hop (the backup hop once moved) returns deltas: delta, not freed");
 			return -EINVAL;
 		}
 	} else if (tb[DMSC_SESSION_A_DELTA] || !tb[DMSC_SESSION_A_FREED]) {
 		rcu_read_unlock();
 		NL_SET_ERR_MSG(extack,
-			       "credit update: a cumulative session takes freed, not delta");
+			       "credit update: the next hop (the backup hop once moved) returns totals: freed, not delta");
 		return -EINVAL;
 	}
 	/* Only this session's waiting flows are woken, under RCU. */
-	if (dmsc_session_credit(s, s->mode == DMSC_CREDIT_MODE_DELTA,
-				s->mode == DMSC_CREDIT_MODE_DELTA ?
-				nla_get_u64(tb[DMSC_SESSION_A_DELTA]) :
-				nla_get_u64(tb[DMSC_SESSION_A_FREED]),
-				/* pairs with dmsc_session_fail()'s smp_wmb() */
-				smp_load_acquire(&s->on_backup)))
+	if (dmsc_session_credit(s, delta,
+				nla_get_u64(tb[delta ? DMSC_SESSION_A_DELTA :
+						       DMSC_SESSION_A_FREED]),
+				on_backup))
 		dmsc_cbfc_wake(s);
 	rcu_read_unlock();
 	return 0;

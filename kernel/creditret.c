@@ -608,9 +608,8 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 		 !ipv6_addr_equal(&ip6h->saddr, on_backup ?
 				  &s->backup_nexthop : &s->nexthop))
 		why = DMSC_CRET_SOURCE;
-	/* Each form to its own mode, as DMSC_CMD_CREDIT has it. */
-	else if (s->mode != (m.delta ? DMSC_CREDIT_MODE_DELTA :
-				       DMSC_CREDIT_MODE_CUMULATIVE))
+	/* Each form to the granting hop's mode, as DMSC_CMD_CREDIT has it. */
+	else if (dmsc_session_nh_delta(s, on_backup) != !!m.delta)
 		why = DMSC_CRET_MODE;
 	if (why < 0) {
 		/* As DMSC_CMD_CREDIT: any update says the next hop lives. */

@@ -420,6 +420,7 @@ struct dmsc_session {
 	 */
 	struct in6_addr backup_nexthop;
 	u64 backup_credit;
+	u8 backup_mode;			/* the form the backup hop returns in */
 	bool has_backup;
 	bool on_backup;			/* moved: see dmsc_session_fail */
 	u64 base;			/* cumulative totals count from here */
@@ -475,6 +476,20 @@ dmsc_session_nexthop(const struct dmsc_session *s)
 	/* Pairs with dmsc_session_fail()'s first smp_wmb(). */
 	return smp_load_acquire(&s->on_backup) ? &s->backup_nexthop :
 						 &s->nexthop;
+}
+
+/*
+ * The form the hop granting credit returns it in: the session's mode, or
+ * the backup's once the session moved there (@on_backup, read with
+ * smp_load_acquire(): backup_mode is fixed before the move publishes it).
+ * The session's own returns to its previous hop keep its mode: the move
+ * changes the next hop only.
+ */
+static inline bool dmsc_session_nh_delta(const struct dmsc_session *s,
+					 bool on_backup)
+{
+	return (on_backup ? s->backup_mode : s->mode) ==
+	       DMSC_CREDIT_MODE_DELTA;
 }
 
 /* Bytes in flight: sent, not yet reported freed. */

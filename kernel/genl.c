@@ -153,6 +153,8 @@ const struct nla_policy dmsc_session_policy[DMSC_SESSION_A_MAX + 1] = {
 	[DMSC_SESSION_A_BACKUP_CREDIT] = NLA_POLICY_FULL_RANGE(NLA_U64,
 						&dmsc_backup_credit_range),
 	[DMSC_SESSION_A_ON_BACKUP] = { .type = NLA_REJECT },
+	[DMSC_SESSION_A_BACKUP_MODE] = NLA_POLICY_MAX(NLA_U8,
+						      DMSC_CREDIT_MODE_MAX),
 };
 
 static const struct nla_policy dmsc_policy[DMSC_A_MAX + 1] = {

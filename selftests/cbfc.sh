@@ -214,7 +214,7 @@ test_credit_delta() {
 		fail "freed accepted for a delta session"
 	fi
 	echo "$out"
-	check "[[ '$out' == *'a delta session takes delta, not freed'* ]]" \
+	check "[[ '$out' == *'returns deltas: delta, not freed'* ]]" \
 		"wrong error: $out"
 	arrived "$rx0" 6
 }
@@ -750,6 +750,64 @@ test_backup_credit_switch() {
 	dmesg_clean || fail "kernel log"
 }
 
+# The backup hop's own credit form: a delta session (the primary's hop
+# returns deltas) whose backup hop returns cumulative totals
+# (backup-mode cumulative). Before the move the session takes deltas and
+# refuses totals; after the switch to the backup it takes the backup's
+# totals, counted from the move, and refuses deltas; the packets that
+# waited leave on the backup as those totals come. The session's own
+# returns upstream are not in this case: they keep its mode.
+test_backup_mode() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	hb_setup
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
+	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
+	# 1068 bytes of credit a packet at the qdisc: 3 packets' worth.
+	hb_begin 1 3300 mode delta backup-nexthop fc00:2::2 \
+		backup-credit 3300 backup-mode cumulative
+	local out unit modes upd
+	out=$(dns "$a" -j cbfc session show "${HB_FLOW[@]}")
+	echo "session: $out"
+	modes=$(jq -r '"\(.mode) \(.backup_mode)"' <<<"$out")
+	check "[ '$modes' = 'delta cumulative' ]" \
+		"mode and backup_mode \"$modes\", not delta and cumulative"
+	wait_until "(( \$(hb_sess packets) == 3 ))" || fail "3 did not leave: $(hb_sess packets)"
+	unit=$(($(hb_sess sent) / 3))
+	out=$(dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$unit" 2>&1) &&
+		fail "a total taken by a delta session: $out"
+	check "grep -q 'returns deltas: delta, not freed' <<<'$out'" "error: $out"
+	dns "$a" cbfc credit "${HB_FLOW[@]}" delta "$unit" ||
+		fail "a delta refused before the move"
+	wait_until "(( \$(hb_sess packets) == 4 ))" || fail "the delta let $(hb_sess packets) go, not 4"
+	# One more waits on va for the primary's credit; then the switch.
+	dns "$a" tunnel switch 1 backup
+	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
+		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed)"
+	out=$(dns "$a" cbfc credit "${HB_FLOW[@]}" delta "$unit" 2>&1) &&
+		fail "a delta taken after the move to a cumulative backup: $out"
+	check "grep -q 'returns totals: freed, not delta' <<<'$out'" "error: $out"
+	# 4 on the backup's credit of 3: 3 leave on va2, 1 waits there.
+	hb_send 4 5
+	wait_until "(( \$(qd credited_packets va2) >= 3 ))" || true
+	check "(( \$(qd credited_packets va2) == 3 && \$(qd qlen va2) == 1 ))" \
+		"backup: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), not 3 and 1"
+	upd=$(hb_sess updates)
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$unit" ||
+		fail "the backup's total refused after the move"
+	wait_until "(( \$(qd credited_packets va2) >= 4 ))" || true
+	check "(( \$(qd credited_packets va2) == 4 && \$(qd qlen va2) == 0 && \$(hb_sess updates) == upd + 1 && \$(hb_sess absurd) == 0 ))" \
+		"after the backup's total: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2) updates $(hb_sess updates) (was $upd) absurd $(hb_sess absurd)"
+	# The same total again is stale, not credit twice.
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$unit"
+	check "(( \$(hb_sess updates) == upd + 1 && \$(hb_sess stale) >= 1 ))" \
+		"a repeated total: updates $(hb_sess updates) stale $(hb_sess stale)"
+	sink_stop
+	kill "$MON" 2>/dev/null || true
+	wait "$MON" 2>/dev/null || true
+	dmesg_clean || fail "kernel log"
+}
+
 # The link to the next hop goes down while 10 packets wait for credit,
 # with the heartbeat at 60 s so that only the link can fail it: "peer",
 # the far end is set down and va loses its carrier; "self", va itself is
@@ -1056,6 +1114,13 @@ test_bad_input() {
 	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session backup-nexthop: the same hop as nexthop'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 $bnh 26:u64=0 '}')
 	check "[[ '$out' == *'errno=34'* ]]" "backup credit 0: $out"
+	# backup-mode (28): with the pair only, and a mode that exists.
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 28:u8=1 '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'extack=session backup-mode: needs backup-nexthop and backup-credit'* ]]" "$out"
+	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh 18:u32=1 $bnh $bcr 28:u8=2 '}')
+	check "[[ '$out' == *'errno=34'* ]]" "backup mode 2: $out"
+	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 10:u64=5 28:u8=0 '}')
+	check "[[ '$out' == *'errno=22'* && '$out' == *'backup are set by session add and set'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_SET $sess $bnh $bcr '}')
 	check "[[ '$out' == *'errno=2'* && '$out' == *'extack=no such session'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh '}')
@@ -1069,7 +1134,7 @@ test_bad_input() {
 	out=$(an "$NL_RAW" $DMSC_CMD_SESSION_NEW $sess $nh '}')
 	check "[[ '$out' == *'errno=17'* && '$out' == *'extack=session exists for this flow'* ]]" "$out"
 	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 11:u64=5 '}')
-	check "[[ '$out' == *'a cumulative session takes freed, not delta'* ]]" "$out"
+	check "[[ '$out' == *'returns totals: freed, not delta'* ]]" "$out"
 	# Any u64 passes the policy; above sent (0) it is counted and ignored.
 	out=$(an "$NL_RAW" $DMSC_CMD_CREDIT $sess 10:u64=9223372036854775807 '}')
 	check "[[ '$out' == *'errno=0'* ]]" "freed 2^63-1: $out"
@@ -1177,6 +1242,7 @@ CASES=(
 	test_rate "cbfc: rate 4mbit with a backlog sends 4 Mbit/s +- 5 %"
 	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
 	test_heartbeat_backup_credit "cbfc: next hop silent, a backup reservation: the session moves onto the backup hop's credit, the waiting packets leave through the backup as it grants"
+	test_backup_mode "cbfc: a backup hop that returns credit in another form than the primary's (backup-mode): after the move the session takes the backup's form and refuses the other"
 	test_backup_credit_switch "cbfc: tunnel switched to its backup: the session moves onto the backup's credit, packets queued for the primary are re-sent on the backup, not charged to it; back on the primary the session fails"
 	test_link_down_idle "cbfc: the link goes down with nothing queued: the session its packets last took fails over, the next packets reach the sink through the backup"
 	test_link_down "cbfc: the link to the next hop goes down (carrier lost, set down, deleted): at once the tunnel is on its backup, the waiting packets reach the sink through it; without a backup they go with the link"

@@ -144,11 +144,11 @@ want_tail() {
 }
 
 # kbackup NODE: the node's kernel sessions' tunnel and backup, one line
-# each: "nexthop tunnel backup_nexthop backup_credit on_backup", "-" for
-# an absent one.
+# each: "nexthop tunnel backup_nexthop backup_credit backup_mode
+# on_backup", "-" for an absent one.
 kbackup() {
 	dns "$(ns_of "$1")" -j cbfc session show | jq -r '.[] |
-		"\(.nexthop) \(.tunnel // "-") \(.backup_nexthop // "-") \(.backup_credit // "-") \(.on_backup // "-")"'
+		"\(.nexthop) \(.tunnel // "-") \(.backup_nexthop // "-") \(.backup_credit // "-") \(.backup_mode // "-") \(.on_backup // "-")"'
 }
 
 # want_backup NODE LINES: kbackup NODE is exactly LINES.
@@ -290,13 +290,13 @@ test_backup_credit() {
 	check "[ \"\$out\" = \$'primary up nexthop fc00:a::2 credit 2097152 tunnel 5\nbackup up nexthop fc00:a::3 credit 50000 kernel yes' ]" \
 		"setup status: $out"
 	want s "10.1.0.1 10.2.0.1 49152 256 fc00:a::2 delta 2097152"
-	want_backup s "fc00:a::2 5 fc00:a::3 50000 0"
+	want_backup s "fc00:a::2 5 fc00:a::3 50000 cumulative 0"
 	want b "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
 
 	out=$(rs s set "${FLOW[@]}" backup none) || fail "set backup none: $out"
 	check "[ \"\$out\" = 'primary up nexthop fc00:a::2 credit 2097152 tunnel 5' ]" \
 		"status after set backup none: $out"
-	want_backup s "fc00:a::2 5 - - 0"
+	want_backup s "fc00:a::2 5 - - - 0"
 	wait_empty b
 	want p "10.1.0.1 10.2.0.1 49152 256 fc00:a::4 cumulative 40000"
 
@@ -304,7 +304,7 @@ test_backup_credit() {
 		fail "set backup: $out $(cat "$T"/s.log)"
 	check "[ \"\$out\" = \$'primary up nexthop fc00:a::2 credit 2097152 tunnel 5\nbackup up nexthop fc00:a::3 credit 50000 kernel yes' ]" \
 		"status after set backup: $out"
-	want_backup s "fc00:a::2 5 fc00:a::3 50000 0"
+	want_backup s "fc00:a::2 5 fc00:a::3 50000 cumulative 0"
 	for n in sessions_added backups_set backups_cleared kernel_errors backup_moved backup_no_session; do
 		echo "s: $n $(stat s $n)"
 	done
@@ -424,10 +424,10 @@ test_failover_events() {
 		fail "s did not act on tunnel-primary: $(cat "$T"/s.log)"
 	wait_until "[ \"\$(rs s status ${FLOW[*]})\" = \$'primary up nexthop fc00:a::2 credit 2097152 tunnel 5\nbackup up nexthop fc00:a::3 credit 50000 kernel yes' ]" 100 ||
 		fail "status after the switch back: $(rs s status "${FLOW[@]}")"
-	want_backup s "fc00:a::2 5 fc00:a::3 50000 0"
+	want_backup s "fc00:a::2 5 fc00:a::3 50000 cumulative 0"
 	wait_until "[ \"\$(prevhops t)\" = fc00:a::2 ]" 50 ||
 		fail "t's session returns to $(prevhops t), not p's fc00:a::2"
-	for n in failovers_handled primary_torn primary_resignalled events_seen events_ignored resyncs backup_form_mismatch; do
+	for n in failovers_handled primary_torn primary_resignalled events_seen events_ignored resyncs; do
 		echo "s: $n $(stat s $n)"
 	done
 
@@ -648,7 +648,7 @@ test_policy_credit() {
 	# session carries the policy's tunnel 1 and b's credit.
 	wait_pflow up
 	echo "s: $(rs s status "${FLOW[@]}" | tr '\n' ' ')"
-	want_backup s "fc00:a::2 1 fc00:a::3 50000 0"
+	want_backup s "fc00:a::2 1 fc00:a::3 50000 cumulative 0"
 	check "[ \"\$(pflow 'policy_flows[0] | \"\\(.tunnel) \\(.backup_kernel)\"')\" = '1 yes' ]" \
 		"s's policy flow: $(pflow policy_flows)"
 	check "[ \"\$(pflow policy_setups) \$(pflow policy_teardowns)\" = '1 0' ]" \
@@ -709,7 +709,7 @@ test_policy_credit() {
 	echo "backup through a silent hop: $(pflow 'policy_flows[0].why')"
 	check "[ \"\$(pflow policy_backup_changes) \$(pflow 'policy_flows[0].backup_kernel')\" = '1 no' ]" \
 		"backup changes $(pflow policy_backup_changes): $(pflow policy_flows)"
-	want_backup s "fc00:a::2 1 - - 0"
+	want_backup s "fc00:a::2 1 - - - 0"
 	wait_until "(( \$(pflow policy_retries) >= 1 ))" 200 ||
 		fail "no retry of the failed backup: $(pflow policy_flows)"
 	check "(( \$(stat p sessions_added) == n && \$(stat p sessions_deleted) == n - 1 ))" \

@@ -179,7 +179,8 @@ test_session_backup() {
 	dns "$a" tunnel add 7 src fc00::1 path fc00:2::1 backup fc00:4::1
 	ynl "$a" "$T/o" --no-schema --do session-new --json "{\"session\": {$key1,
 		\"nexthop\": \"$(hexsegs fc00:2::1)\", \"credit\": 9000, \"tunnel\": 7,
-		\"backup-nexthop\": \"$(hexsegs fc00:4::1)\", \"backup-credit\": 4096}}"
+		\"backup-nexthop\": \"$(hexsegs fc00:4::1)\", \"backup-credit\": 4096,
+		\"backup-mode\": \"delta\"}}"
 	check "(( ynl_rc == 0 ))" "cli.py --do session-new with a backup: exit $ynl_rc"
 	dns "$a" cbfc session add "${S2[@]}" nexthop 10.9.0.3 credit 8000 tunnel 7
 	dns "$a" cbfc session set "${S2[@]}" backup-nexthop 10.9.0.4 backup-credit 2048
@@ -187,10 +188,10 @@ test_session_backup() {
 	ynl "$a" "$T/c.json" --no-schema --dump session-get
 	check "(( ynl_rc == 0 ))" "cli.py --dump session-get: exit $ynl_rc"
 	dns "$a" -j cbfc session show >"$T/d.json"
-	# 19 fields a session: all but family (the addresses say it).
-	compare sessions "$T/c.json" "$T/d.json" 38
-	check "[ '$(dj '" ".join("%s/%s/%s/%s/%d" % (s["nexthop"], s["credit"], s["backup_nexthop"], s["backup_credit"], s["on_backup"]) for s in sorted(d, key=lambda s: s["sport"]))')' = \
-		'fc00:2::1/9000/fc00:4::1/4096/0 10.9.0.3/8000/10.9.0.4/2048/0' ]" \
+	# 20 fields a session: all but family (the addresses say it).
+	compare sessions "$T/c.json" "$T/d.json" 40
+	check "[ '$(dj '" ".join("%s/%s/%s/%s/%s/%d" % (s["nexthop"], s["credit"], s["backup_nexthop"], s["backup_credit"], s["backup_mode"], s["on_backup"]) for s in sorted(d, key=lambda s: s["sport"]))')' = \
+		'fc00:2::1/9000/fc00:4::1/4096/delta/0 10.9.0.3/8000/10.9.0.4/2048/cumulative/0' ]" \
 		"next hops, credits, backups: $(dj 'd')"
 
 	# cli.py session-set: the key alone clears the backup, with both sets it.
@@ -220,7 +221,7 @@ test_session_backup() {
 	ynl "$a" "$T/c.json" --no-schema --dump session-get
 	check "(( ynl_rc == 0 ))" "cli.py --dump session-get: exit $ynl_rc"
 	dns "$a" -j cbfc session show >"$T/d.json"
-	compare sessions "$T/c.json" "$T/d.json" 38
+	compare sessions "$T/c.json" "$T/d.json" 40
 	check "[ '$(dj '" ".join("%s/%s/%d/%d" % (s["nexthop"], s["credit"], s["on_backup"], s["failed"]) for s in sorted(d, key=lambda s: s["sport"]))')' = \
 		'fc00:4::1/5000/1/0 10.9.0.4/2048/1/0' ]" \
 		"next hops, credits, on_backup, failed after the switch: $(dj 'd')"

@@ -92,7 +92,7 @@ def session(s):
     # dmsc prints returned and returns of a session that returns credit.
     counters = ["sport", "qpn", "mode", "credit", "freed", "sent", "available",
                 "packets", "updates", "stale", "absurd", "tunnel", "failed",
-                "backup-credit", "on-backup"]
+                "backup-credit", "backup-mode", "on-backup"]
     if "prevhop" in s:
         counters += ["returned", "returns"]
     for k in counters:

@@ -25,9 +25,13 @@ static void cbfc_usage(FILE *f)
 	fprintf(f,
 		"Usage: dmsc cbfc session add FLOW [nexthop ADDR] [prevhop ADDR6]\n"
 		"                              [mode cumulative|delta] [credit BYTES] [tunnel ID]\n"
-		"                              [backup-nexthop ADDR backup-credit BYTES]\n"
-		"       (nexthop, prevhop or both; a backup needs nexthop and tunnel)\n"
+		"                              [backup-nexthop ADDR backup-credit BYTES\n"
+		"                               [backup-mode cumulative|delta]]\n"
+		"       (nexthop, prevhop or both; a backup needs nexthop and tunnel;\n"
+		"        backup-mode is the form the backup hop returns credit in,\n"
+		"        by default the session's mode)\n"
 		"       dmsc cbfc session set FLOW backup-nexthop ADDR backup-credit BYTES\n"
+		"                              [backup-mode cumulative|delta]\n"
 		"       dmsc cbfc session set FLOW backup none\n"
 		"       dmsc cbfc session del FLOW\n"
 		"       dmsc [-j] cbfc session show [FLOW]\n"
@@ -114,8 +118,9 @@ struct cbfc_args {
 	bool have_nexthop, have_mode, have_credit, have_freed, have_delta;
 	bool have_tunnel, have_prevhop;
 	bool have_backup_nexthop, have_backup_credit, backup_none;
+	bool have_backup_mode;
 	struct in6_addr nexthop, prevhop, backup_nexthop;
-	uint8_t mode;
+	uint8_t mode, backup_mode;
 	uint32_t tunnel;
 	uint64_t credit, freed, delta, backup_credit;
 };
@@ -126,7 +131,21 @@ struct cbfc_args {
  */
 enum { OPT_NEXTHOP = 1, OPT_MODE = 2, OPT_CREDIT = 4, OPT_FREED = 8,
        OPT_DELTA = 16, OPT_TUNNEL = 32, OPT_PREVHOP = 64,
-       OPT_BACKUP_NEXTHOP = 128, OPT_BACKUP_CREDIT = 256, OPT_BACKUP = 512 };
+       OPT_BACKUP_NEXTHOP = 128, OPT_BACKUP_CREDIT = 256, OPT_BACKUP = 512,
+       OPT_BACKUP_MODE = 1024 };
+
+/* A credit mode by its name; @field names the option in the error. */
+static int parse_mode(const char *field, const char *val, uint8_t *mode)
+{
+	if (!strcmp(val, "cumulative"))
+		*mode = DMSC_CREDIT_MODE_CUMULATIVE;
+	else if (!strcmp(val, "delta"))
+		*mode = DMSC_CREDIT_MODE_DELTA;
+	else
+		return usage_error("%s \"%s\": not cumulative or delta", field,
+				   val);
+	return 0;
+}
 
 static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 			   struct cbfc_args *a)
@@ -156,6 +175,8 @@ static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 			bit = OPT_BACKUP_CREDIT;
 		else if (!strcmp(opt, "backup"))
 			bit = OPT_BACKUP;
+		else if (!strcmp(opt, "backup-mode"))
+			bit = OPT_BACKUP_MODE;
 		else if (strcmp(opt, "src") && strcmp(opt, "dst") &&
 			 strcmp(opt, "sport") && strcmp(opt, "qpn"))
 			return usage_error("unknown option \"%s\"", opt);
@@ -209,14 +230,13 @@ static int parse_cbfc_args(int argc, char **argv, unsigned int allowed,
 				return EXIT_USAGE;
 			a->have_prevhop = true;
 		} else if (bit == OPT_MODE) {
-			if (!strcmp(val, "cumulative"))
-				a->mode = DMSC_CREDIT_MODE_CUMULATIVE;
-			else if (!strcmp(val, "delta"))
-				a->mode = DMSC_CREDIT_MODE_DELTA;
-			else
-				return usage_error("mode \"%s\": not cumulative or delta",
-						   val);
+			if (parse_mode("mode", val, &a->mode))
+				return EXIT_USAGE;
 			a->have_mode = true;
+		} else if (bit == OPT_BACKUP_MODE) {
+			if (parse_mode("backup-mode", val, &a->backup_mode))
+				return EXIT_USAGE;
+			a->have_backup_mode = true;
 		} else if (bit == OPT_TUNNEL) {
 			uint64_t id;
 
@@ -266,6 +286,8 @@ static int need_backup_pair(const struct cbfc_args *a)
 		return usage_error("backup-credit: required with backup-nexthop");
 	if (a->have_backup_credit && !a->have_backup_nexthop)
 		return usage_error("backup-nexthop: required with backup-credit");
+	if (a->have_backup_mode && !a->have_backup_nexthop)
+		return usage_error("backup-mode: needs backup-nexthop and backup-credit");
 	return 0;
 }
 
@@ -305,6 +327,8 @@ static struct nl_msg *cbfc_msg(int cmd, int flags, const struct cbfc_args *a)
 			sizeof(a->backup_nexthop), &a->backup_nexthop);
 	if (a->have_backup_credit)
 		nla_put_u64(msg, DMSC_SESSION_A_BACKUP_CREDIT, a->backup_credit);
+	if (a->have_backup_mode)
+		nla_put_u8(msg, DMSC_SESSION_A_BACKUP_MODE, a->backup_mode);
 	nla_nest_end(msg, s);
 	return msg;
 }
@@ -389,6 +413,10 @@ static int session_parse(struct nlattr **top, void *arg)
 		" backup-nexthop %s");
 	put_u64(tb, DMSC_SESSION_A_BACKUP_CREDIT, "backup_credit",
 		" backup-credit %llu");
+	if (tb[DMSC_SESSION_A_BACKUP_MODE])
+		out_string("backup_mode", " backup-mode %s",
+			   nla_get_u8(tb[DMSC_SESSION_A_BACKUP_MODE]) ==
+			   DMSC_CREDIT_MODE_DELTA ? "delta" : "cumulative");
 	if (tb[DMSC_SESSION_A_FAILED])
 		out_uint("failed", " failed %llu",
 			 nla_get_u8(tb[DMSC_SESSION_A_FAILED]));
@@ -415,7 +443,8 @@ static int session_cmd(const char *verb, int argc, char **argv,
 		ret = parse_cbfc_args(argc, argv,
 				      OPT_NEXTHOP | OPT_MODE | OPT_CREDIT |
 				      OPT_TUNNEL | OPT_PREVHOP |
-				      OPT_BACKUP_NEXTHOP | OPT_BACKUP_CREDIT, &a);
+				      OPT_BACKUP_NEXTHOP | OPT_BACKUP_CREDIT |
+				      OPT_BACKUP_MODE, &a);
 		if (ret || (ret = need_flow(&a)) || (ret = need_backup_pair(&a)))
 			return ret;
 		if (!a.have_nexthop && !a.have_prevhop)
@@ -452,13 +481,15 @@ static int session_cmd(const char *verb, int argc, char **argv,
 		err_set_command("cbfc", "session set");
 		ret = parse_cbfc_args(argc, argv,
 				      OPT_BACKUP_NEXTHOP | OPT_BACKUP_CREDIT |
-				      OPT_BACKUP, &a);
+				      OPT_BACKUP | OPT_BACKUP_MODE, &a);
 		if (ret || (ret = need_flow(&a)))
 			return ret;
 		if (a.backup_none && a.have_backup_nexthop)
 			return usage_error("backup none: not with backup-nexthop");
 		if (a.backup_none && a.have_backup_credit)
 			return usage_error("backup none: not with backup-credit");
+		if (a.backup_none && a.have_backup_mode)
+			return usage_error("backup none: not with backup-mode");
 		if (!a.backup_none && !a.have_backup_nexthop &&
 		    !a.have_backup_credit)
 			return usage_error("backup-nexthop and backup-credit, or backup none: required");

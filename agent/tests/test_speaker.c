@@ -252,8 +252,12 @@ int dmsc_nl_talk(struct dmsc_nl *nl, struct nl_msg *msg,
 		l += snprintf(line + l, sizeof(line) - l, " backup %s", a);
 	}
 	if (sb[DMSC_SESSION_A_BACKUP_CREDIT])
-		snprintf(line + l, sizeof(line) - l, " %llu",
-			 (unsigned long long)nla_get_u64(sb[DMSC_SESSION_A_BACKUP_CREDIT]));
+		l += snprintf(line + l, sizeof(line) - l, " %llu",
+			      (unsigned long long)nla_get_u64(sb[DMSC_SESSION_A_BACKUP_CREDIT]));
+	if (sb[DMSC_SESSION_A_BACKUP_MODE])
+		snprintf(line + l, sizeof(line) - l, " %s",
+			 nla_get_u8(sb[DMSC_SESSION_A_BACKUP_MODE]) ==
+			 DMSC_CREDIT_MODE_DELTA ? "delta" : "cumulative");
 	append(reqs, sizeof(reqs), line);
 	nlmsg_free(msg);
 	nl->errmsg[0] = '\0';
@@ -439,7 +443,7 @@ static void backup_after_primary(void)
 		   !strcmp(take(sent), "PATH to fc00:a::3\n"),
 		   "primary up alone: SESSION_NEW with the tunnel, no backup; the backup's PATH goes");
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n"),
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000 cumulative\n"),
 		   "backup up after: SESSION_SET with its first hop and credit");
 	ktap_check(rsvp_speaker_backup(s, &f, RSVP_OWNER_POLICY) == RSVP_BACKUP_KERNEL &&
 		   count(s, RC_BACKUPS_SET) == 1, "backup: in the kernel, counted");
@@ -458,7 +462,7 @@ static void backup_after_primary(void)
 	ktap_check(rsvp_speaker_retry(s, &f, RSVP_OWNER_POLICY) == 1,
 		   "the failed backup retried");
 	resv(s, &f, "fc00:a::3", 60000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 60000\n"),
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 60000 cumulative\n"),
 		   "backup up again: SESSION_SET with its new credit");
 
 	/* Replaced: PathTear down the old, PATH down the new, taken back. */
@@ -470,8 +474,15 @@ static void backup_after_primary(void)
 		   !strcmp(take(reqs), "set\n"),
 		   "backup replaced: PathTear, PATH, SESSION_SET without");
 	resv(s, &f, "fc00:a::5", 30000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::5 30000\n"),
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::5 30000 cumulative\n"),
 		   "the new backup up: SESSION_SET with it");
+	/* Its form goes with it: failed, retried, up in the MB form. */
+	patherr(s, &f, "fc00:a::5", "fc00:a::4");
+	ktap_check(!strcmp(take(reqs), "set\n"), "the new backup failed: SESSION_SET without");
+	rsvp_speaker_retry(s, &f, RSVP_OWNER_POLICY);
+	resv(s, &f, "fc00:a::5", 2 << 20, true);
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::5 2097152 delta\n"),
+		   "up again, answering in the MB form: SESSION_SET with backup-mode delta");
 
 	/* Moved onto the backup already: nothing to do, said once. */
 	answer_cmd = DMSC_CMD_SESSION_SET;
@@ -538,7 +549,7 @@ static void backup_before_primary(void)
 		   !strcmp(take(sent), "PATH to fc00:a::3\n"),
 		   "primary up: SESSION_NEW with the tunnel; the backup's PATH goes");
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n"),
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000 cumulative\n"),
 		   "backup up after: SESSION_SET with it");
 	ktap_check(!strcmp(ctl(s, "set " FLOW_WORDS "257 backup none"), "ok\n") &&
 		   !strcmp(take(reqs), "set\n") &&
@@ -551,7 +562,7 @@ static void backup_before_primary(void)
 	answer_cmd = DMSC_CMD_SESSION_SET;
 	answer_err = -ENOENT;
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n") &&
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000 cumulative\n") &&
 		   count(s, RC_BACKUP_NO_SESSION) == 1 &&
 		   count(s, RC_KERNEL_ERRORS) == 0 &&
 		   !strcmp(ctl(s, "status " FLOW_WORDS "257"),
@@ -695,7 +706,7 @@ static void refused_backup(void)
 	answer_cmd = DMSC_CMD_SESSION_SET;
 	answer_err = -EINVAL;
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n") &&
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000 cumulative\n") &&
 		   rsvp_speaker_status(s, &f, RSVP_OWNER_CTL, NULL, 0) == RSVP_UP &&
 		   rsvp_speaker_backup(s, &f, RSVP_OWNER_CTL) == RSVP_BACKUP_REFUSED &&
 		   count(s, RC_KERNEL_ERRORS) == 1,
@@ -751,7 +762,7 @@ static void ipv4_and_words(void)
 	resv(s, &f, "192.0.2.3", 50000, false);
 	ktap_check(!strcmp(take(reqs),
 			   "new nexthop ::ffff:192.0.2.2 mode cumulative credit 40000 tunnel 4294967295\n"
-			   "set backup ::ffff:192.0.2.3 50000\n"),
+			   "set backup ::ffff:192.0.2.3 50000 cumulative\n"),
 		   "IPv4 next hop and backup IPv4-mapped");
 	j = rsvp_speaker_json(s);
 	ktap_check(json_object_object_get_ex(j, "backups_in_kernel", &v) &&
@@ -874,21 +885,18 @@ static void failover_events(void)
 {
 	struct rsvp_speaker *s = source();
 	struct rsvp_flow f;
-	int p, b, said;
+	int p, b;
 
 	if (!s) {
 		ktap_check(0, "speaker opened");
 		return;
 	}
-	said = logged("answers in the cumulative form, the session is delta");
 	both_up(s, &f, 256);
 	p = source_list(s, &f, 0);
 	b = source_list(s, &f, 1);
 	ktap_check(!strcmp(take(reqs), "new nexthop fc00:a::2 mode delta credit 2097152 tunnel 7\n"
-			   "set backup fc00:a::3 50000\n") &&
-		   count(s, RC_BACKUP_FORM_MISMATCH) == 1 &&
-		   logged("answers in the cumulative form, the session is delta") == said + 1,
-		   "a backup answering cumulative for a delta session: handed over, counted, said");
+			   "set backup fc00:a::3 50000 cumulative\n"),
+		   "a backup answering cumulative for a delta session: handed over with its own form");
 	take(sent);
 	nkept = 0;
 
@@ -950,7 +958,7 @@ static void failover_events(void)
 		   !strcmp(take(sent), "PATH to fc00:a::3\n"),
 		   "primary up again: SESSION_NEW, then the backup's PATH");
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n"),
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000 cumulative\n"),
 		   "backup up again: its credit in the new session");
 	ktap_check(rsvp_speaker_teardown(s, &f, RSVP_OWNER_POLICY) == 2, "torn down");
 	take(reqs);
@@ -1183,7 +1191,7 @@ int main(void)
 	}
 	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", dir);
 	speaker_log = open_memstream(&logbuf, &loglen);
-	ktap_plan(82);
+	ktap_plan(84);
 	backup_after_primary();
 	backup_before_primary();
 	refused_backup();

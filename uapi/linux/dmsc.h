@@ -282,6 +282,7 @@ enum dmsc_session_attr {
 	DMSC_SESSION_A_BACKUP_NEXTHOP, /* in6_addr: first hop of the backup list */
 	DMSC_SESSION_A_BACKUP_CREDIT, /* u64 1..DMSC_CREDIT_MAX: its reservation */
 	DMSC_SESSION_A_ON_BACKUP, /* u8: moved to the backup's credit, replies, events */
+	DMSC_SESSION_A_BACKUP_MODE, /* u8: enum dmsc_credit_mode the backup hop returns in, default MODE */
 	__DMSC_SESSION_A_MAX
 };
 #define DMSC_SESSION_A_MAX (__DMSC_SESSION_A_MAX - 1)

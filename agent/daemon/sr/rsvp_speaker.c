@@ -42,7 +42,7 @@ static const char *const counter_names[RC_COUNT] = {
 	"tail_no_returns", "tail_replaced",
 	"events_seen", "events_ignored", "events_malformed", "events_lost",
 	"resyncs", "failovers_handled", "primary_torn", "primary_resignalled",
-	"backup_form_mismatch", "failover_no_backup",
+	"failover_no_backup",
 };
 
 /*
@@ -81,6 +81,7 @@ struct state {
 	enum rsvp_backup bk;		/* _NO, _KERNEL, _MOVED, ... */
 	struct rsvp_addr bk_next;	/* _KERNEL: what it holds */
 	uint64_t bk_credit;
+	uint8_t bk_form;
 	unsigned int tries;
 	uint64_t retry_at, refresh_at, expire_at;
 	uint32_t refresh_ms;		/* the R PATH came with */
@@ -187,6 +188,13 @@ static void put_hop(struct nl_msg *msg, int attr, const struct rsvp_addr *a)
 	nla_put(msg, attr, sizeof(nh), &nh);
 }
 
+/* The kernel's credit mode for a hop that answered in @form. */
+static uint8_t form_mode(uint8_t form)
+{
+	return form == RSVP_CTYPE_CREDIT_MB ? DMSC_CREDIT_MODE_DELTA :
+					      DMSC_CREDIT_MODE_CUMULATIVE;
+}
+
 /*
  * @cmd for @e's session; @bk the backup list whose credit goes with it
  * (SESSION_NEW, SESSION_SET), or NULL (SESSION_SET: clear it).
@@ -217,9 +225,7 @@ static struct nl_msg *session_msg(int cmd, const struct state *e,
 		 */
 		if (!e->source && e->prev.family == AF_INET6)
 			nla_put(msg, DMSC_SESSION_A_PREVHOP, 16, e->prev.a);
-		nla_put_u8(msg, DMSC_SESSION_A_MODE,
-			   e->form == RSVP_CTYPE_CREDIT_MB ?
-			   DMSC_CREDIT_MODE_DELTA : DMSC_CREDIT_MODE_CUMULATIVE);
+		nla_put_u8(msg, DMSC_SESSION_A_MODE, form_mode(e->form));
 		if (!e->tail)
 			nla_put_u64(msg, DMSC_SESSION_A_CREDIT, e->credit);
 		/* The source's: the heartbeat's failover moves the tunnel. */
@@ -229,6 +235,12 @@ static struct nl_msg *session_msg(int cmd, const struct state *e,
 	if (bk) {
 		put_hop(msg, DMSC_SESSION_A_BACKUP_NEXTHOP, &bk->next);
 		nla_put_u64(msg, DMSC_SESSION_A_BACKUP_CREDIT, bk->credit);
+		/*
+		 * The form the backup's first hop answered in: the kernel
+		 * takes it with the backup's credit at the move, so that hop
+		 * may return credit in another form than the primary's.
+		 */
+		nla_put_u8(msg, DMSC_SESSION_A_BACKUP_MODE, form_mode(bk->form));
 	}
 	nla_nest_end(msg, n);
 	return msg;
@@ -276,29 +288,13 @@ static struct state *backup_for(struct rsvp_speaker *s, const struct state *p)
 	return b;
 }
 
-/*
- * The kernel keeps one credit mode per session, the primary's, after a
- * move too: a backup hop that answers in the other form has its returns
- * refused (cret_mode) once the flow is on it. Handed over all the same
- * (the heartbeat fails the backup later, as without its credit), but
- * counted and said, since only a kernel that takes the backup's mode
- * can fix it (Documentation/cbfc.md, "Not done yet").
- */
-static void kept_backup(struct rsvp_speaker *s, struct state *p,
-			const struct state *bk)
+/* What the kernel session of @p now holds of the backup list @bk. */
+static void kept_backup(struct state *p, const struct state *bk)
 {
-	char fl[128];
-
-	if (bk->form != p->form) {
-		s->c[RC_BACKUP_FORM_MISMATCH]++;
-		fprintf(stderr, "dmsc-rsvp: %s: the backup's first hop answers in the %s form, the session is %s: its returns will be refused once the flow is on it\n",
-			flow_name(&p->flow, fl, sizeof(fl)),
-			bk->form == RSVP_CTYPE_CREDIT_MB ? "MB (delta)" : "cumulative",
-			p->form == RSVP_CTYPE_CREDIT_MB ? "delta" : "cumulative");
-	}
 	p->bk = RSVP_BACKUP_KERNEL;
 	p->bk_next = bk->next;
 	p->bk_credit = bk->credit;
+	p->bk_form = bk->form;
 }
 
 static int kernel_session(struct rsvp_speaker *s, struct state *e, bool add)
@@ -328,7 +324,7 @@ static int kernel_session(struct rsvp_speaker *s, struct state *e, bool add)
 	e->kernel = add;
 	e->bk = first[0] ? RSVP_BACKUP_REFUSED : RSVP_BACKUP_NO;
 	if (add && bk && !first[0]) {
-		kept_backup(s, e, bk);
+		kept_backup(e, bk);
 		s->c[RC_BACKUPS_SET]++;
 	}
 	if (!s->cfg->no_kernel)
@@ -359,13 +355,13 @@ static void sync_backup(struct rsvp_speaker *s, const struct rsvp_flow *f)
 	bk = backup_for(s, p);
 	if (bk ? p->bk == RSVP_BACKUP_KERNEL &&
 		 rsvp_addr_eq(&bk->next, &p->bk_next) &&
-		 bk->credit == p->bk_credit :
+		 bk->credit == p->bk_credit && bk->form == p->bk_form :
 		 p->bk == RSVP_BACKUP_NO)
 		return;
 	err = talk(s, session_msg(DMSC_CMD_SESSION_SET, p, bk));
 	if (!err) {
 		if (bk) {
-			kept_backup(s, p, bk);
+			kept_backup(p, bk);
 			s->c[RC_BACKUPS_SET]++;
 		} else {
 			p->bk = RSVP_BACKUP_NO;

@@ -42,7 +42,6 @@ enum rsvp_counter {
 	RC_FAILOVERS_HANDLED,	/* flows whose primary the speaker left */
 	RC_PRIMARY_TORN,	/* ... PathTear sent down the primary */
 	RC_PRIMARY_RESIGNALLED,	/* tunnel back on its primary: signalled anew */
-	RC_BACKUP_FORM_MISMATCH, /* a backup's credit handed over in another form */
 	RC_FAILOVER_NO_BACKUP,	/* tunnel-backup for a flow whose session has no backup */
 	RC_COUNT
 };
