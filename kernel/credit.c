@@ -836,6 +836,18 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 	 */
 	on_backup = smp_load_acquire(&s->on_backup);
 	delta = dmsc_session_nh_delta(s, on_backup);
+	/*
+	 * Moved onto a backup that returns in the other form: an update in
+	 * the session's own form is the left hop's, late. Stale, as one
+	 * that raced the move is (dmsc_session_credit), not an error.
+	 */
+	if (on_backup && s->backup_mode != s->mode &&
+	    !tb[DMSC_SESSION_A_FREED] != !tb[DMSC_SESSION_A_DELTA] &&
+	    !!tb[DMSC_SESSION_A_DELTA] == !delta) {
+		atomic64_inc(&s->stale);
+		rcu_read_unlock();
+		return 0;
+	}
 	if (delta) {
 		if (tb[DMSC_SESSION_A_FREED] || !tb[DMSC_SESSION_A_DELTA]) {
 			rcu_read_unlock();

@@ -599,7 +599,7 @@ static unsigned int cret_hook(void *priv, struct sk_buff *skb,
 	rcu_read_lock();
 	s = dmsc_session_lookup(dn, &m.key);
 	if (s && !READ_ONCE(s->dead))
-		/* pairs with dmsc_session_fail()'s first smp_wmb() */
+		/* pairs with dmsc_session_fail()'s release of on_backup */
 		on_backup = smp_load_acquire(&s->on_backup);
 	if (!s || READ_ONCE(s->dead))
 		why = DMSC_CRET_NO_SESSION;

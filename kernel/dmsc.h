@@ -473,7 +473,7 @@ static inline bool dmsc_session_returns(const struct dmsc_session *s)
 static inline const struct in6_addr *
 dmsc_session_nexthop(const struct dmsc_session *s)
 {
-	/* Pairs with dmsc_session_fail()'s first smp_wmb(). */
+	/* Pairs with dmsc_session_fail()'s release of on_backup. */
 	return smp_load_acquire(&s->on_backup) ? &s->backup_nexthop :
 						 &s->nexthop;
 }

@@ -753,10 +753,14 @@ test_backup_credit_switch() {
 # The backup hop's own credit form: a delta session (the primary's hop
 # returns deltas) whose backup hop returns cumulative totals
 # (backup-mode cumulative). Before the move the session takes deltas and
-# refuses totals; after the switch to the backup it takes the backup's
-# totals, counted from the move, and refuses deltas; the packets that
-# waited leave on the backup as those totals come. The session's own
-# returns upstream are not in this case: they keep its mode.
+# refuses totals, from dmsc cbfc credit and as the kernel's credit
+# returns (RESVs forged from b's addresses, rsvp_forge.py: refused ones
+# count in cret_mode); after the switch to the backup it takes the
+# backup hop's totals, counted from the move, refuses its deltas, and
+# counts a delta through dmsc cbfc credit as the left hop's (stale). The
+# packets that waited leave, on the backup, as those totals come, and
+# the sink sees all of them. The session's own returns upstream are not
+# in this case: they keep its mode.
 test_backup_mode() {
 	trap case_cleanup EXIT
 	dmesg_mark
@@ -766,7 +770,7 @@ test_backup_mode() {
 	# 1068 bytes of credit a packet at the qdisc: 3 packets' worth.
 	hb_begin 1 3300 mode delta backup-nexthop fc00:2::2 \
 		backup-credit 3300 backup-mode cumulative
-	local out unit modes upd
+	local out unit modes upd rx md
 	out=$(dns "$a" -j cbfc session show "${HB_FLOW[@]}")
 	echo "session: $out"
 	modes=$(jq -r '"\(.mode) \(.backup_mode)"' <<<"$out")
@@ -777,35 +781,75 @@ test_backup_mode() {
 	out=$(dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$unit" 2>&1) &&
 		fail "a total taken by a delta session: $out"
 	check "grep -q 'returns deltas: delta, not freed' <<<'$out'" "error: $out"
-	dns "$a" cbfc credit "${HB_FLOW[@]}" delta "$unit" ||
-		fail "a delta refused before the move"
-	wait_until "(( \$(hb_sess packets) == 4 ))" || fail "the delta let $(hb_sess packets) go, not 4"
+	# The kernel's returns from the primary's hop: a total refused, a
+	# delta taken.
+	rx=$(cret cret_rx)
+	md=$(cret cret_mode)
+	bforge src fc00:1::2 dst fc00:1::1 freed "$unit" qpn 256
+	bforge src fc00:1::2 dst fc00:1::1 freed "$unit" qpn 256 delta
+	wait_until "(( \$(hb_sess packets) == 4 ))" || true
+	check "(( \$(hb_sess packets) == 4 && \$(cret cret_rx) == rx + 1 && \$(cret cret_mode) == md + 1 ))" \
+		"before the move: packets $(hb_sess packets) cret_rx $(cret cret_rx) (was $rx) cret_mode $(cret cret_mode) (was $md), not 4, +1, +1"
 	# One more waits on va for the primary's credit; then the switch.
 	dns "$a" tunnel switch 1 backup
 	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
 		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed)"
-	out=$(dns "$a" cbfc credit "${HB_FLOW[@]}" delta "$unit" 2>&1) &&
-		fail "a delta taken after the move to a cumulative backup: $out"
-	check "grep -q 'returns totals: freed, not delta' <<<'$out'" "error: $out"
+	# The primary's form now is the left hop's, late: stale, no credit.
+	local st
+	st=$(hb_sess stale)
+	dns "$a" cbfc credit "${HB_FLOW[@]}" delta "$unit" ||
+		fail "a late delta of the hop the session left was refused"
+	check "(( \$(hb_sess stale) == st + 1 && \$(hb_sess packets) == 4 ))" \
+		"a late delta after the move: stale $(hb_sess stale) (was $st) packets $(hb_sess packets), not +1 and 4"
 	# 4 on the backup's credit of 3: 3 leave on va2, 1 waits there.
 	hb_send 4 5
-	wait_until "(( \$(qd credited_packets va2) >= 3 ))" || true
+	wait_until "(( \$(qd credited_packets va2) >= 3 && \$(qd qlen va2) >= 1 ))" || true
 	check "(( \$(qd credited_packets va2) == 3 && \$(qd qlen va2) == 1 ))" \
 		"backup: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), not 3 and 1"
+	# The backup hop's returns: a delta refused, its total taken. The
+	# credit wakes the packet that waited on va too; encapsulated for the
+	# primary, it is re-sent on the backup (cbfc_old_path): two want the
+	# one packet's worth on va2.
+	rx=$(cret cret_rx)
+	md=$(cret cret_mode)
 	upd=$(hb_sess updates)
-	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$unit" ||
+	bforge src fc00:2::2 dst fc00:2::1 freed "$unit" qpn 256 delta
+	bforge src fc00:2::2 dst fc00:2::1 freed "$unit" qpn 256
+	wait_until "(( \$(qd credited_packets va2) >= 4 && \$(qd qlen va2) >= 1 ))" || true
+	check "(( \$(qd credited_packets va2) == 4 && \$(qd qlen va2) == 1 && \$(qd qlen) == 0 ))" \
+		"after the backup's return: va2 credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), va qlen $(qd qlen): not 4, 1, 0"
+	check "(( \$(cret cret_rx) == rx + 1 && \$(cret cret_mode) == md + 1 && \$(hb_sess updates) == upd + 1 ))" \
+		"after the move: cret_rx $(cret cret_rx) (was $rx) cret_mode $(cret cret_mode) (was $md) updates $(hb_sess updates) (was $upd)"
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed $((2 * unit)) ||
 		fail "the backup's total refused after the move"
-	wait_until "(( \$(qd credited_packets va2) >= 4 ))" || true
-	check "(( \$(qd credited_packets va2) == 4 && \$(qd qlen va2) == 0 && \$(hb_sess updates) == upd + 1 && \$(hb_sess absurd) == 0 ))" \
-		"after the backup's total: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2) updates $(hb_sess updates) (was $upd) absurd $(hb_sess absurd)"
+	wait_until "(( \$(qd qlen va2) == 0 ))" || true
+	check "(( \$(qd credited_packets va2) == 5 && \$(qd qlen va2) == 0 && \$(hb_sess absurd) == 0 ))" \
+		"after a second total: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2) absurd $(hb_sess absurd), not 5, 0, 0"
 	# The same total again is stale, not credit twice.
-	dns "$a" cbfc credit "${HB_FLOW[@]}" freed "$unit"
-	check "(( \$(hb_sess updates) == upd + 1 && \$(hb_sess stale) >= 1 ))" \
-		"a repeated total: updates $(hb_sess updates) stale $(hb_sess stale)"
+	upd=$(hb_sess updates)
+	dns "$a" cbfc credit "${HB_FLOW[@]}" freed $((2 * unit))
+	check "(( \$(hb_sess updates) == upd && \$(hb_sess stale) >= 1 ))" \
+		"a repeated total: updates $(hb_sess updates) (was $upd) stale $(hb_sess stale)"
+	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= 9 ))" || true
 	sink_stop
 	kill "$MON" 2>/dev/null || true
 	wait "$MON" 2>/dev/null || true
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	local p g
+	read -r p g _ <<<"$SINK_TOTALS"
+	check "(( p == 9 && g == 0 ))" "the sink saw $p packets, $g gaps: not 9 and 0"
 	dmesg_clean || fail "kernel log"
+}
+
+# bforge ARGS: a credit-return RESV from b's namespace (rsvp_forge.py,
+# whose flow is HB_FLOW's).
+bforge() {
+	ip netns exec "$b" python3 "$top/selftests/rsvp_forge.py" "$@"
+}
+
+# cret COUNTER: a's credit-return counter (dmsc info).
+cret() {
+	dns "$a" -j info | num "$1"
 }
 
 # The link to the next hop goes down while 10 packets wait for credit,

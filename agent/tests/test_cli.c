@@ -428,6 +428,28 @@ static void check_session_msg(void)
 		   "session set: the key, backup nexthop and credit in SESSION_SET");
 	nlmsg_free(req.msg);
 
+	rc = session_msg("cbfc session add " CB_FLOW " nexthop fc00::3 mode delta tunnel 5 backup-nexthop fc00::4 backup-credit 4096 backup-mode cumulative",
+			 &req, &cmd, st);
+	ktap_check(!rc && cmd == DMSC_CMD_SESSION_NEW &&
+		   session_attrs(st) == (SA_KEY | SA(NEXTHOP) | SA(MODE) |
+					 SA(TUNNEL) | SA(BACKUP_NEXTHOP) |
+					 SA(BACKUP_CREDIT) | SA(BACKUP_MODE)) &&
+		   nla_get_u8(st[DMSC_SESSION_A_MODE]) == DMSC_CREDIT_MODE_DELTA &&
+		   nla_get_u8(st[DMSC_SESSION_A_BACKUP_MODE]) ==
+		   DMSC_CREDIT_MODE_CUMULATIVE,
+		   "session add: mode delta, backup-mode cumulative in SESSION_NEW");
+	nlmsg_free(req.msg);
+
+	rc = session_msg("cbfc session set " CB_FLOW " backup-nexthop fc00::4 backup-credit 4096 backup-mode delta",
+			 &req, &cmd, st);
+	ktap_check(!rc && cmd == DMSC_CMD_SESSION_SET &&
+		   session_attrs(st) == (SA_KEY | SA(BACKUP_NEXTHOP) |
+					 SA(BACKUP_CREDIT) | SA(BACKUP_MODE)) &&
+		   nla_get_u8(st[DMSC_SESSION_A_BACKUP_MODE]) ==
+		   DMSC_CREDIT_MODE_DELTA,
+		   "session set: backup-mode delta in SESSION_SET");
+	nlmsg_free(req.msg);
+
 	rc = session_msg("cbfc session set " CB_FLOW " backup none",
 			 &req, &cmd, st);
 	ktap_check(!rc && cmd == DMSC_CMD_SESSION_SET &&
@@ -485,6 +507,8 @@ static struct nl_msg *session_reply(int cmd, uint32_t event, bool full,
 	if (full) {
 		nla_put(msg, DMSC_SESSION_A_BACKUP_NEXTHOP, 16, &bnh);
 		nla_put_u64(msg, DMSC_SESSION_A_BACKUP_CREDIT, 4096);
+		nla_put_u8(msg, DMSC_SESSION_A_BACKUP_MODE,
+			   DMSC_CREDIT_MODE_DELTA);
 		nla_put_u8(msg, DMSC_SESSION_A_FAILED, 0);
 	} else {
 		nla_put_u32(msg, DMSC_SESSION_A_IFINDEX, 2);
@@ -509,13 +533,13 @@ static void check_session_print(void)
 	nlmsg_free(req.msg);
 	msg = session_reply(DMSC_CMD_SESSION_GET, 0, true, top);
 	print_reply(&req, top, false);
-	want = "src 10.9.0.1 dst 10.9.0.2 sport 50000 qpn 256 nexthop fc00::3 credit 9000 tunnel 5 backup-nexthop 10.9.0.4 backup-credit 4096 failed 0 on-backup 0\n";
-	ktap_check(!strcmp(out, want), "session show: backup-nexthop, backup-credit, on-backup in text");
+	want = "src 10.9.0.1 dst 10.9.0.2 sport 50000 qpn 256 nexthop fc00::3 credit 9000 tunnel 5 backup-nexthop 10.9.0.4 backup-credit 4096 backup-mode delta failed 0 on-backup 0\n";
+	ktap_check(!strcmp(out, want), "session show: backup-nexthop, backup-credit, backup-mode, on-backup in text");
 	if (strcmp(out, want))
 		printf("# got: %s", out);
 	print_reply(&req, top, true);
-	want = "{\"src\":\"10.9.0.1\",\"dst\":\"10.9.0.2\",\"sport\":50000,\"qpn\":256,\"nexthop\":\"fc00::3\",\"credit\":9000,\"tunnel\":5,\"backup_nexthop\":\"10.9.0.4\",\"backup_credit\":4096,\"failed\":0,\"on_backup\":0}\n";
-	ktap_check(!strcmp(out, want), "session show: backup_nexthop, backup_credit, on_backup in JSON");
+	want = "{\"src\":\"10.9.0.1\",\"dst\":\"10.9.0.2\",\"sport\":50000,\"qpn\":256,\"nexthop\":\"fc00::3\",\"credit\":9000,\"tunnel\":5,\"backup_nexthop\":\"10.9.0.4\",\"backup_credit\":4096,\"backup_mode\":\"delta\",\"failed\":0,\"on_backup\":0}\n";
+	ktap_check(!strcmp(out, want), "session show: backup_nexthop, backup_credit, backup_mode, on_backup in JSON");
 	if (strcmp(out, want))
 		printf("# got: %s", out);
 	nlmsg_free(msg);
@@ -645,7 +669,7 @@ int main(void)
 	int rc;
 
 	ktap_plan(sizeof(bad_cases) / sizeof(*bad_cases) +
-		  sizeof(good_cases) / sizeof(*good_cases) + 30);
+		  sizeof(good_cases) / sizeof(*good_cases) + 32);
 	for (i = 0; i < sizeof(bad_cases) / sizeof(*bad_cases); i++)
 		bad(bad_cases[i][0], bad_cases[i][1]);
 	for (i = 0; i < sizeof(good_cases) / sizeof(*good_cases); i++)

@@ -481,8 +481,8 @@ static void backup_after_primary(void)
 	ktap_check(!strcmp(take(reqs), "set\n"), "the new backup failed: SESSION_SET without");
 	rsvp_speaker_retry(s, &f, RSVP_OWNER_POLICY);
 	resv(s, &f, "fc00:a::5", 2 << 20, true);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::5 2097152 delta\n"),
-		   "up again, answering in the MB form: SESSION_SET with backup-mode delta");
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::5 2097152\n"),
+		   "up again in the MB form, the primary's: SESSION_SET without backup-mode (the session's is the default)");
 
 	/* Moved onto the backup already: nothing to do, said once. */
 	answer_cmd = DMSC_CMD_SESSION_SET;
@@ -549,7 +549,7 @@ static void backup_before_primary(void)
 		   !strcmp(take(sent), "PATH to fc00:a::3\n"),
 		   "primary up: SESSION_NEW with the tunnel; the backup's PATH goes");
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000 cumulative\n"),
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n"),
 		   "backup up after: SESSION_SET with it");
 	ktap_check(!strcmp(ctl(s, "set " FLOW_WORDS "257 backup none"), "ok\n") &&
 		   !strcmp(take(reqs), "set\n") &&
@@ -562,7 +562,7 @@ static void backup_before_primary(void)
 	answer_cmd = DMSC_CMD_SESSION_SET;
 	answer_err = -ENOENT;
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000 cumulative\n") &&
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n") &&
 		   count(s, RC_BACKUP_NO_SESSION) == 1 &&
 		   count(s, RC_KERNEL_ERRORS) == 0 &&
 		   !strcmp(ctl(s, "status " FLOW_WORDS "257"),
@@ -706,7 +706,7 @@ static void refused_backup(void)
 	answer_cmd = DMSC_CMD_SESSION_SET;
 	answer_err = -EINVAL;
 	resv(s, &f, "fc00:a::3", 50000, false);
-	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000 cumulative\n") &&
+	ktap_check(!strcmp(take(reqs), "set backup fc00:a::3 50000\n") &&
 		   rsvp_speaker_status(s, &f, RSVP_OWNER_CTL, NULL, 0) == RSVP_UP &&
 		   rsvp_speaker_backup(s, &f, RSVP_OWNER_CTL) == RSVP_BACKUP_REFUSED &&
 		   count(s, RC_KERNEL_ERRORS) == 1,
@@ -759,11 +759,11 @@ static void ipv4_and_words(void)
 	ktap_check(!strcmp(ctl(s, "setup " FLOW_WORDS "260 path 192.0.2.2 backup 192.0.2.3 tunnel 4294967295"),
 			   "ok\n"), "setup over IPv4 with the largest tunnel");
 	resv(s, &f, "192.0.2.2", 40000, false);
-	resv(s, &f, "192.0.2.3", 50000, false);
+	resv(s, &f, "192.0.2.3", 2 << 20, true);
 	ktap_check(!strcmp(take(reqs),
 			   "new nexthop ::ffff:192.0.2.2 mode cumulative credit 40000 tunnel 4294967295\n"
-			   "set backup ::ffff:192.0.2.3 50000 cumulative\n"),
-		   "IPv4 next hop and backup IPv4-mapped");
+			   "set backup ::ffff:192.0.2.3 2097152 delta\n"),
+		   "IPv4 next hop and backup IPv4-mapped; the backup answering in the MB form for a cumulative session: backup-mode delta");
 	j = rsvp_speaker_json(s);
 	ktap_check(json_object_object_get_ex(j, "backups_in_kernel", &v) &&
 		   json_object_get_int(v) == 1, "JSON: backups_in_kernel 1");

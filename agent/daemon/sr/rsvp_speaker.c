@@ -81,7 +81,6 @@ struct state {
 	enum rsvp_backup bk;		/* _NO, _KERNEL, _MOVED, ... */
 	struct rsvp_addr bk_next;	/* _KERNEL: what it holds */
 	uint64_t bk_credit;
-	uint8_t bk_form;
 	unsigned int tries;
 	uint64_t retry_at, refresh_at, expire_at;
 	uint32_t refresh_ms;		/* the R PATH came with */
@@ -239,8 +238,12 @@ static struct nl_msg *session_msg(int cmd, const struct state *e,
 		 * The form the backup's first hop answered in: the kernel
 		 * takes it with the backup's credit at the move, so that hop
 		 * may return credit in another form than the primary's.
+		 * Left out when it is the session's (the kernel's default),
+		 * which a module without the attribute also takes.
 		 */
-		nla_put_u8(msg, DMSC_SESSION_A_BACKUP_MODE, form_mode(bk->form));
+		if (form_mode(bk->form) != form_mode(e->form))
+			nla_put_u8(msg, DMSC_SESSION_A_BACKUP_MODE,
+				   form_mode(bk->form));
 	}
 	nla_nest_end(msg, n);
 	return msg;
@@ -294,7 +297,6 @@ static void kept_backup(struct state *p, const struct state *bk)
 	p->bk = RSVP_BACKUP_KERNEL;
 	p->bk_next = bk->next;
 	p->bk_credit = bk->credit;
-	p->bk_form = bk->form;
 }
 
 static int kernel_session(struct rsvp_speaker *s, struct state *e, bool add)
@@ -355,7 +357,7 @@ static void sync_backup(struct rsvp_speaker *s, const struct rsvp_flow *f)
 	bk = backup_for(s, p);
 	if (bk ? p->bk == RSVP_BACKUP_KERNEL &&
 		 rsvp_addr_eq(&bk->next, &p->bk_next) &&
-		 bk->credit == p->bk_credit && bk->form == p->bk_form :
+		 bk->credit == p->bk_credit :
 		 p->bk == RSVP_BACKUP_NO)
 		return;
 	err = talk(s, session_msg(DMSC_CMD_SESSION_SET, p, bk));
