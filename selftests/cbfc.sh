@@ -786,10 +786,13 @@ test_backup_mode() {
 	rx=$(cret cret_rx)
 	md=$(cret cret_mode)
 	bforge src fc00:1::2 dst fc00:1::1 freed "$unit" qpn 256
+	wait_until "(( \$(cret cret_mode) > md || \$(cret cret_rx) > rx ))" || true
+	check "(( \$(cret cret_rx) == rx && \$(cret cret_mode) == md + 1 && \$(hb_sess packets) == 3 ))" \
+		"a total from the primary's hop: cret_rx $(cret cret_rx) (was $rx) cret_mode $(cret cret_mode) (was $md) packets $(hb_sess packets), not +0, +1, 3"
 	bforge src fc00:1::2 dst fc00:1::1 freed "$unit" qpn 256 delta
 	wait_until "(( \$(hb_sess packets) == 4 ))" || true
 	check "(( \$(hb_sess packets) == 4 && \$(cret cret_rx) == rx + 1 && \$(cret cret_mode) == md + 1 ))" \
-		"before the move: packets $(hb_sess packets) cret_rx $(cret cret_rx) (was $rx) cret_mode $(cret cret_mode) (was $md), not 4, +1, +1"
+		"a delta from the primary's hop: packets $(hb_sess packets) cret_rx $(cret cret_rx) (was $rx) cret_mode $(cret cret_mode) (was $md), not 4, +1, +1"
 	# One more waits on va for the primary's credit; then the switch.
 	dns "$a" tunnel switch 1 backup
 	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
@@ -813,8 +816,11 @@ test_backup_mode() {
 	rx=$(cret cret_rx)
 	md=$(cret cret_mode)
 	upd=$(hb_sess updates)
-	bforge src fc00:2::2 dst fc00:2::1 freed "$unit" qpn 256 delta
 	bforge src fc00:2::2 dst fc00:2::1 freed "$unit" qpn 256
+	wait_until "(( \$(cret cret_mode) > md || \$(cret cret_rx) > rx ))" || true
+	check "(( \$(cret cret_rx) == rx + 1 && \$(cret cret_mode) == md ))" \
+		"a total from the backup's hop: cret_rx $(cret cret_rx) (was $rx) cret_mode $(cret cret_mode) (was $md), not +1, +0"
+	bforge src fc00:2::2 dst fc00:2::1 freed "$unit" qpn 256 delta
 	wait_until "(( \$(qd credited_packets va2) >= 4 && \$(qd qlen va2) >= 1 ))" || true
 	check "(( \$(qd credited_packets va2) == 4 && \$(qd qlen va2) == 1 && \$(qd qlen) == 0 ))" \
 		"after the backup's return: va2 credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), va qlen $(qd qlen): not 4, 1, 0"
