@@ -554,6 +554,25 @@ hb_sess() {
 	dns "$a" -j cbfc session show "${HB_FLOW[@]}" | num "$1"
 }
 
+# sink_all N: the sink (stopped) saw N packets and no PSN gap.
+sink_all() {
+	local p g
+	read -r p g _ <<<"$SINK_TOTALS"
+	check "(( p == $1 && g == 0 ))" "the sink saw $p packets, $g gaps: not $1 and 0"
+}
+
+# hb_done N: wait for N packets at the sink, stop the sink and the events
+# monitor, and want all N there with no gap.
+hb_done() {
+	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= $1 ))" || true
+	sink_stop
+	kill "$MON" 2>/dev/null || true
+	wait "$MON" 2>/dev/null || true
+	MON=
+	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
+	sink_all "$1"
+}
+
 # hb_begin TUNNEL CREDIT [ARG...]: the events monitor and the sink, a
 # session of tunnel TUNNEL with CREDIT bytes of reservation (and ARGs to
 # session add), and 5 packets sent.
@@ -619,9 +638,7 @@ test_heartbeat_failover() {
 		"heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed)"
 	check "(( \$(qd qlen) == 0 && \$(hb_sess failed) == 1 ))" \
 		"qlen $(qd qlen) failed $(hb_sess failed)"
-	local p g
-	read -r p g _ <<<"$SINK_TOTALS"
-	check "(( p == 20 && g == 0 ))" "the sink saw $p packets, $g gaps: not 20 and 0"
+	sink_all 20
 	dmesg_clean || fail "kernel log"
 }
 
@@ -693,9 +710,7 @@ test_heartbeat_backup_credit() {
 		"heartbeat_failures $(qd heartbeat_failures) failovers $(qd failovers) drop_failed $(qd drop_failed)"
 	# Out of order is allowed: packets sent while the failure was being
 	# found go to the backup straight, before those re-sent by the work.
-	local p g
-	read -r p g _ <<<"$SINK_TOTALS"
-	check "(( p == 25 && g == 0 ))" "the sink saw $p packets, $g gaps: not 25 and 0"
+	sink_all 25
 	# Moved, the backup is the next hop: no second move, no setting it.
 	out=$(dns "$a" cbfc session set "${HB_FLOW[@]}" backup none 2>&1) &&
 		fail "session set on a moved session was taken"
@@ -739,14 +754,7 @@ test_backup_credit_switch() {
 	dns "$a" tunnel switch 1 primary
 	check "(( \$(hb_sess failed) == 1 ))" \
 		"back on the primary, the moved session is not failed"
-	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= 10 ))" || true
-	sink_stop
-	kill "$MON" 2>/dev/null || true
-	wait "$MON" 2>/dev/null || true
-	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
-	local p g
-	read -r p g _ <<<"$SINK_TOTALS"
-	check "(( p == 10 && g == 0 ))" "the sink saw $p packets, $g gaps: not 10 and 0"
+	hb_done 10
 	dmesg_clean || fail "kernel log"
 }
 
@@ -836,14 +844,7 @@ test_backup_mode() {
 	dns "$a" cbfc credit "${HB_FLOW[@]}" freed $((2 * unit))
 	check "(( \$(hb_sess updates) == upd && \$(hb_sess stale) >= 1 ))" \
 		"a repeated total: updates $(hb_sess updates) (was $upd) stale $(hb_sess stale)"
-	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= 9 ))" || true
-	sink_stop
-	kill "$MON" 2>/dev/null || true
-	wait "$MON" 2>/dev/null || true
-	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
-	local p g
-	read -r p g _ <<<"$SINK_TOTALS"
-	check "(( p == 9 && g == 0 ))" "the sink saw $p packets, $g gaps: not 9 and 0"
+	hb_done 9
 	dmesg_clean || fail "kernel log"
 }
 
@@ -998,10 +999,8 @@ test_link_down_idle() {
 	wait "$MON" 2>/dev/null || true
 	MON=
 	cat "$T/events"
-	local p g
-	read -r p g _ <<<"$SINK_TOTALS"
 	echo "link down with nothing queued: sink: packets gaps out-of-order = $SINK_TOTALS"
-	check "(( p == 10 && g == 0 ))" "the sink saw $p packets, $g gaps: not 10 and 0"
+	sink_all 10
 	check "grep -qE '\"event\": ?\"nexthop-down\"' '$T/events'" "no nexthop-down event"
 	check "(( \$(dns $a -j -s tunnel show 1 | num switches) == 1 && \$(grep -c tunnel-backup '$T/events') == 1 ))" \
 		"switches $(dns "$a" -j -s tunnel show 1 | num switches), tunnel-backup events $(grep -c tunnel-backup "$T/events")"
