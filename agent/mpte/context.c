@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mpte_int.h"
+#include "pathlp.h"
 
 #define FINISH_ROUNDS	4	/* make final, then re-balance */
 
@@ -242,6 +243,38 @@ void mpte_free(struct mpte_ctx *ctx)
  * paths are final sheds without re-routing.  Demands pushed out are added
  * to *preempted (if not NULL).  Then backups, against the final loads.
  */
+/*
+ * Making paths final (a cycle cancelled, the rest decomposed again) may
+ * leave a demand more paths than max_paths: the path LP over them chooses
+ * which stay (pathlp.c), and what it still leaves over is cut.  Loads are
+ * current on return.
+ */
+static void cap_final(struct mpte_ctx *ctx)
+{
+	int di, over = 0;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+
+		if (s->active && s->npaths > ctx->ds->d[di].max_paths)
+			over = 1;
+	}
+	if (!over)
+		return;
+	mpte_select_paths(ctx);
+	over = 0;
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+
+		if (s->active && s->npaths > ctx->ds->d[di].max_paths) {
+			mpte_finalise_paths(ctx, di);
+			over = 1;
+		}
+	}
+	if (over)
+		mpte_recompute_loads(ctx);
+}
+
 void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 		 char **preempted)
 {
@@ -249,6 +282,7 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 
 	for (round = 0; round < FINISH_ROUNDS; round++) {
 		changed = 0;
+		ctx->defer_cut = 1;
 		for (di = 0; di < ctx->ds->n; di++) {
 			struct mpte_dstate *s = &ctx->st[di];
 
@@ -260,7 +294,9 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 				changed = 1;
 			}
 		}
+		ctx->defer_cut = 0;
 		mpte_recompute_loads(ctx);
+		cap_final(ctx);
 		if (!changed)
 			break;
 		/* new paths in the first round only: they may close a cycle
@@ -283,10 +319,17 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 	 * (as before it) would undo the work and cost 3 % on wan1000.
 	 */
 	mpte_prefer_cheap(ctx, which);
-	for (di = 0; di < ctx->ds->n; di++)
-		if (ctx->st[di].status == MPTE_ADMITTED && (!which || which[di]))
+	ctx->defer_cut = 1;
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+
+		s->active = s->status == MPTE_ADMITTED && (!which || which[di]);
+		if (s->active)
 			mpte_finalise_paths(ctx, di);
+	}
+	ctx->defer_cut = 0;
 	mpte_recompute_loads(ctx);
+	cap_final(ctx);
 	if (ctx->opt.admission && mpte_shed_overload(ctx, preempted))
 		mpte_recompute_loads(ctx);
 	for (di = 0; di < ctx->ds->n; di++)

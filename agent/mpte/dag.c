@@ -116,7 +116,65 @@ static int is_in(const int *set, int n, int v)
 }
 
 /*
- * Re-derive paths from acyclic arc flows, following the fattest arc from an
+ * The widest path in acyclic arc flows: from an ingress to the first egress
+ * it meets, over arcs with flow above floor, with the largest bottleneck.
+ * w[i] is the widest bottleneck of such a path ending with arc i, pred[i]
+ * the arc before it (-1 at an ingress); relaxed until nothing changes (at
+ * most n rounds: the flows are acyclic).  The path's arcs (indexes into
+ * af) go into buf; returns its length, 0 if no ingress reaches an egress.
+ */
+static int widest(const struct mpte_topology *t, const struct mpte_demand *d,
+		  const struct arcflow *af, int n, double floor, double *w,
+		  int *pred, int *buf, double *bott)
+{
+	int i, j, round, changed = 1, end = -1, len = 0;
+
+	for (i = 0; i < n; i++) {
+		int from = t->arcs[af[i].arc].from;
+
+		pred[i] = -1;
+		w[i] = af[i].flow > floor && is_in(d->ingress, d->ningress, from) ?
+		       af[i].flow : 0;
+	}
+	for (round = 0; round < n && changed; round++) {
+		changed = 0;
+		for (i = 0; i < n; i++) {
+			int v = t->arcs[af[i].arc].to;
+
+			/* a path ends at the first egress it meets */
+			if (w[i] <= 0 || is_in(d->egress, d->negress, v))
+				continue;
+			for (j = 0; j < n; j++) {
+				double b = w[i] < af[j].flow ? w[i] : af[j].flow;
+
+				if (t->arcs[af[j].arc].from == v && af[j].flow > floor &&
+				    b > w[j]) {
+					w[j] = b;
+					pred[j] = i;
+					changed = 1;
+				}
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (w[i] > 0 && is_in(d->egress, d->negress, t->arcs[af[i].arc].to) &&
+		    (end < 0 || w[i] > w[end]))
+			end = i;
+	if (end < 0)
+		return 0;
+	for (i = end; i >= 0 && len <= n; i = pred[i])
+		len++;
+	if (len > n)
+		return 0;	/* not expected: a cycle in the labels */
+	*bott = w[end];
+	for (i = end, j = len; i >= 0; i = pred[i])
+		buf[--j] = i;
+	return len;
+}
+
+/*
+ * Re-derive paths from acyclic arc flows, the widest first (fewer paths
+ * than following the fattest arc: the cap is cut less often), from an
  * ingress until an egress.  Each path is spliced from pieces of the old
  * ones, so it meets arc constraints (colours) but not necessarily a delay
  * bound: only used for demands without one.
@@ -128,33 +186,15 @@ static int decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 	struct mpte_dstate *s = &ctx->st[di];
 	struct mpte_path *np = NULL;
 	int nnp = 0, cap = 0, p, *buf = mpte_xcalloc(n + 1, sizeof(int));
+	int *pred = mpte_xcalloc(n, sizeof(int));
 	double floor = 1e-9 * s->admitted;
+	double *w = mpte_xcalloc(n, sizeof(double));
 
 	for (;;) {
-		int len = 0, v = -1, i, best;
-		double bott = HUGE_VAL_D;
+		double bott;
+		int len = widest(t, d, af, n, floor, w, pred, buf, &bott), i;
 
-		for (i = 0; i < n && v < 0; i++)
-			if (af[i].flow > floor &&
-			    is_in(d->ingress, d->ningress, t->arcs[af[i].arc].from))
-				v = t->arcs[af[i].arc].from;
-		if (v < 0)
-			break;
-		while (!is_in(d->egress, d->negress, v) && len < n) {
-			best = -1;
-			for (i = 0; i < n; i++)
-				if (af[i].flow > floor &&
-				    t->arcs[af[i].arc].from == v &&
-				    (best < 0 || af[i].flow > af[best].flow))
-					best = i;
-			if (best < 0)
-				break;
-			buf[len++] = best;
-			if (af[best].flow < bott)
-				bott = af[best].flow;
-			v = t->arcs[af[best].arc].to;
-		}
-		if (!len || !is_in(d->egress, d->negress, v))
+		if (!len)
 			break;	/* only rounding dust is left */
 		if (nnp == cap) {
 			cap = cap ? 2 * cap : MPTE_WORK_PATHS;
@@ -170,6 +210,8 @@ static int decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 		nnp++;
 	}
 	free(buf);
+	free(pred);
+	free(w);
 	/* a spliced path may be longer than any it came from: over the
 	 * demand's hop limit, keep the old paths (the caller then drops the
 	 * thinnest one on the cycle instead) */
@@ -317,7 +359,7 @@ int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 		return 1;
 	qsort(s->paths, s->npaths, sizeof(*s->paths), cmp_flow_desc);
 	while (s->npaths > 1 &&
-	       (s->npaths > d->max_paths ||
+	       ((s->npaths > d->max_paths && !ctx->defer_cut) ||
 		s->paths[s->npaths - 1].flow < 1e-6 * s->admitted)) {
 		s->npaths--;
 		free(s->paths[s->npaths].arcs);

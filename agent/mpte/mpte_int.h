@@ -184,6 +184,8 @@ struct mpte_ctx {
 	double beta;			/* alpha * max utilisation, last used */
 	int restricted;			/* PHASE_HELD: no new paths */
 	int capped;			/* PHASE_CAPPED: max_paths at most */
+	int defer_cut;			/* finalise leaves max_paths to the
+					 * path LP (mpte_finish) */
 	double *len;			/* exp(alpha (u - uref)) / c */
 
 	double max_util;
@@ -264,6 +266,8 @@ void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
 
 /* cut.c: the node-cut lower bound for the active demands */
 double mpte_cut_bound(const struct mpte_ctx *ctx);
+/* A lower bound for routings with the path cap (capbound.c); may exceed the LP. */
+double mpte_cap_bound(const struct mpte_ctx *ctx);
 
 /* start.c: equal shares on IGP shortest paths for the active demands
  * without paths (plain ones only); marks them in placed, returns how many

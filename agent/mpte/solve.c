@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "mpte_int.h"
+#include "pathlp.h"
 
 #define BETA_START	4.0	/* alpha * U at the first level */
 #define BETA_MAX	8192.0
@@ -1056,17 +1057,29 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 		       (beta >= BETA_MAX && since_best >= STALL_SWEEPS) ||
 		       (ctx->opt.time_limit > 0 &&
 			mpte_now() - t0 > ctx->opt.time_limit);
-		if (stop && phase == PHASE_FREE && cut_to_max_paths(ctx)) {
-			phase = PHASE_CAPPED;
-			ctx->capped = 1;
-			sweeps = 0;
-			budget = RESTRICTED_SWEEPS;
-			stop = 0;
-			u = mpte_current_max_util(ctx, NULL);
-			/* the cut moved flow: soften again and re-balance */
-			beta = BETA_START * 2;
-			best_u = HUGE_VAL_D;
-			since_best = 0;
+		if (stop && phase == PHASE_FREE) {
+			/* the LP over the paths held chooses first (pathlp.c);
+			 * what it leaves over a cap is cut */
+			int chosen = mpte_select_paths(ctx);
+			int cut = cut_to_max_paths(ctx);
+
+			if (chosen || cut) {
+				phase = PHASE_CAPPED;
+				ctx->capped = 1;
+				sweeps = 0;
+				budget = RESTRICTED_SWEEPS;
+				stop = 0;
+				u = mpte_current_max_util(ctx, NULL);
+				best_u = HUGE_VAL_D;
+				since_best = 0;
+				/* a cut moved flow blindly: soften again and
+				 * re-balance; the LP's flows are already the
+				 * best over their paths, stay sharp */
+				if (cut)
+					beta = BETA_START * 2;
+				else if (u <= goal(ctx, best_lb, ecmp_goal))
+					break;
+			}
 		}
 		if (stop)
 			break;

@@ -314,8 +314,10 @@ def main():
                 ct = min([t for c, t in ((cd, td), (cb, tb)) if c is not None],
                          default=None)
                 if cv is not None:
+                    # GNU time counts CPU in 10 ms steps: a small instance
+                    # can read 0; take 10 ms (the ratio is then a floor)
                     clp_rows.append((name, ours / cv, ct / wall, td, tb,
-                                     nodes, ct / cpu))
+                                     nodes, ct / max(cpu, 0.01)))
             os.unlink(lpf)
             if os.path.exists(lpf + ".sol"):
                 os.unlink(lpf + ".sol")

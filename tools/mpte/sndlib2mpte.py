@@ -6,7 +6,8 @@ MPTE solver's topology and demand documents.
 SNDlib links are undirected: each becomes one bidirectional link whose
 capacity is pre_installed_capacity, or the first module's capacity where
 that is 0 (as ../shared/data/README.md says).  Demands keep SNDlib's ids and
-values (one unit per instance, meta.unit where given).  Parallel demands
+values (one unit per instance, meta.unit where given).  Each node gets a
+SID (fc00:0:N::, N from 1 in file order), as gen.py's instances have.  Parallel demands
 between the same pair are kept as separate demands.
 
 usage: sndlib2mpte.py INSTANCE.json OUTDIR   (writes NAME.topo.json, NAME.demands.json)
@@ -19,7 +20,10 @@ import sys
 def convert(path):
     with open(path) as f:
         src = json.load(f)
-    nodes = [{"name": n["id"]} for n in src["nodes"]]
+    # SNDlib has no SIDs: one per node, numbered as gen.py numbers its
+    # own, so that results are installable (dmsc mpte batch needs them)
+    nodes = [{"name": n["id"], "sid": "fc00:%x:%x::" % (i >> 16, i & 0xffff)}
+             for i, n in enumerate(src["nodes"], 1)]
     links = []
     for l in src["links"]:
         cap = float(l.get("pre_installed_capacity") or 0)
