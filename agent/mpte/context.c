@@ -261,7 +261,7 @@ static void cap_final(struct mpte_ctx *ctx)
 	}
 	if (!over)
 		return;
-	mpte_select_paths(ctx);
+	mpte_select_paths(ctx, 0);
 	over = 0;
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];
@@ -319,17 +319,15 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 	 * (as before it) would undo the work and cost 3 % on wan1000.
 	 */
 	mpte_prefer_cheap(ctx, which);
-	ctx->defer_cut = 1;
-	for (di = 0; di < ctx->ds->n; di++) {
-		struct mpte_dstate *s = &ctx->st[di];
-
-		s->active = s->status == MPTE_ADMITTED && (!which || which[di]);
-		if (s->active)
+	/*
+	 * Finalise's own cut here, not the path LP: it only minimises the
+	 * max, so on demands off the bottleneck its vertex may put flow
+	 * back on the costlier paths the cheap pass just left.
+	 */
+	for (di = 0; di < ctx->ds->n; di++)
+		if (ctx->st[di].status == MPTE_ADMITTED && (!which || which[di]))
 			mpte_finalise_paths(ctx, di);
-	}
-	ctx->defer_cut = 0;
 	mpte_recompute_loads(ctx);
-	cap_final(ctx);
 	if (ctx->opt.admission && mpte_shed_overload(ctx, preempted))
 		mpte_recompute_loads(ctx);
 	for (di = 0; di < ctx->ds->n; di++)

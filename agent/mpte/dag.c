@@ -115,60 +115,131 @@ static int is_in(const int *set, int n, int v)
 	return 0;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Index of node id v in the sorted array ids[0..m), which holds it. */
+static int node_index(const int *ids, int m, int v)
+{
+	int lo = 0, hi = m - 1;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (ids[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
- * The widest path in acyclic arc flows: from an ingress to the first egress
- * it meets, over arcs with flow above floor, with the largest bottleneck.
- * w[i] is the widest bottleneck of such a path ending with arc i, pred[i]
- * the arc before it (-1 at an ingress); relaxed until nothing changes (at
- * most n rounds: the flows are acyclic).  The path's arcs (indexes into
- * af) go into buf; returns its length, 0 if no ingress reaches an egress.
+ * The widest path in acyclic arc flows: from an ingress to the first
+ * egress it meets, over arcs with flow above floor, with the largest
+ * bottleneck.  One pass over the nodes in topological order (Kahn): W[v]
+ * is the widest bottleneck of a path from an ingress to v (an ingress
+ * itself: unbounded), pred[v] the arc (index into af) it came by.  No
+ * path goes on from an egress.  The path's arcs go into buf; returns its
+ * length, 0 if no ingress reaches an egress.  O(n log n) for n arcs.
  */
 static int widest(const struct mpte_topology *t, const struct mpte_demand *d,
-		  const struct arcflow *af, int n, double floor, double *w,
-		  int *pred, int *buf, double *bott)
+		  const struct arcflow *af, int n, double floor, int *buf,
+		  double *bott)
 {
-	int i, j, round, changed = 1, end = -1, len = 0;
+	int *ids = mpte_xcalloc(2 * n + 1, sizeof(int));
+	int *start, *out, *indeg, *queue, *pred, *pos;
+	int m = 0, i, k, qh = 0, qt = 0, end = -1, len = 0, v;
+	double *W;
 
-	for (i = 0; i < n; i++) {
-		int from = t->arcs[af[i].arc].from;
-
-		pred[i] = -1;
-		w[i] = af[i].flow > floor && is_in(d->ingress, d->ningress, from) ?
-		       af[i].flow : 0;
+	for (i = 0; i < n; i++)
+		if (af[i].flow > floor) {
+			ids[m++] = t->arcs[af[i].arc].from;
+			ids[m++] = t->arcs[af[i].arc].to;
+		}
+	if (!m) {
+		free(ids);
+		return 0;
 	}
-	for (round = 0; round < n && changed; round++) {
-		changed = 0;
-		for (i = 0; i < n; i++) {
-			int v = t->arcs[af[i].arc].to;
+	qsort(ids, m, sizeof(int), cmp_int);
+	for (i = k = 0; i < m; i++)
+		if (!k || ids[i] != ids[k - 1])
+			ids[k++] = ids[i];
+	m = k;
+	start = mpte_xcalloc(m + 1, sizeof(int));
+	pos = mpte_xcalloc(m, sizeof(int));
+	out = mpte_xcalloc(n, sizeof(int));
+	indeg = mpte_xcalloc(m, sizeof(int));
+	queue = mpte_xcalloc(m, sizeof(int));
+	pred = mpte_xcalloc(m, sizeof(int));
+	W = mpte_xcalloc(m, sizeof(double));
+	/* out-arcs by tail (CSR), in-degrees by head */
+	for (i = 0; i < n; i++)
+		if (af[i].flow > floor) {
+			start[node_index(ids, m, t->arcs[af[i].arc].from) + 1]++;
+			indeg[node_index(ids, m, t->arcs[af[i].arc].to)]++;
+		}
+	for (k = 0; k < m; k++)
+		start[k + 1] += start[k];
+	for (i = 0; i < n; i++)
+		if (af[i].flow > floor) {
+			k = node_index(ids, m, t->arcs[af[i].arc].from);
+			out[start[k] + pos[k]++] = i;
+		}
+	for (k = 0; k < m; k++) {
+		pred[k] = -1;
+		W[k] = is_in(d->ingress, d->ningress, ids[k]) ? HUGE_VAL_D : 0;
+		if (!indeg[k])
+			queue[qt++] = k;
+	}
+	while (qh < qt) {
+		int u = queue[qh++];
+		/* a path ends at the first egress it meets */
+		int stop = W[u] <= 0 ||
+			   (W[u] < HUGE_VAL_D &&
+			    is_in(d->egress, d->negress, ids[u]));
 
-			/* a path ends at the first egress it meets */
-			if (w[i] <= 0 || is_in(d->egress, d->negress, v))
-				continue;
-			for (j = 0; j < n; j++) {
-				double b = w[i] < af[j].flow ? w[i] : af[j].flow;
+		for (k = start[u]; k < start[u + 1]; k++) {
+			int a = out[k];
+			int h = node_index(ids, m, t->arcs[af[a].arc].to);
+			double b = W[u] < af[a].flow ? W[u] : af[a].flow;
 
-				if (t->arcs[af[j].arc].from == v && af[j].flow > floor &&
-				    b > w[j]) {
-					w[j] = b;
-					pred[j] = i;
-					changed = 1;
-				}
+			if (!stop && b > W[h]) {
+				W[h] = b;
+				pred[h] = a;
 			}
+			if (!--indeg[h])
+				queue[qt++] = h;
 		}
 	}
-	for (i = 0; i < n; i++)
-		if (w[i] > 0 && is_in(d->egress, d->negress, t->arcs[af[i].arc].to) &&
-		    (end < 0 || w[i] > w[end]))
-			end = i;
-	if (end < 0)
-		return 0;
-	for (i = end; i >= 0 && len <= n; i = pred[i])
-		len++;
-	if (len > n)
-		return 0;	/* not expected: a cycle in the labels */
-	*bott = w[end];
-	for (i = end, j = len; i >= 0; i = pred[i])
-		buf[--j] = i;
+	for (k = 0; k < m; k++)
+		if (W[k] > 0 && W[k] < HUGE_VAL_D && pred[k] >= 0 &&
+		    is_in(d->egress, d->negress, ids[k]) &&
+		    (end < 0 || W[k] > W[end]))
+			end = k;
+	if (end >= 0) {
+		*bott = W[end];
+		for (v = end; pred[v] >= 0 && len <= n;
+		     v = node_index(ids, m, t->arcs[af[pred[v]].arc].from))
+			len++;
+		if (len > n)	/* not expected: the flows are acyclic */
+			len = 0;
+		for (v = end, k = len; k > 0;
+		     v = node_index(ids, m, t->arcs[af[pred[v]].arc].from))
+			buf[--k] = pred[v];
+	}
+	free(ids);
+	free(start);
+	free(pos);
+	free(out);
+	free(indeg);
+	free(queue);
+	free(pred);
+	free(W);
 	return len;
 }
 
@@ -186,13 +257,11 @@ static int decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 	struct mpte_dstate *s = &ctx->st[di];
 	struct mpte_path *np = NULL;
 	int nnp = 0, cap = 0, p, *buf = mpte_xcalloc(n + 1, sizeof(int));
-	int *pred = mpte_xcalloc(n, sizeof(int));
 	double floor = 1e-9 * s->admitted;
-	double *w = mpte_xcalloc(n, sizeof(double));
 
 	for (;;) {
 		double bott;
-		int len = widest(t, d, af, n, floor, w, pred, buf, &bott), i;
+		int len = widest(t, d, af, n, floor, buf, &bott), i;
 
 		if (!len)
 			break;	/* only rounding dust is left */
@@ -210,8 +279,6 @@ static int decompose(struct mpte_ctx *ctx, int di, struct arcflow *af, int n)
 		nnp++;
 	}
 	free(buf);
-	free(pred);
-	free(w);
 	/* a spliced path may be longer than any it came from: over the
 	 * demand's hop limit, keep the old paths (the caller then drops the
 	 * thinnest one on the cycle instead) */

@@ -10,11 +10,13 @@ struct mpte_ctx;
 
 /*
  * For the active demands holding more than max_paths paths: re-solve their
- * flows over those paths (every other flow fixed) and drop the paths the
- * optimum leaves empty.  Loads are recomputed.  Returns how many demands
- * were re-solved; 0 without GLPK or when the LP failed (then nothing
- * changed).  A demand may still hold more than max_paths afterwards.
+ * flows over those paths (every other flow fixed), barring paths until
+ * each has at most max_paths in use, and drop the paths the optimum
+ * leaves empty.  Loads are recomputed.  No solve starts after mpte_now()
+ * reaches @until (0: no limit).  Returns how many demands were re-solved;
+ * 0 without GLPK, when the LP would be too big, or when a solve failed or
+ * ran out of time (then nothing changed, and the caller cuts).
  */
-int mpte_select_paths(struct mpte_ctx *ctx);
+int mpte_select_paths(struct mpte_ctx *ctx, double until);
 
 #endif

@@ -1060,7 +1060,9 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 		if (stop && phase == PHASE_FREE) {
 			/* the LP over the paths held chooses first (pathlp.c);
 			 * what it leaves over a cap is cut */
-			int chosen = mpte_select_paths(ctx);
+			int chosen = mpte_select_paths(ctx,
+				ctx->opt.time_limit > 0 ?
+				t0 + ctx->opt.time_limit : 0);
 			int cut = cut_to_max_paths(ctx);
 
 			if (chosen || cut) {
