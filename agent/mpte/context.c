@@ -236,14 +236,6 @@ void mpte_free(struct mpte_ctx *ctx)
 }
 
 /*
- * Derive what is reported (final paths, backups) for some demands.  Making
- * paths final can move a little flow (a cycle broken, a path cut); re-balance
- * (the first time with new paths, then within the final paths), and if that
- * still leaves a link over capacity, admission has the last word, and once
- * paths are final sheds without re-routing.  Demands pushed out are added
- * to *preempted (if not NULL).  Then backups, against the final loads.
- */
-/*
  * Making paths final (a cycle cancelled, the rest decomposed again) may
  * leave a demand more paths than max_paths: the path LP over them chooses
  * which stay (pathlp.c), and what it still leaves over is cut.  Loads are
@@ -275,6 +267,14 @@ static void cap_final(struct mpte_ctx *ctx)
 		mpte_recompute_loads(ctx);
 }
 
+/*
+ * Derive what is reported (final paths, backups) for some demands.  Making
+ * paths final can move a little flow (a cycle broken, a path cut); re-balance
+ * (the first time with new paths, then within the final paths), and if that
+ * still leaves a link over capacity, admission has the last word, and once
+ * paths are final sheds without re-routing.  Demands pushed out are added
+ * to *preempted (if not NULL).  Then backups, against the final loads.
+ */
 void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 		 char **preempted)
 {
