@@ -19,16 +19,8 @@
 #include "exact.h"
 
 #ifdef MPTE_HAVE_GLPK
-#include <glpk.h>
 
-struct lp {
-	glp_prob *p;
-	int *ia, *ja;
-	double *ar;
-	int nz, cap;
-};
-
-static void put(struct lp *l, int row, int col, double v)
+void mpte_lp_put(struct mpte_lp *l, int row, int col, double v)
 {
 	if (l->nz + 1 >= l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 1024;
@@ -42,7 +34,7 @@ static void put(struct lp *l, int row, int col, double v)
 	l->ar[l->nz] = v;
 }
 
-static int add_col(struct lp *l, double lo, double hi)
+static int add_col(struct mpte_lp *l, double lo, double hi)
 {
 	int c = glp_add_cols(l->p, 1);
 
@@ -59,7 +51,7 @@ int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
 	       size_t errlen)
 {
 	const struct mpte_topology *t = ctx->t;
-	struct lp l;
+	struct mpte_lp l;
 	struct mpte_filter f;
 	glp_smcp parm;
 	int g, a, k, v, j, ucol, row0, *node_row, rc, st = 0, ret = -1;
@@ -78,7 +70,7 @@ int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
 		glp_set_row_bnds(l.p, a + 1, GLP_UP, 0,
 				 ctx->failed[a] ? 0 : -ctx->background[a]);
 		if (!ctx->failed[a])
-			put(&l, a + 1, ucol, -t->arcs[a].capacity);
+			mpte_lp_put(&l, a + 1, ucol, -t->arcs[a].capacity);
 	}
 	node_row = mpte_xcalloc(t->nnodes, sizeof(int));
 	supply = mpte_xcalloc(t->nnodes, sizeof(double));
@@ -110,9 +102,9 @@ int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
 			if (!mpte_arc_usable(t, a, &f))
 				continue;
 			c = add_col(&l, 0, 0);
-			put(&l, node_row[t->arcs[a].from], c, 1);
-			put(&l, node_row[t->arcs[a].to], c, -1);
-			put(&l, a + 1, c, 1);
+			mpte_lp_put(&l, node_row[t->arcs[a].from], c, 1);
+			mpte_lp_put(&l, node_row[t->arcs[a].to], c, -1);
+			mpte_lp_put(&l, a + 1, c, 1);
 		}
 		if (gr->ningress == 1) {
 			supply[gr->ingress[0]] += total;
@@ -122,8 +114,8 @@ int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
 			for (j = 0; j < gr->ningress; j++) {
 				int c = add_col(&l, 0, 0);
 
-				put(&l, node_row[gr->ingress[j]], c, -1);
-				put(&l, srow, c, 1);
+				mpte_lp_put(&l, node_row[gr->ingress[j]], c, -1);
+				mpte_lp_put(&l, srow, c, 1);
 			}
 		}
 		for (k = 0; k < gr->nmembers; k++) {
@@ -142,8 +134,8 @@ int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
 			for (j = 0; j < d->negress; j++) {
 				int c = add_col(&l, 0, 0);
 
-				put(&l, node_row[d->egress[j]], c, 1);
-				put(&l, orow, c, 1);
+				mpte_lp_put(&l, node_row[d->egress[j]], c, 1);
+				mpte_lp_put(&l, orow, c, 1);
 			}
 		}
 		for (v = 0; v < t->nnodes; v++)

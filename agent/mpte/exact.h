@@ -25,4 +25,22 @@ int mpte_exact_available(void);
 int mpte_exact(const struct mpte_ctx *ctx, double *lp, char *err,
 	       size_t errlen);
 
+#ifdef MPTE_HAVE_GLPK
+#include <glpk.h>
+
+/*
+ * An LP being built: its matrix as glp_load_matrix() takes it, triplets
+ * from index 1, grown as needed.  exact.c and pathlp.c build theirs so.
+ */
+struct mpte_lp {
+	glp_prob *p;
+	int *ia, *ja;
+	double *ar;
+	int nz, cap;
+};
+
+/* Entry (row, col) = v; each pair once (GLPK refuses a repeated one). */
+void mpte_lp_put(struct mpte_lp *l, int row, int col, double v);
+#endif
+
 #endif

@@ -35,10 +35,10 @@
 #include <string.h>
 
 #include "mpte_int.h"
+#include "exact.h"
 #include "pathlp.h"
 
 #ifdef MPTE_HAVE_GLPK
-#include <glpk.h>
 
 /*
  * Trying each path's loss costs two solves (barred, then back); those
@@ -58,27 +58,6 @@
  */
 #define PATHLP_MAX_ROWS	4000
 #define PATHLP_IT_LIM	20000
-
-struct plp {
-	glp_prob *p;
-	int *ia, *ja;
-	double *ar;
-	int nz, cap;
-};
-
-static void plp_put(struct plp *l, int row, int col, double v)
-{
-	if (l->nz + 1 >= l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 1024;
-		l->ia = mpte_xrealloc(l->ia, l->cap * sizeof(int));
-		l->ja = mpte_xrealloc(l->ja, l->cap * sizeof(int));
-		l->ar = mpte_xrealloc(l->ar, l->cap * sizeof(double));
-	}
-	l->nz++;
-	l->ia[l->nz] = row;
-	l->ja[l->nz] = col;
-	l->ar[l->nz] = v;
-}
 
 /*
  * A demand over its cap, for the LP.  Not with max_paths 1: choosing one
@@ -130,7 +109,7 @@ static void build(struct mpte_ctx *ctx, const unsigned char *sel,
 	const struct mpte_topology *t = ctx->t;
 	int *row_of_arc, *last_col, *last_nz, di, p, i, a, ucol;
 	double *fixed;
-	struct plp l;
+	struct mpte_lp l;
 
 	/* the load that stays: background and every other demand's flow */
 	fixed = mpte_xcalloc(t->narcs, sizeof(double));
@@ -169,14 +148,14 @@ static void build(struct mpte_ctx *ctx, const unsigned char *sel,
 			int c = b->col0[di] + p;
 
 			glp_set_col_bnds(l.p, c, GLP_LO, 0, 0);
-			plp_put(&l, drow, c, 1);
+			mpte_lp_put(&l, drow, c, 1);
 			for (i = 0; i < s->paths[p].len; i++) {
 				a = s->paths[p].arcs[i];
 				if (!row_of_arc[a]) {
 					row_of_arc[a] = glp_add_rows(l.p, 1);
 					glp_set_row_bnds(l.p, row_of_arc[a], GLP_UP,
 							 0, -fixed[a]);
-					plp_put(&l, row_of_arc[a], ucol,
+					mpte_lp_put(&l, row_of_arc[a], ucol,
 						-t->arcs[a].capacity);
 				}
 				/* an arc twice on a path (paths are simple, but
@@ -185,7 +164,7 @@ static void build(struct mpte_ctx *ctx, const unsigned char *sel,
 					l.ar[last_nz[a]] += 1;
 					continue;
 				}
-				plp_put(&l, row_of_arc[a], c, 1);
+				mpte_lp_put(&l, row_of_arc[a], c, 1);
 				last_col[a] = c;
 				last_nz[a] = l.nz;
 			}

@@ -755,6 +755,18 @@ static const int capped_regressions[] = { 122, 856, 1105, 1192, 2169 };
 #define N_VS_LP 20
 #define N_INCR 20
 
+/* One case against GLPK's LP, named NAME_seed_SEED; SKIP without GLPK. */
+static void lp_case(const char *name, int seed, int max_paths)
+{
+	char nm[96];
+
+	snprintf(nm, sizeof(nm), "%s_seed_%d", name, seed);
+	if (!mpte_exact_available())
+		ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
+	else
+		ktap_result(one_vs_lp(seed, max_paths), nm);
+}
+
 int main(void)
 {
 	char nm[64];
@@ -768,15 +780,10 @@ int main(void)
 		first = atoi(getenv("MPTE_RANDOM_SEED"));
 	/* MPTE_RANDOM_CAPPED=1: the capped LP cases alone (the path-cap soak) */
 	if (getenv("MPTE_RANDOM_CAPPED") && atoi(getenv("MPTE_RANDOM_CAPPED"))) {
-		nr = ni = 0;
 		ktap_plan(nl);
-		for (i = 0; i < nl; i++) {
-			snprintf(nm, sizeof(nm), "random_capped_within_1pct_of_lp_seed_%d", first + i);
-			if (!mpte_exact_available())
-				ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
-			else
-				ktap_result(one_vs_lp(first + i, MPTE_DEFAULT_MAX_PATHS), nm);
-		}
+		for (i = 0; i < nl; i++)
+			lp_case("random_capped_within_1pct_of_lp", first + i,
+				MPTE_DEFAULT_MAX_PATHS);
 		return ktap_failed ? 1 : 0;
 	}
 	ktap_plan(2 * nr + 2 * nl + (int)ARRAY_SIZE(capped_regressions) + ni);
@@ -788,30 +795,16 @@ int main(void)
 		snprintf(nm, sizeof(nm), "random_sids_igp_zero_and_fractions_seed_%d", first + i);
 		ktap_result(one_sids(first + i), nm);
 	}
-	for (i = 0; i < nl; i++) {
-		snprintf(nm, sizeof(nm), "random_within_1pct_of_lp_seed_%d", first + i);
-		if (!mpte_exact_available())
-			ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
-		else
-			ktap_result(one_vs_lp(first + i, 64), nm);
-	}
-	for (i = 0; i < nl; i++) {
-		snprintf(nm, sizeof(nm), "random_capped_within_1pct_of_lp_seed_%d", first + i);
-		if (!mpte_exact_available())
-			ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
-		else
-			ktap_result(one_vs_lp(first + i, MPTE_DEFAULT_MAX_PATHS), nm);
-	}
+	for (i = 0; i < nl; i++)
+		lp_case("random_within_1pct_of_lp", first + i, 64);
+	for (i = 0; i < nl; i++)
+		lp_case("random_capped_within_1pct_of_lp", first + i,
+			MPTE_DEFAULT_MAX_PATHS);
 	/* seeds the 2,000-instance soak found above 1.01 x with the cap,
 	 * while the kept paths were the fattest, cut and scaled */
-	for (i = 0; i < (int)ARRAY_SIZE(capped_regressions); i++) {
-		snprintf(nm, sizeof(nm), "capped_regression_seed_%d", capped_regressions[i]);
-		if (!mpte_exact_available())
-			ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
-		else
-			ktap_result(one_vs_lp(capped_regressions[i],
-					      MPTE_DEFAULT_MAX_PATHS), nm);
-	}
+	for (i = 0; i < (int)ARRAY_SIZE(capped_regressions); i++)
+		lp_case("capped_regression", capped_regressions[i],
+			MPTE_DEFAULT_MAX_PATHS);
 	for (i = 0; i < ni; i++) {
 		snprintf(nm, sizeof(nm), "incremental_events_seed_%d", first + i);
 		ktap_result(one_incremental(first + i), nm);
