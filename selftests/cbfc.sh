@@ -561,14 +561,20 @@ sink_all() {
 	check "(( p == $1 && g == 0 ))" "the sink saw $p packets, $g gaps: not $1 and 0"
 }
 
-# hb_done N: wait for N packets at the sink, stop the sink and the events
-# monitor, and want all N there with no gap.
-hb_done() {
-	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= $1 ))" || true
+# hb_stop: stop the sink (SINK_TOTALS then holds its counts) and the
+# events monitor ($T/events holds what it saw).
+hb_stop() {
 	sink_stop
 	kill "$MON" 2>/dev/null || true
 	wait "$MON" 2>/dev/null || true
 	MON=
+}
+
+# hb_done N: wait for N packets at the sink, stop the sink and the events
+# monitor, and want all N there with no gap.
+hb_done() {
+	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= $1 ))" || true
+	hb_stop
 	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
 	sink_all "$1"
 }
@@ -616,9 +622,7 @@ test_heartbeat_failover() {
 	wait_until "(( \$(qd heartbeat_failures) >= 1 ))" ||
 		fail "no heartbeat failure"
 	wait_until "grep -q nexthop-failed '$T/events'" || true
-	sink_stop
-	kill "$MON" 2>/dev/null || true
-	wait "$MON" 2>/dev/null || true
+	hb_stop
 	cat "$T/events"
 	local waited
 	waited=$(grep nexthop-failed "$T/events" | num waited_us)
@@ -699,9 +703,7 @@ test_heartbeat_backup_credit() {
 	wait_until "(( \$(ip netns exec $s cat /sys/class/net/sv/statistics/rx_packets) >= 25 ))" || true
 	check "(( \$(hb_sess failed) == 1 && \$(qd drop_failed va2) == 0 ))" \
 		"after the backup's silence: failed $(hb_sess failed) drop_failed $(qd drop_failed va2), not 1 and 0"
-	sink_stop
-	kill "$MON" 2>/dev/null || true
-	wait "$MON" 2>/dev/null || true
+	hb_stop
 	cat "$T/events"
 	echo "sink: packets gaps out-of-order = $SINK_TOTALS"
 	check "grep nexthop-failed '$T/events' | grep -qE '\"on_backup\": ?1'" \
@@ -916,10 +918,7 @@ test_link_down() {
 			END { if (!n) print "- - 0"
 			      else printf "%d %d %d", (f - t0) * 1000, (l - t0) * 1000, n }' \
 			"$T/backup.txt")
-		sink_stop
-		kill "$MON" 2>/dev/null || true
-		wait "$MON" 2>/dev/null || true
-		MON=
+		hb_stop
 		events=$(cat "$T/events")
 		echo "$events"
 		read -r p g _ <<<"$SINK_TOTALS"
@@ -994,10 +993,7 @@ test_link_down_idle() {
 	hb_send 5 5
 	wait_until "(( \$(bn cat /sys/class/net/vb2/statistics/rx_packets) >= 5 ))" || true
 	sleep 0.2
-	sink_stop
-	kill "$MON" 2>/dev/null || true
-	wait "$MON" 2>/dev/null || true
-	MON=
+	hb_stop
 	cat "$T/events"
 	echo "link down with nothing queued: sink: packets gaps out-of-order = $SINK_TOTALS"
 	sink_all 10
