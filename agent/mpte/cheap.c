@@ -14,6 +14,7 @@
  * to every constraint a path has: colours, failures, max_delay, the hop
  * bound, max_sids, max_paths.  One Dijkstra per demand group and pass.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +131,7 @@ static void paths_free(struct mpte_path *pp, int n)
  * before, and the loads are exactly those it left.
  */
 static int cheapen_final(struct mpte_ctx *ctx, int di, const int *q, int n,
-			 const double *cost, double ucap)
+			 const double *cost, double ucap, bool *loads_changed)
 {
 	const struct mpte_topology *t = ctx->t;
 	struct mpte_dstate *s = &ctx->st[di];
@@ -141,6 +142,8 @@ static int cheapen_final(struct mpte_ctx *ctx, int di, const int *q, int n,
 		paths_free(before, nbefore);
 		return 0;
 	}
+	/* even if put back below: the sums may differ in their last bits */
+	*loads_changed = true;
 	load_paths(ctx, s->paths, s->npaths, -1);
 	mpte_finalise_paths(ctx, di);
 	load_paths(ctx, s->paths, s->npaths, 1);
@@ -170,18 +173,168 @@ static int cheapen_final(struct mpte_ctx *ctx, int di, const int *q, int n,
 	return 0;
 }
 
+/*
+ * The links a move may not use: failed, or with no room left under ucap.
+ * One array, so that a search without colours takes mpte_dijkstra()'s
+ * inline check rather than mpte_arc_usable() on every arc.
+ */
+static void links_off(const struct mpte_ctx *ctx, double ucap,
+		      unsigned char *off)
+{
+	const struct mpte_topology *t = ctx->t;
+	int a;
+
+	for (a = 0; a < t->narcs; a++)
+		off[a] = ctx->failed[a] ||
+			 ucap * t->arcs[a].capacity - ctx->background[a] -
+			 ctx->load[a] <= 1e-9 * t->arcs[a].capacity;
+}
+
+static bool eligible(const struct mpte_ctx *ctx, int di,
+		     const unsigned char *which)
+{
+	return ctx->st[di].status == MPTE_ADMITTED && ctx->st[di].npaths &&
+	       (!which || which[di]);
+}
+
+/*
+ * The groups of a pass go in batches: each group's cheapest routes are
+ * searched for the whole batch at once, side by side (par.c), under the
+ * links off at the batch's start; then the batch's demands move, one
+ * after the other, as before.  A group whose route lost its room to a
+ * move earlier in the batch is searched again then; a route that a move
+ * earlier in the batch made cheaper is seen in the next pass.  Batches
+ * of one on small instances: each group searches after the moves before
+ * it, exactly as it did without batches.
+ */
+#define CHEAP_BATCH		64
+#define CHEAP_BATCH_MIN_GROUPS	512
+
+struct cheap_route {
+	int *arcs;
+	int n;			/* -1: no route (not moving, or unreachable) */
+};
+
+struct cheap_batch {
+	const struct mpte_ctx *ctx;
+	const double *cost;
+	const unsigned char *off;
+	const unsigned char *which;
+	int g0;
+	bool *searched;			/* [i]: group g0 + i has routes */
+	struct cheap_route **route;	/* [i][member] */
+	int **buf;			/* per worker, nnodes + 1 */
+};
+
+/* A group's cheapest routes under the links off, into worker w's space. */
+static void group_search(const struct mpte_ctx *ctx,
+			 const struct mpte_group *gr, const double *cost,
+			 const unsigned char *off, struct mpte_sp *sp)
+{
+	struct mpte_filter f;
+
+	memset(&f, 0, sizeof(f));
+	f.include_any = gr->include_any;
+	f.include_all = gr->include_all;
+	f.exclude_any = gr->exclude_any;
+	f.failed = off;
+	mpte_dijkstra(ctx->t, sp, gr->ingress, gr->ningress, cost, &f,
+		      gr->targets, gr->ntargets);
+}
+
+/* Member di's cheapest route in sp, into buf: its length, or -1. */
+static int member_route(const struct mpte_ctx *ctx, const struct mpte_sp *sp,
+			int di, int *buf)
+{
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	int v = -1, j;
+
+	for (j = 0; j < d->negress; j++)
+		if (sp->dist[d->egress[j]] != HUGE_VAL_D &&
+		    (v < 0 || sp->dist[d->egress[j]] < sp->dist[v]))
+			v = d->egress[j];
+	if (v < 0)
+		return -1;
+	return mpte_sp_extract(ctx->t, sp, v, buf, ctx->t->nnodes + 1);
+}
+
+static void batch_group(void *arg, int i, int w)
+{
+	struct cheap_batch *b = arg;
+	const struct mpte_ctx *ctx = b->ctx;
+	const struct mpte_group *gr = &ctx->groups[b->g0 + i];
+	struct cheap_route *r;
+	int k;
+
+	for (k = 0; k < gr->nmembers; k++)
+		if (eligible(ctx, gr->members[k], b->which))
+			break;
+	b->searched[i] = k < gr->nmembers;
+	if (!b->searched[i])
+		return;
+	group_search(ctx, gr, b->cost, b->off, &ctx->wsp[w]);
+	r = mpte_xcalloc(gr->nmembers, sizeof(*r));
+	for (k = 0; k < gr->nmembers; k++) {
+		r[k].n = -1;
+		if (!eligible(ctx, gr->members[k], b->which))
+			continue;
+		r[k].n = member_route(ctx, &ctx->wsp[w], gr->members[k],
+				      b->buf[w]);
+		if (r[k].n < 0)
+			continue;
+		r[k].arcs = mpte_xcalloc(r[k].n ? r[k].n : 1, sizeof(int));
+		memcpy(r[k].arcs, b->buf[w], r[k].n * sizeof(int));
+	}
+	b->route[i] = r;
+}
+
+/* Every link of each route still has room under ucap. */
+static bool routes_fit(const struct mpte_ctx *ctx, const struct mpte_group *gr,
+		       const struct cheap_route *r, double ucap)
+{
+	const struct mpte_topology *t = ctx->t;
+	int k, i;
+
+	for (k = 0; k < gr->nmembers; k++)
+		for (i = 0; i < r[k].n; i++) {
+			int a = r[k].arcs[i];
+
+			if (ctx->failed[a] ||
+			    ucap * t->arcs[a].capacity - ctx->background[a] -
+			    ctx->load[a] <= 1e-9 * t->arcs[a].capacity)
+				return false;
+		}
+	return true;
+}
+
+/* Move member di onto route q if every path rule allows it. */
+static int member_move(struct mpte_ctx *ctx, int di, const int *q, int n,
+		       const double *cost, double ucap, bool *stale)
+{
+	const struct mpte_demand *d = &ctx->ds->d[di];
+
+	if (n < 0 || n > mpte_hop_limit(ctx, di) ||
+	    (d->max_delay > 0 &&
+	     mpte_path_delay(ctx->t, q, n) > d->max_delay + MPTE_EPS) ||
+	    mpte_segments_over(mpte_sids(ctx), q, n, mpte_max_sids(ctx, di)))
+		return 0;
+	return cheapen_final(ctx, di, q, n, cost, ucap, stale);
+}
+
 void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 {
 	const struct mpte_topology *t = ctx->t;
+	struct cheap_batch b = { .ctx = ctx, .which = which };
+	int *buf, a, k, w, pass, nw, batch;
 	double *cost, mean = 0, ucap;
-	unsigned char *full;
-	int *buf, a, g, k, pass;
+	unsigned char *off;
+	bool stale = true;
 
 	ucap = mpte_current_max_util(ctx, NULL);
-	if (ucap <= 0)
+	if (ucap <= 0 || !ctx->ngroups)
 		return;
 	cost = mpte_xcalloc(t->narcs, sizeof(double));
-	full = mpte_xcalloc(t->narcs, 1);
+	off = mpte_xcalloc(t->narcs, 1);
 	buf = mpte_xcalloc(t->nnodes + 1, sizeof(int));
 	for (a = 0; a < t->narcs; a++)
 		mean += t->arcs[a].te_metric;
@@ -189,66 +342,82 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 	for (a = 0; a < t->narcs; a++)
 		cost[a] = t->arcs[a].te_metric + 1e-3 * (mean > 0 ? mean : 1);
 
+	/* the batch's size may not depend on the threads (the routing
+	 * would); a re-plan takes batches of one */
+	nw = mpte_par_width(ctx);
+	batch = ctx->cold && ctx->ngroups >= CHEAP_BATCH_MIN_GROUPS ?
+		CHEAP_BATCH : 1;
+	if (batch == 1)
+		nw = 1;
+	b.cost = cost;
+	b.off = off;
+	b.searched = mpte_xcalloc(batch, sizeof(*b.searched));
+	b.route = mpte_xcalloc(batch, sizeof(*b.route));
+	b.buf = mpte_xcalloc(nw, sizeof(*b.buf));
+	for (w = 0; w < nw; w++)
+		b.buf[w] = mpte_xcalloc(t->nnodes + 1, sizeof(int));
+
 	for (pass = 0; pass < CHEAP_PASSES; pass++) {
+		double t0 = mpte_now();
 		int moved = 0;
 
-		for (g = 0; g < ctx->ngroups; g++) {
-			const struct mpte_group *gr = &ctx->groups[g];
-			struct mpte_filter f;
+		for (b.g0 = 0; b.g0 < ctx->ngroups; b.g0 += batch) {
+			int nb = ctx->ngroups - b.g0 < batch ?
+				 ctx->ngroups - b.g0 : batch, i;
 
-			for (k = 0; k < gr->nmembers; k++) {
-				int di = gr->members[k];
+			/* links with no room left cannot take more; only a
+			 * move changes which (10,000 groups x 60,000 links
+			 * on the 10,000-node WAN, were it done every time) */
+			if (stale)
+				links_off(ctx, ucap, off);
+			stale = false;
+			mpte_par_for(nb, nw, batch_group, &b);
+			for (i = 0; i < nb; i++) {
+				const struct mpte_group *gr = &ctx->groups[b.g0 + i];
+				struct cheap_route *r = b.route[i];
 
-				if (ctx->st[di].status == MPTE_ADMITTED &&
-				    ctx->st[di].npaths && (!which || which[di]))
-					break;
-			}
-			if (k == gr->nmembers)
-				continue;
-			/* links with no room left cannot take more */
-			for (a = 0; a < t->narcs; a++)
-				full[a] = ucap * t->arcs[a].capacity -
-					  ctx->background[a] - ctx->load[a] <=
-					  1e-9 * t->arcs[a].capacity;
-			memset(&f, 0, sizeof(f));
-			f.include_any = gr->include_any;
-			f.include_all = gr->include_all;
-			f.exclude_any = gr->exclude_any;
-			f.failed = ctx->failed;
-			f.arc_off = full;
-			mpte_dijkstra(t, &ctx->sp3, gr->ingress, gr->ningress, cost,
-				      &f, gr->targets, gr->ntargets);
-			for (k = 0; k < gr->nmembers; k++) {
-				int di = gr->members[k], v, n, j;
-				const struct mpte_demand *d = &ctx->ds->d[di];
+				if (!b.searched[i])
+					continue;
+				if (routes_fit(ctx, gr, r, ucap)) {
+					for (k = 0; k < gr->nmembers; k++)
+						if (eligible(ctx, gr->members[k], which))
+							moved += member_move(ctx,
+								gr->members[k], r[k].arcs,
+								r[k].n, cost, ucap, &stale);
+				} else {
+					/* searched again, after the moves */
+					if (stale)
+						links_off(ctx, ucap, off);
+					stale = false;
+					group_search(ctx, gr, cost, off, &ctx->sp3);
+					for (k = 0; k < gr->nmembers; k++) {
+						int di = gr->members[k];
 
-				if (ctx->st[di].status != MPTE_ADMITTED ||
-				    !ctx->st[di].npaths || (which && !which[di]))
-					continue;
-				v = -1;
-				for (j = 0; j < d->negress; j++)
-					if (ctx->sp3.dist[d->egress[j]] != HUGE_VAL_D &&
-					    (v < 0 || ctx->sp3.dist[d->egress[j]] <
-						      ctx->sp3.dist[v]))
-						v = d->egress[j];
-				if (v < 0)
-					continue;
-				n = mpte_sp_extract(t, &ctx->sp3, v, buf, t->nnodes + 1);
-				if (n < 0 || n > mpte_hop_limit(ctx, di) ||
-				    (d->max_delay > 0 &&
-				     mpte_path_delay(t, buf, n) > d->max_delay + MPTE_EPS) ||
-				    mpte_segments_over(mpte_sids(ctx), buf, n,
-						       mpte_max_sids(ctx, di)))
-					continue;
-				moved |= cheapen_final(ctx, di, buf, n, cost, ucap);
+						if (eligible(ctx, di, which))
+							moved += member_move(ctx, di, buf,
+								member_route(ctx, &ctx->sp3,
+									     di, buf),
+								cost, ucap, &stale);
+					}
+				}
+				for (k = 0; k < gr->nmembers; k++)
+					free(r[k].arcs);
+				free(r);
+				b.route[i] = NULL;
 			}
 		}
 		if (getenv("MPTE_TRACE"))
-			fprintf(stderr, "mpte: cheap pass %d moved %d\n", pass, moved);
+			fprintf(stderr, "mpte: cheap pass %d moved %d in %.2f s\n",
+				pass, moved, mpte_now() - t0);
 		if (!moved)
 			break;
 	}
+	for (w = 0; w < nw; w++)
+		free(b.buf[w]);
+	free(b.buf);
+	free(b.route);
+	free(b.searched);
 	free(cost);
-	free(full);
+	free(off);
 	free(buf);
 }

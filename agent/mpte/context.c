@@ -179,6 +179,8 @@ struct mpte_ctx *mpte_new(const struct mpte_topology *t,
 	mpte_sp_init(&ctx->sp, t->nnodes);
 	mpte_sp_init(&ctx->sp2, t->nnodes);
 	mpte_sp_init(&ctx->sp3, t->nnodes);
+	/* below this, threads cost more than the searches they share */
+	ctx->par_min_work = 1e6;
 	mpte_recompute_loads(ctx);
 	ctx->ecmp_util = -1;
 	return ctx;
@@ -232,7 +234,30 @@ void mpte_free(struct mpte_ctx *ctx)
 	mpte_sp_fini(&ctx->sp);
 	mpte_sp_fini(&ctx->sp2);
 	mpte_sp_fini(&ctx->sp3);
+	for (i = 0; i < ctx->nworkers; i++)
+		mpte_sp_fini(&ctx->wsp[i]);
+	free(ctx->wsp);
 	free(ctx);
+}
+
+int mpte_par_width(struct mpte_ctx *ctx)
+{
+	int nw = mpte_workers(ctx);	/* the workspaces exist either way */
+
+	return ctx->cold ? nw : 1;
+}
+
+int mpte_workers(struct mpte_ctx *ctx)
+{
+	int i;
+
+	if (!ctx->nworkers) {
+		ctx->nworkers = mpte_par_workers();
+		ctx->wsp = mpte_xcalloc(ctx->nworkers, sizeof(*ctx->wsp));
+		for (i = 0; i < ctx->nworkers; i++)
+			mpte_sp_init(&ctx->wsp[i], ctx->t->nnodes);
+	}
+	return ctx->nworkers;
 }
 
 /*
@@ -352,11 +377,47 @@ void mpte_sids_invalidate(struct mpte_ctx *ctx)
 	ctx->sids = NULL;
 }
 
+/*
+ * A cold solve asks for every ingress's IGP tree (each path's first
+ * segment starts there): build them first, on every core, when there
+ * are enough to pay for the threads.  Re-plans keep the trees they have.
+ */
+
+static void sids_prefill(struct mpte_ctx *ctx)
+{
+	const struct mpte_topology *t = ctx->t;
+	unsigned char *seen;
+	int *roots, n = 0, g, i, nw = mpte_par_width(ctx);
+
+	if (nw < 2)
+		return;
+	seen = mpte_xcalloc(t->nnodes, 1);
+	roots = mpte_xcalloc(t->nnodes, sizeof(int));
+	for (g = 0; g < ctx->ngroups; g++)
+		for (i = 0; i < ctx->groups[g].ningress; i++) {
+			int v = ctx->groups[g].ingress[i];
+
+			if (!seen[v]) {
+				seen[v] = 1;
+				roots[n++] = v;
+			}
+		}
+	if ((double)n * t->nnodes >= ctx->par_min_work)
+		mpte_sid_cache_prefill(mpte_sids(ctx), roots, n, ctx->wsp, nw);
+	free(roots);
+	free(seen);
+}
+
 int mpte_solve(struct mpte_ctx *ctx)
 {
-	int r = mpte_admit(ctx);
+	int r;
+
+	ctx->cold = true;
+	sids_prefill(ctx);
+	r = mpte_admit(ctx);
 
 	mpte_finish(ctx, NULL, NULL);
+	ctx->cold = false;
 	if (ctx->opt.ecmp_baseline)
 		ctx->ecmp_util = mpte_ecmp(ctx);
 	return r;

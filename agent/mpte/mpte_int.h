@@ -150,14 +150,20 @@ struct mpte_filter {
 	double per_hop;			/* added to every arc's length */
 };
 
+/* A heap entry: key and node side by side, one cache line for a node's
+ * four children (graph.c). */
+struct mpte_heap_ent {
+	double key;
+	int node;
+};
+
 /* Reusable Dijkstra workspace. */
 struct mpte_sp {
 	int n;
 	double *dist;
 	int *pred;			/* arc into node, -1 at a source */
 	unsigned char *done;
-	int *heap_node;
-	double *heap_key;
+	struct mpte_heap_ent *heap;
 	int heap_len, heap_cap;
 	int *touched;			/* nodes whose dist was set, for reset */
 	int ntouched;
@@ -204,6 +210,10 @@ struct mpte_ctx {
 	struct mpte_sp sp;		/* group sweeps */
 	struct mpte_sp sp2;		/* per-demand searches (delay, backup) */
 	struct mpte_sp sp3;		/* a group's fewest-hop tree (first routes) */
+	struct mpte_sp *wsp;		/* one per worker of mpte_par_for() */
+	int nworkers;			/* how many of wsp; 0 until first used */
+	bool cold;			/* in mpte_solve(), not a re-plan */
+	double par_min_work;		/* searches x nodes worth threads */
 	struct mpte_sid_cache *sids;	/* IGP trees for SID counts (lazy) */
 
 	/* hop bounds (hops.c), per demand, 0 = not computed yet */
@@ -239,7 +249,20 @@ int mpte_sp_extract(const struct mpte_topology *t, const struct mpte_sp *sp,
 void mpte_filter_for(const struct mpte_ctx *ctx, const struct mpte_demand *d,
 		     struct mpte_filter *f);
 
+/* par.c */
+int mpte_par_workers(void);
+void mpte_par_for(int n, int nworkers, void (*fn)(void *arg, int i, int w),
+		  void *arg);
+
 /* context.c */
+/* ctx->wsp[0..return): the workers' search workspaces, made on first use */
+int mpte_workers(struct mpte_ctx *ctx);
+/*
+ * How many of them to use: all in a cold solve, one in a re-plan, which
+ * touches few demands (threads made the median failure re-plan on
+ * wan1000 40 ms wall instead of 28).  The result is the same either way.
+ */
+int mpte_par_width(struct mpte_ctx *ctx);
 void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 		 char **preempted);
 /* The IGP trees segment lists are counted against; invalidate them when a
@@ -314,6 +337,8 @@ void mpte_dag_write(struct jw *w, const struct mpte_ctx *ctx, int di);
 struct mpte_sid_cache;
 struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx);
 void mpte_sid_cache_free(struct mpte_sid_cache *c);
+void mpte_sid_cache_prefill(struct mpte_sid_cache *c, const int *roots, int n,
+			    struct mpte_sp *sp, int nw);
 void mpte_sid_cache_set_local(struct mpte_sid_cache *c, bool local);
 /* arc a recovered: drop the trees it gives a path as short or shorter */
 void mpte_sid_cache_recover_arc(struct mpte_sid_cache *c, int a);

@@ -654,8 +654,8 @@ void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale)
  * the links its colours allow, into ctx->sp. False (and nothing computed)
  * when no member of the group is active.
  */
-static bool group_shortest_paths(struct mpte_ctx *ctx,
-				 const struct mpte_group *gr)
+static bool group_sp_into(const struct mpte_ctx *ctx,
+			  const struct mpte_group *gr, struct mpte_sp *sp)
 {
 	struct mpte_filter f;
 	int k;
@@ -670,9 +670,15 @@ static bool group_shortest_paths(struct mpte_ctx *ctx,
 	f.include_all = gr->include_all;
 	f.exclude_any = gr->exclude_any;
 	f.failed = ctx->failed;
-	mpte_dijkstra(ctx->t, &ctx->sp, gr->ingress, gr->ningress,
+	mpte_dijkstra(ctx->t, sp, gr->ingress, gr->ningress,
 		      ctx->len, &f, gr->targets, gr->ntargets);
 	return true;
+}
+
+static bool group_shortest_paths(struct mpte_ctx *ctx,
+				 const struct mpte_group *gr)
+{
+	return group_sp_into(ctx, gr, &ctx->sp);
 }
 
 /*
@@ -781,11 +787,57 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
  * Certified lower bound on the best max utilisation reachable by moving the
  * active demands only (the others are fixed load), from the current lengths.
  */
+struct lb_job {
+	const struct mpte_ctx *ctx;
+	double *moved;		/* per group */
+};
+
+/* Group g's share of the bound, in worker w's workspace. */
+static void lb_group(void *arg, int g, int w)
+{
+	struct lb_job *j = arg;
+	const struct mpte_ctx *ctx = j->ctx;
+	const struct mpte_group *gr = &ctx->groups[g];
+	struct mpte_sp *sp = &ctx->wsp[w];
+	double moved = 0;
+	int k, p;
+
+	j->moved[g] = 0;
+	if (!group_sp_into(ctx, gr, sp))
+		return;
+	for (k = 0; k < gr->nmembers; k++) {
+		int di = gr->members[k], v;
+		const struct mpte_dstate *st = &ctx->st[di];
+		double cur = 0;
+
+		if (!st->active)
+			continue;
+		v = nearest_egress(sp, &ctx->ds->d[di]);
+		if (v < 0)
+			continue;
+		for (p = 0; p < st->npaths; p++)
+			cur += st->paths[p].flow *
+			       path_len(ctx->len, st->paths[p].arcs,
+					st->paths[p].len);
+		/* replace this demand's current cost by its cheapest */
+		moved += cur - st->admitted * sp->dist[v];
+	}
+	j->moved[g] = moved;
+}
+
+/*
+ * One search a group, all under the same lengths: on every core when the
+ * searches are large enough to pay for the threads (10 % of the
+ * 10,000-node WAN's run on one).  The groups' shares are added in group
+ * order, so the bound is the same however many ran.
+ */
+
 static double lower_bound(struct mpte_ctx *ctx)
 {
 	const struct mpte_topology *t = ctx->t;
 	double s = 0, fixed = 0, moved = 0;
-	int a, g, k, p;
+	struct lb_job job = { .ctx = ctx };
+	int a, g, nw;
 
 	for (a = 0; a < t->narcs; a++) {
 		if (ctx->failed[a])
@@ -793,31 +845,16 @@ static double lower_bound(struct mpte_ctx *ctx)
 		s += ctx->len[a] * t->arcs[a].capacity;
 		fixed += ctx->len[a] * (ctx->background[a] + ctx->load[a]);
 	}
-	if (s <= 0)
+	if (s <= 0 || !ctx->ngroups)
 		return 0;
-	for (g = 0; g < ctx->ngroups; g++) {
-		const struct mpte_group *gr = &ctx->groups[g];
-
-		if (!group_shortest_paths(ctx, gr))
-			continue;
-		for (k = 0; k < gr->nmembers; k++) {
-			int di = gr->members[k], v;
-			struct mpte_dstate *st = &ctx->st[di];
-			double cur = 0;
-
-			if (!st->active)
-				continue;
-			v = nearest_egress(&ctx->sp, &ctx->ds->d[di]);
-			if (v < 0)
-				continue;
-			for (p = 0; p < st->npaths; p++)
-				cur += st->paths[p].flow *
-				       path_len(ctx->len, st->paths[p].arcs,
-						st->paths[p].len);
-			/* replace this demand's current cost by its cheapest */
-			moved += cur - st->admitted * ctx->sp.dist[v];
-		}
-	}
+	nw = mpte_par_width(ctx);
+	if ((double)ctx->ngroups * t->nnodes < ctx->par_min_work)
+		nw = 1;
+	job.moved = mpte_xcalloc(ctx->ngroups, sizeof(double));
+	mpte_par_for(ctx->ngroups, nw, lb_group, &job);
+	for (g = 0; g < ctx->ngroups; g++)
+		moved += job.moved[g];
+	free(job.moved);
 	return (fixed - moved) / s;
 }
 

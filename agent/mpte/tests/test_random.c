@@ -767,6 +767,118 @@ static void lp_case(const char *name, int seed, int max_paths)
 		ktap_result(one_vs_lp(seed, max_paths), nm);
 }
 
+/*
+ * The same routing on one thread as on two: the dual bound's searches
+ * and the cheap pass's batches run side by side (par.c), and their
+ * results must not depend on how many threads did them.  A 600-node
+ * torus, 1,500 demands: over 512 demand groups, so the cheap pass batches; the
+ * bound's searches and the trees' are made parallel at any size.
+ */
+static struct mpte_ctx *solve_threads(struct mpte_topology *t,
+				      struct mpte_demand_set *ds,
+				      const char *threads)
+{
+	struct mpte_ctx *ctx;
+	struct mpte_options o;
+
+	mpte_options_default(&o);
+	o.admission = 0;	/* every demand routed: U and its bound to compare */
+	setenv("MPTE_THREADS", threads, 1);
+	ctx = mpte_new(t, ds, &o);
+	ctx->par_min_work = 0;	/* the bound and the trees too, this small */
+	mpte_solve(ctx);
+	unsetenv("MPTE_THREADS");
+	return ctx;
+}
+
+/* A w x h torus: no cut a handful of demands fill, so the optimiser
+ * works (a random tree with extra links is decided by its cuts). */
+static struct json_object *gen_torus(int w, int h)
+{
+	struct json_object *t = json_object_new_object();
+	struct json_object *nodes = json_object_new_array();
+	struct json_object *links = json_object_new_array();
+	int i, d;
+
+	for (i = 0; i < w * h; i++) {
+		struct json_object *o = json_object_new_object();
+		char sid[32];
+
+		snprintf(sid, sizeof(sid), "fc00:%x::", i + 1);
+		json_object_object_add(o, "name", json_object_new_string(name(i)));
+		json_object_object_add(o, "sid", json_object_new_string(sid));
+		json_object_array_add(nodes, o);
+	}
+	for (i = 0; i < w * h; i++)
+		for (d = 0; d < 2; d++) {
+			struct json_object *l = json_object_new_object();
+			int x = i % w, y = i / w;
+			int j = d ? y * w + (x + 1) % w : ((y + 1) % h) * w + x;
+
+			json_object_object_add(l, "from", json_object_new_string(name(i)));
+			json_object_object_add(l, "to", json_object_new_string(name(j)));
+			json_object_object_add(l, "capacity",
+					       json_object_new_double(rint_(0, 1) ? 400 : 100));
+			json_object_object_add(l, "te_metric",
+					       json_object_new_int(rint_(1, 10)));
+			json_object_array_add(links, l);
+		}
+	json_object_object_add(t, "nodes", nodes);
+	json_object_object_add(t, "links", links);
+	return t;
+}
+
+static int t_threads_same_routing(void)
+{
+	struct json_object *tj, *dj;
+	struct mpte_topology *t = NULL;
+	struct mpte_demand_set *ds = NULL;
+	struct mpte_ctx *one = NULL, *two = NULL;
+	char err[512];
+	int di, p, same = 0;
+
+	rng = 0x2545f4914f6cdd1dULL * 4242;
+	tj = gen_torus(25, 24);
+	dj = gen_demands(600, 1500, 0, MPTE_DEFAULT_MAX_PATHS);
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "topology: %s", err);
+	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	CHECK(ds, "demands: %s", err);
+	one = solve_threads(t, ds, "1");
+	two = solve_threads(t, ds, "2");
+	CHECK(one->nworkers == 1 && two->nworkers == 2,
+	      "%d and %d workers, want 1 and 2", one->nworkers, two->nworkers);
+	CHECK(one->ngroups >= 512, "%d demand groups: the cheap pass does not batch below 512",
+	      one->ngroups);
+	CHECK(one->max_util == two->max_util && one->lower_bound == two->lower_bound,
+	      "one thread: U %.17g, bound %.17g; two: %.17g, %.17g",
+	      one->max_util, one->lower_bound, two->max_util, two->lower_bound);
+	for (di = 0; di < ds->n; di++) {
+		const struct mpte_dstate *a = &one->st[di], *b = &two->st[di];
+
+		CHECK(a->status == b->status && a->npaths == b->npaths,
+		      "demand %s: status %d / %d, %d / %d paths", ds->d[di].id,
+		      a->status, b->status, a->npaths, b->npaths);
+		for (p = 0; p < a->npaths; p++)
+			CHECK(a->paths[p].len == b->paths[p].len &&
+			      a->paths[p].flow == b->paths[p].flow &&
+			      !memcmp(a->paths[p].arcs, b->paths[p].arcs,
+				      a->paths[p].len * sizeof(int)),
+			      "demand %s: path %d differs", ds->d[di].id, p);
+		same++;
+	}
+	printf("# %d demands routed alike, U %.6f, bound %.6f\n", same,
+		   one->max_util, one->lower_bound);
+out:
+	mpte_free(one);
+	mpte_free(two);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	json_object_put(dj);
+	return KTAP_FAILED();
+}
+
 int main(void)
 {
 	char nm[64];
@@ -786,7 +898,7 @@ int main(void)
 				MPTE_DEFAULT_MAX_PATHS);
 		return ktap_failed ? 1 : 0;
 	}
-	ktap_plan(2 * nr + 2 * nl + (int)ARRAY_SIZE(capped_regressions) + ni);
+	ktap_plan(2 * nr + 2 * nl + (int)ARRAY_SIZE(capped_regressions) + ni + 1);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -809,5 +921,6 @@ int main(void)
 		snprintf(nm, sizeof(nm), "incremental_events_seed_%d", first + i);
 		ktap_result(one_incremental(first + i), nm);
 	}
+	ktap_result(t_threads_same_routing(), "threads_same_routing");
 	return ktap_failed ? 1 : 0;
 }
