@@ -150,8 +150,7 @@ struct mpte_filter {
 	double per_hop;			/* added to every arc's length */
 };
 
-/* A heap entry: key and node side by side, one cache line for a node's
- * four children (graph.c). */
+/* A heap entry: key and node side by side (graph.c). */
 struct mpte_heap_ent {
 	double key;
 	int node;

@@ -790,6 +790,7 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 struct lb_job {
 	const struct mpte_ctx *ctx;
 	double *moved;		/* per group */
+	double *sum;		/* or one sum, term by term (one worker) */
 };
 
 /* Group g's share of the bound, in worker w's workspace. */
@@ -799,10 +800,9 @@ static void lb_group(void *arg, int g, int w)
 	const struct mpte_ctx *ctx = j->ctx;
 	const struct mpte_group *gr = &ctx->groups[g];
 	struct mpte_sp *sp = &ctx->wsp[w];
-	double moved = 0;
+	double moved = 0, *sum = j->sum ? j->sum : &moved;
 	int k, p;
 
-	j->moved[g] = 0;
 	if (!group_sp_into(ctx, gr, sp))
 		return;
 	for (k = 0; k < gr->nmembers; k++) {
@@ -820,16 +820,19 @@ static void lb_group(void *arg, int g, int w)
 			       path_len(ctx->len, st->paths[p].arcs,
 					st->paths[p].len);
 		/* replace this demand's current cost by its cheapest */
-		moved += cur - st->admitted * sp->dist[v];
+		*sum += cur - st->admitted * sp->dist[v];
 	}
-	j->moved[g] = moved;
+	if (!j->sum)
+		j->moved[g] = moved;
 }
 
 /*
  * One search a group, all under the same lengths: on every core when the
  * searches are large enough to pay for the threads (10 % of the
- * 10,000-node WAN's run on one).  The groups' shares are added in group
- * order, so the bound is the same however many ran.
+ * 10,000-node WAN's run on one).  The groups' shares are then added in
+ * group order, so the bound is the same however many ran; below that
+ * size, one sum term by term, as before the threads (the last bits of
+ * the bound decide a stopping rule now and then).
  */
 
 static double lower_bound(struct mpte_ctx *ctx)
@@ -847,9 +850,13 @@ static double lower_bound(struct mpte_ctx *ctx)
 	}
 	if (s <= 0 || !ctx->ngroups)
 		return 0;
+	if ((double)ctx->ngroups * t->nnodes < ctx->par_min_work) {
+		mpte_workers(ctx);
+		job.sum = &moved;
+		mpte_par_for(ctx->ngroups, 1, lb_group, &job);
+		return (fixed - moved) / s;
+	}
 	nw = mpte_par_width(ctx);
-	if ((double)ctx->ngroups * t->nnodes < ctx->par_min_work)
-		nw = 1;
 	job.moved = mpte_xcalloc(ctx->ngroups, sizeof(double));
 	mpte_par_for(ctx->ngroups, nw, lb_group, &job);
 	for (g = 0; g < ctx->ngroups; g++)
