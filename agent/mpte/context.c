@@ -381,6 +381,10 @@ void mpte_sids_invalidate(struct mpte_ctx *ctx)
  * A cold solve asks for every ingress's IGP tree (each path's first
  * segment starts there): build them first, on every core, when there
  * are enough to pay for the threads.  Re-plans keep the trees they have.
+ * Built on one thread too: which trees exist must not depend on the
+ * threads, as a tree kept across a failure is not always the one built
+ * after it (zero IGP metrics: the counts of equal paths follow the
+ * order nodes were settled in).
  */
 
 static void sids_prefill(struct mpte_ctx *ctx)
@@ -389,8 +393,6 @@ static void sids_prefill(struct mpte_ctx *ctx)
 	unsigned char *seen;
 	int *roots, n = 0, g, i, nw = mpte_par_width(ctx);
 
-	if (nw < 2)
-		return;
 	seen = mpte_xcalloc(t->nnodes, 1);
 	roots = mpte_xcalloc(t->nnodes, sizeof(int));
 	for (g = 0; g < ctx->ngroups; g++)

@@ -10,7 +10,9 @@
  * order, so the outcome does not depend on how many threads ran or which
  * took what: the same input gives the same routing on any machine.
  */
+#define _GNU_SOURCE	/* sched_getaffinity, CPU_COUNT */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -42,10 +44,21 @@ static void *par_run(void *p)
 	return NULL;
 }
 
+/* The CPUs this process may run on (a container's or taskset's), not
+ * the machine's. */
+static long cpus_usable(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int mpte_par_workers(void)
 {
 	const char *e = getenv("MPTE_THREADS");
-	long n = e ? atol(e) : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = e ? atol(e) : cpus_usable();
 
 	if (n < 1)
 		n = 1;

@@ -772,7 +772,9 @@ static void lp_case(const char *name, int seed, int max_paths)
  * and the cheap pass's batches run side by side (par.c), and their
  * results must not depend on how many threads did them.  A 600-node
  * torus, 1,500 demands: over 512 demand groups, so the cheap pass batches; the
- * bound's searches and the trees' are made parallel at any size.
+ * bound's searches and the trees' are made parallel at any size.  The
+ * whole result is compared, after the cold solve and after failures
+ * and a recovery (re-plans keep the trees the cold solve built).
  */
 static struct mpte_ctx *solve_threads(struct mpte_topology *t,
 				      struct mpte_demand_set *ds,
@@ -828,14 +830,42 @@ static struct json_object *gen_torus(int w, int h)
 	return t;
 }
 
+/* The whole JSON result (paths, DAGs, SID lists, backups) of both, the
+ * time taken aside: 0 if the same, else 1 and says where they part. */
+static int same_output(struct mpte_ctx *a, struct mpte_ctx *b,
+		       const char *when)
+{
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0, i;
+	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+	int differ;
+
+	a->solve_seconds = b->solve_seconds = 0;
+	mpte_result_print(a, fa);
+	mpte_result_print(b, fb);
+	fclose(fa);
+	fclose(fb);
+	differ = la != lb || memcmp(ta, tb, la);
+	if (differ) {
+		for (i = 0; i < la && i < lb && ta[i] == tb[i]; i++)
+			;
+		printf("# after %s: the results differ from byte %zu: %.60s | %.60s\n",
+		       when, i, ta + (i > 20 ? i - 20 : 0), tb + (i > 20 ? i - 20 : 0));
+	}
+	free(ta);
+	free(tb);
+	return differ;
+}
+
 static int t_threads_same_routing(void)
 {
+	static const char *const fail[] = { "n0-n1", "n30-n31", "n100-n125" };
 	struct json_object *tj, *dj;
 	struct mpte_topology *t = NULL;
 	struct mpte_demand_set *ds = NULL;
 	struct mpte_ctx *one = NULL, *two = NULL;
-	char err[512];
-	int di, p, same = 0;
+	char err[512], what[64];
+	int di, p, i, same = 0;
 
 	rng = 0x2545f4914f6cdd1dULL * 4242;
 	tj = gen_torus(25, 24);
@@ -853,6 +883,17 @@ static int t_threads_same_routing(void)
 	CHECK(one->max_util == two->max_util && one->lower_bound == two->lower_bound,
 	      "one thread: U %.17g, bound %.17g; two: %.17g, %.17g",
 	      one->max_util, one->lower_bound, two->max_util, two->lower_bound);
+	CHECK(!same_output(one, two, "the cold solve"), "%s", "see above");
+	/* the trees a threaded solve built are kept across events */
+	for (i = 0; i < (int)ARRAY_SIZE(fail); i++) {
+		CHECK(!mpte_fail_link(one, fail[i], err, sizeof(err)) &&
+		      !mpte_fail_link(two, fail[i], err, sizeof(err)), "%s", err);
+		snprintf(what, sizeof(what), "link %s failed", fail[i]);
+		CHECK(!same_output(one, two, what), "%s", "see above");
+	}
+	CHECK(!mpte_recover_link(one, fail[0], err, sizeof(err)) &&
+	      !mpte_recover_link(two, fail[0], err, sizeof(err)), "%s", err);
+	CHECK(!same_output(one, two, "a link recovered"), "%s", "see above");
 	for (di = 0; di < ds->n; di++) {
 		const struct mpte_dstate *a = &one->st[di], *b = &two->st[di];
 
