@@ -173,21 +173,28 @@ static int cheapen_final(struct mpte_ctx *ctx, int di, const int *q, int n,
 	return 0;
 }
 
+/* A move may not use link a: failed, or no room left under ucap. */
+static bool link_off(const struct mpte_ctx *ctx, int a, double ucap)
+{
+	const struct mpte_arc *arc = &ctx->t->arcs[a];
+
+	return ctx->failed[a] ||
+	       ucap * arc->capacity - ctx->background[a] - ctx->load[a] <=
+	       1e-9 * arc->capacity;
+}
+
 /*
- * The links a move may not use: failed, or with no room left under ucap.
- * One array, so that a search without colours takes mpte_dijkstra()'s
- * inline check rather than mpte_arc_usable() on every arc.
+ * link_off() for every link, in one array, so that a search without
+ * colours takes mpte_dijkstra()'s inline check rather than
+ * mpte_arc_usable() on every arc.
  */
 static void links_off(const struct mpte_ctx *ctx, double ucap,
 		      unsigned char *off)
 {
-	const struct mpte_topology *t = ctx->t;
 	int a;
 
-	for (a = 0; a < t->narcs; a++)
-		off[a] = ctx->failed[a] ||
-			 ucap * t->arcs[a].capacity - ctx->background[a] -
-			 ctx->load[a] <= 1e-9 * t->arcs[a].capacity;
+	for (a = 0; a < ctx->t->narcs; a++)
+		off[a] = link_off(ctx, a, ucap);
 }
 
 static bool eligible(const struct mpte_ctx *ctx, int di,
@@ -244,20 +251,45 @@ static void group_search(const struct mpte_ctx *ctx,
 		      gr->targets, gr->ntargets);
 }
 
-/* Member di's cheapest route in sp, into buf: its length, or -1. */
-static int member_route(const struct mpte_ctx *ctx, const struct mpte_sp *sp,
-			int di, int *buf)
+/*
+ * The group's eligible members' cheapest routes, searched in sp (buf is
+ * scratch, nnodes + 1): one per member, n -1 for the others.  A demand's
+ * eligibility changes only with its own move, so the routes stay its to
+ * take while the group's earlier members move.
+ */
+static struct cheap_route *group_routes(const struct mpte_ctx *ctx,
+					const struct mpte_group *gr,
+					const unsigned char *which,
+					const struct mpte_sp *sp, int *buf)
 {
-	const struct mpte_demand *d = &ctx->ds->d[di];
-	int v = -1, j;
+	struct cheap_route *r = mpte_xcalloc(gr->nmembers, sizeof(*r));
+	int k, v;
 
-	for (j = 0; j < d->negress; j++)
-		if (sp->dist[d->egress[j]] != HUGE_VAL_D &&
-		    (v < 0 || sp->dist[d->egress[j]] < sp->dist[v]))
-			v = d->egress[j];
-	if (v < 0)
-		return -1;
-	return mpte_sp_extract(ctx->t, sp, v, buf, ctx->t->nnodes + 1);
+	for (k = 0; k < gr->nmembers; k++) {
+		int di = gr->members[k];
+
+		r[k].n = -1;
+		if (!eligible(ctx, di, which))
+			continue;
+		v = mpte_nearest_egress(sp, &ctx->ds->d[di]);
+		if (v < 0)
+			continue;
+		r[k].n = mpte_sp_extract(ctx->t, sp, v, buf, ctx->t->nnodes + 1);
+		if (r[k].n < 0)
+			continue;
+		r[k].arcs = mpte_xcalloc(r[k].n ? r[k].n : 1, sizeof(int));
+		memcpy(r[k].arcs, buf, r[k].n * sizeof(int));
+	}
+	return r;
+}
+
+static void routes_free(struct cheap_route *r, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		free(r[k].arcs);
+	free(r);
 }
 
 static void batch_group(void *arg, int i, int w)
@@ -265,7 +297,6 @@ static void batch_group(void *arg, int i, int w)
 	struct cheap_batch *b = arg;
 	const struct mpte_ctx *ctx = b->ctx;
 	const struct mpte_group *gr = &ctx->groups[b->g0 + i];
-	struct cheap_route *r;
 	int k;
 
 	for (k = 0; k < gr->nmembers; k++)
@@ -275,37 +306,19 @@ static void batch_group(void *arg, int i, int w)
 	if (!b->searched[i])
 		return;
 	group_search(ctx, gr, b->cost, b->off, &ctx->wsp[w]);
-	r = mpte_xcalloc(gr->nmembers, sizeof(*r));
-	for (k = 0; k < gr->nmembers; k++) {
-		r[k].n = -1;
-		if (!eligible(ctx, gr->members[k], b->which))
-			continue;
-		r[k].n = member_route(ctx, &ctx->wsp[w], gr->members[k],
-				      b->buf[w]);
-		if (r[k].n < 0)
-			continue;
-		r[k].arcs = mpte_xcalloc(r[k].n ? r[k].n : 1, sizeof(int));
-		memcpy(r[k].arcs, b->buf[w], r[k].n * sizeof(int));
-	}
-	b->route[i] = r;
+	b->route[i] = group_routes(ctx, gr, b->which, &ctx->wsp[w], b->buf[w]);
 }
 
 /* Every link of each route still has room under ucap. */
 static bool routes_fit(const struct mpte_ctx *ctx, const struct mpte_group *gr,
 		       const struct cheap_route *r, double ucap)
 {
-	const struct mpte_topology *t = ctx->t;
 	int k, i;
 
 	for (k = 0; k < gr->nmembers; k++)
-		for (i = 0; i < r[k].n; i++) {
-			int a = r[k].arcs[i];
-
-			if (ctx->failed[a] ||
-			    ucap * t->arcs[a].capacity - ctx->background[a] -
-			    ctx->load[a] <= 1e-9 * t->arcs[a].capacity)
+		for (i = 0; i < r[k].n; i++)
+			if (link_off(ctx, r[k].arcs[i], ucap))
 				return false;
-		}
 	return true;
 }
 
@@ -315,7 +328,7 @@ static int member_move(struct mpte_ctx *ctx, int di, const int *q, int n,
 {
 	const struct mpte_demand *d = &ctx->ds->d[di];
 
-	if (n < 0 || n > mpte_hop_limit(ctx, di) ||
+	if (n > mpte_hop_limit(ctx, di) ||
 	    (d->max_delay > 0 &&
 	     mpte_path_delay(ctx->t, q, n) > d->max_delay + MPTE_EPS) ||
 	    mpte_segments_over(mpte_sids(ctx), q, n, mpte_max_sids(ctx, di)))
@@ -380,32 +393,23 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 
 				if (!b.searched[i])
 					continue;
-				if (routes_fit(ctx, gr, r, ucap)) {
-					for (k = 0; k < gr->nmembers; k++)
-						if (eligible(ctx, gr->members[k], which))
-							moved += member_move(ctx,
-								gr->members[k], r[k].arcs,
-								r[k].n, cost, ucap, &stale);
-				} else {
+				if (!routes_fit(ctx, gr, r, ucap)) {
 					/* searched again, after the moves */
 					again++;
 					if (stale)
 						links_off(ctx, ucap, off);
 					stale = false;
 					group_search(ctx, gr, cost, off, &ctx->sp3);
-					for (k = 0; k < gr->nmembers; k++) {
-						int di = gr->members[k];
-
-						if (eligible(ctx, di, which))
-							moved += member_move(ctx, di, buf,
-								member_route(ctx, &ctx->sp3,
-									     di, buf),
-								cost, ucap, &stale);
-					}
+					routes_free(r, gr->nmembers);
+					r = group_routes(ctx, gr, which, &ctx->sp3,
+							 buf);
 				}
 				for (k = 0; k < gr->nmembers; k++)
-					free(r[k].arcs);
-				free(r);
+					if (r[k].n >= 0)
+						moved += member_move(ctx,
+							gr->members[k], r[k].arcs,
+							r[k].n, cost, ucap, &stale);
+				routes_free(r, gr->nmembers);
 				b.route[i] = NULL;
 			}
 		}

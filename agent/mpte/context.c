@@ -386,7 +386,6 @@ void mpte_sids_invalidate(struct mpte_ctx *ctx)
  * after it (zero IGP metrics: the counts of equal paths follow the
  * order nodes were settled in).
  */
-
 static void sids_prefill(struct mpte_ctx *ctx)
 {
 	const struct mpte_topology *t = ctx->t;

@@ -397,6 +397,22 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 		unmark_targets(sp, targets, ntargets);
 }
 
+/* Nearest reached egress of demand d in sp, or -1. */
+int mpte_nearest_egress(const struct mpte_sp *sp, const struct mpte_demand *d)
+{
+	int best = -1, j;
+
+	for (j = 0; j < d->negress; j++) {
+		int v = d->egress[j];
+
+		if (sp->dist[v] == HUGE_VAL_D)
+			continue;
+		if (best < 0 || sp->dist[v] < sp->dist[best])
+			best = v;
+	}
+	return best;
+}
+
 /*
  * Fewest hops from the source set (every arc counts 1): a breadth-first
  * search, a node's distance final when it is first reached, so no heap.

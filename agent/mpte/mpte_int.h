@@ -245,6 +245,7 @@ void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
 	      const int *targets, int ntargets);
 int mpte_sp_extract(const struct mpte_topology *t, const struct mpte_sp *sp,
 		    int node, int *arcs, int max);
+int mpte_nearest_egress(const struct mpte_sp *sp, const struct mpte_demand *d);
 void mpte_filter_for(const struct mpte_ctx *ctx, const struct mpte_demand *d,
 		     struct mpte_filter *f);
 

@@ -150,22 +150,6 @@ static double path_len(const double *len, const int *arcs, int n)
 	return s;
 }
 
-/* Nearest reached egress of demand d in sp, or -1. */
-static int nearest_egress(const struct mpte_sp *sp, const struct mpte_demand *d)
-{
-	int best = -1, j;
-
-	for (j = 0; j < d->negress; j++) {
-		int v = d->egress[j];
-
-		if (sp->dist[v] == HUGE_VAL_D)
-			continue;
-		if (best < 0 || sp->dist[v] < sp->dist[best])
-			best = v;
-	}
-	return best;
-}
-
 /* Shortest path for demand di alone, in ctx->sp2, under lengths w. */
 static int search(struct mpte_ctx *ctx, int di, const double *w,
 		  const unsigned char *arc_off, const unsigned char *node_off,
@@ -183,7 +167,7 @@ static int search(struct mpte_ctx *ctx, int di, const double *w,
 	f.node_off = node_off;
 	mpte_dijkstra(ctx->t, &ctx->sp2, d->ingress, d->ningress, w, &f,
 		      d->egress, d->negress);
-	v = nearest_egress(&ctx->sp2, d);
+	v = mpte_nearest_egress(&ctx->sp2, d);
 	if (v < 0)
 		return -1;
 	if (dist)
@@ -199,7 +183,7 @@ static int search(struct mpte_ctx *ctx, int di, const double *w,
 		f.per_hop = mu;
 		mpte_dijkstra(ctx->t, &ctx->sp2, d->ingress, d->ningress, w, &f,
 			      d->egress, d->negress);
-		v = nearest_egress(&ctx->sp2, d);
+		v = mpte_nearest_egress(&ctx->sp2, d);
 		n = v < 0 ? -1 : mpte_sp_extract(ctx->t, &ctx->sp2, v, arcs, max);
 		if (n >= 0 && n <= limit) {
 			if (dist)
@@ -749,7 +733,7 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 
 			if (!ctx->st[di].active)
 				continue;
-			v = nearest_egress(&ctx->sp, d);
+			v = mpte_nearest_egress(&ctx->sp, d);
 			if (v < 0)
 				continue;	/* filtered out earlier */
 			n = mpte_sp_extract(ctx->t, &ctx->sp, v, buf, bufmax);
@@ -760,7 +744,7 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 				if (!hop_tree)
 					group_fewest_hops(ctx, gr);
 				hop_tree = true;
-				v = nearest_egress(&ctx->sp3, d);
+				v = mpte_nearest_egress(&ctx->sp3, d);
 				n = v < 0 ? -1 : mpte_sp_extract(ctx->t, &ctx->sp3, v,
 								 buf, bufmax);
 				if (n < 0 || n > mpte_hop_limit(ctx, di))
@@ -783,10 +767,6 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 	}
 }
 
-/*
- * Certified lower bound on the best max utilisation reachable by moving the
- * active demands only (the others are fixed load), from the current lengths.
- */
 struct lb_job {
 	const struct mpte_ctx *ctx;
 	double *moved;		/* per group */
@@ -812,7 +792,7 @@ static void lb_group(void *arg, int g, int w)
 
 		if (!st->active)
 			continue;
-		v = nearest_egress(sp, &ctx->ds->d[di]);
+		v = mpte_nearest_egress(sp, &ctx->ds->d[di]);
 		if (v < 0)
 			continue;
 		for (p = 0; p < st->npaths; p++)
@@ -827,6 +807,8 @@ static void lb_group(void *arg, int g, int w)
 }
 
 /*
+ * Certified lower bound on the best max utilisation reachable by moving the
+ * active demands only (the others are fixed load), from the current lengths.
  * One search a group, all under the same lengths: on every core when the
  * searches are large enough to pay for the threads (10 % of the
  * 10,000-node WAN's run on one).  The groups' shares are then added in
@@ -834,7 +816,6 @@ static void lb_group(void *arg, int g, int w)
  * size, one sum term by term, as before the threads (the last bits of
  * the bound decide a stopping rule now and then).
  */
-
 static double lower_bound(struct mpte_ctx *ctx)
 {
 	const struct mpte_topology *t = ctx->t;
@@ -850,13 +831,12 @@ static double lower_bound(struct mpte_ctx *ctx)
 	}
 	if (s <= 0 || !ctx->ngroups)
 		return 0;
+	nw = mpte_par_width(ctx);
 	if ((double)ctx->ngroups * t->nnodes < ctx->par_min_work) {
-		mpte_workers(ctx);
 		job.sum = &moved;
 		mpte_par_for(ctx->ngroups, 1, lb_group, &job);
 		return (fixed - moved) / s;
 	}
-	nw = mpte_par_width(ctx);
 	job.moved = mpte_xcalloc(ctx->ngroups, sizeof(double));
 	mpte_par_for(ctx->ngroups, nw, lb_group, &job);
 	for (g = 0; g < ctx->ngroups; g++)
