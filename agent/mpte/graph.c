@@ -219,8 +219,6 @@ int mpte_arc_usable(const struct mpte_topology *t, int a,
  * order, and the other shortest paths it then finds moved two instances
  * of the path-cap soak, one of them from 1.0001 to 1.028 x the LP.)
  */
-#define HEAP_D	2
-
 void mpte_sp_push(struct mpte_sp *sp, int v, double key)
 {
 	struct mpte_heap_ent *h;
@@ -234,7 +232,7 @@ void mpte_sp_push(struct mpte_sp *sp, int v, double key)
 	h = sp->heap;
 	i = sp->heap_len++;
 	while (i > 0) {
-		int p = (i - 1) / HEAP_D;
+		int p = (i - 1) / 2;
 
 		if (h[p].key <= key)
 			break;
@@ -256,15 +254,12 @@ int mpte_sp_pop(struct mpte_sp *sp, double *key)
 		return top;
 	last = h[n];
 	for (;;) {
-		int c = HEAP_D * i + 1, end = c + HEAP_D, j;
+		int c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (end > n)
-			end = n;
-		for (j = c + 1; j < end; j++)
-			if (h[j].key < h[c].key)
-				c = j;
+		if (c + 1 < n && h[c + 1].key < h[c].key)
+			c++;
 		if (h[c].key >= last.key)
 			break;
 		h[i] = h[c];
