@@ -41,17 +41,14 @@ static char *name(int i)
 	return buf[k];
 }
 
-/* TE-rich: colours, SRLGs, delays, reservations, unidirectional links. */
-static struct json_object *gen_topology(int n, int rich)
+/* Nodes n0..n(n-1), each with a SID (every result installable). */
+static struct json_object *gen_nodes(int n)
 {
-	struct json_object *t = json_object_new_object();
 	struct json_object *nodes = json_object_new_array();
-	struct json_object *links = json_object_new_array();
-	int i, extra = rint_(n / 2, 2 * n);
+	int i;
 
 	for (i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();
-
 		char sid[32];
 
 		json_object_object_add(o, "name", json_object_new_string(name(i)));
@@ -59,6 +56,17 @@ static struct json_object *gen_topology(int n, int rich)
 		json_object_object_add(o, "sid", json_object_new_string(sid));
 		json_object_array_add(nodes, o);
 	}
+	return nodes;
+}
+
+/* TE-rich: colours, SRLGs, delays, reservations, unidirectional links. */
+static struct json_object *gen_topology(int n, int rich)
+{
+	struct json_object *t = json_object_new_object();
+	struct json_object *nodes = gen_nodes(n);
+	struct json_object *links = json_object_new_array();
+	int i, extra = rint_(n / 2, 2 * n);
+
 	for (i = 1; i < n + extra; i++) {
 		struct json_object *l = json_object_new_object();
 		int a = i < n ? i : rint_(0, n - 1);
@@ -798,19 +806,10 @@ static struct mpte_ctx *solve_threads(struct mpte_topology *t,
 static struct json_object *gen_torus(int w, int h)
 {
 	struct json_object *t = json_object_new_object();
-	struct json_object *nodes = json_object_new_array();
+	struct json_object *nodes = gen_nodes(w * h);
 	struct json_object *links = json_object_new_array();
 	int i, d;
 
-	for (i = 0; i < w * h; i++) {
-		struct json_object *o = json_object_new_object();
-		char sid[32];
-
-		snprintf(sid, sizeof(sid), "fc00:%x::", i + 1);
-		json_object_object_add(o, "name", json_object_new_string(name(i)));
-		json_object_object_add(o, "sid", json_object_new_string(sid));
-		json_object_array_add(nodes, o);
-	}
 	for (i = 0; i < w * h; i++)
 		for (d = 0; d < 2; d++) {
 			struct json_object *l = json_object_new_object();
