@@ -218,6 +218,90 @@ static int bfs(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 }
 
 /*
+ * Counting the IGP's shortest routes, capped at 2.  What is counted are
+ * the walks from the root over tight arcs: the ones an ECMP router can
+ * forward a packet along, since a router at distance d may hand it to
+ * any neighbour the arc to which is tight.  A node passes its count on
+ * along its tight arcs when it is settled.  A zero-metric arc can raise
+ * the count of a node at the same distance that has passed its count on
+ * already; the raise is then passed on from it, and on from there,
+ * until it meets nodes that have not passed theirs on yet or are at 2.
+ * A count only grows and stops at 2, so this ends.
+ *
+ * A zero-metric cycle (a zero-metric link is one, both ways, and so is
+ * one back to the root) leaves every node on it and after it at 2: the
+ * routers on it are each other's next hops and a packet can loop there.
+ * For a packet addressed to a node on the cycle itself that is one too
+ * many (it stops at the node the first time): the list gets a SID, or
+ * is called not exact, that it did not need; it is never called pinned
+ * where the IGP can take another way.  Without zero-metric arcs nothing
+ * is raised after it was passed on, and the counts are the paths'.
+ */
+#define COUNT_MASK	0x03
+#define PASSED		0x80	/* in a sid_tree's count while it is built */
+
+struct count_walk {
+	const struct mpte_sid_cache *c;
+	const double *dist;
+	unsigned char *count;		/* & COUNT_MASK */
+	const unsigned char *passed;	/* & bit: has passed its count on */
+	unsigned char bit;
+	int *stack, depth;		/* (node, raise) pairs, made on need */
+};
+
+static void count_walk_init(struct count_walk *w, const struct mpte_sid_cache *c,
+			    const double *dist, unsigned char *count,
+			    const unsigned char *passed, unsigned char bit)
+{
+	*w = (struct count_walk){ .c = c, .dist = dist, .count = count,
+				  .passed = passed, .bit = bit };
+}
+
+static void count_walk_done(struct count_walk *w)
+{
+	free(w->stack);
+	w->stack = NULL;
+}
+
+/* v gets @add more paths, and so does every node its count went to */
+static void count_add(struct count_walk *w, int v, int add)
+{
+	const struct mpte_topology *t = w->c->ctx->t;
+	const unsigned char *failed = w->c->ctx->failed;
+
+	for (;;) {
+		int old = w->count[v] & COUNT_MASK;
+		int now = old + add > 2 ? 2 : old + add;
+
+		w->count[v] = (w->count[v] & ~COUNT_MASK) | now;
+		if (now > old && (w->passed[v] & w->bit)) {
+			int k;
+
+			/* a node is raised at most twice after it passed
+			 * its count on, and pushes its arcs each time: at
+			 * most 2 * narcs pairs */
+			if (!w->stack)
+				w->stack = mpte_xcalloc(4 * (size_t)t->narcs,
+							sizeof(int));
+			for (k = t->out_start[v]; k < t->out_start[v + 1]; k++) {
+				int x = t->out_to[k];
+
+				if (failed[t->out_arc[k]] ||
+				    w->dist[x] == HUGE_VAL_D ||
+				    !near(w->dist[v] + w->c->igp[k], w->dist[x]))
+					continue;
+				w->stack[w->depth++] = x;
+				w->stack[w->depth++] = now - old;
+			}
+		}
+		if (!w->depth)
+			return;
+		add = w->stack[--w->depth];
+		v = w->stack[--w->depth];
+	}
+}
+
+/*
  * Root's tree into slot s, searching in sp and ordering in order: the
  * solver's own workspace, or a worker's (mpte_sid_cache_prefill()).
  */
@@ -226,6 +310,7 @@ static void tree_build(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 {
 	const struct mpte_topology *t = c->ctx->t;
 	struct mpte_filter f;
+	struct count_walk cw;
 	int i, n = 0;
 
 	if (!s->dist) {
@@ -245,28 +330,30 @@ static void tree_build(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 		n = sp->nsettled;
 		memcpy(order, sp->settled, n * sizeof(int));
 	}
-	/* count shortest paths in order of distance, capped at 2: the order
-	 * the search settled them in (nodes at equal distance in any
-	 * order, as a zero-metric arc needs; sorting again cost as much
-	 * as the search) */
+	/* count the routes in the order the search settled the nodes; a
+	 * node's count is final when it passes it on, but for a zero-metric
+	 * arc between nodes at one distance, which count_add() follows (the
+	 * PASSED bit, cleared below) */
+	count_walk_init(&cw, c, s->dist, s->count, s->count, PASSED);
 	s->count[root] = 1;
 	for (i = 0; i < n; i++) {
-		int u = order[i], k;
+		int u = order[i], cu = s->count[u], k;
 
-		if (!s->count[u])
+		s->count[u] |= PASSED;
+		if (!cu)
 			continue;
 		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
-			int a = t->out_arc[k], v = t->out_to[k];
+			int v = t->out_to[k];
 
-			if (v == root || c->ctx->failed[a])
+			if (c->ctx->failed[t->out_arc[k]])
 				continue;
-			if (near(s->dist[u] + c->igp[k], s->dist[v])) {
-				int cnt = s->count[v] + s->count[u];
-
-				s->count[v] = cnt > 2 ? 2 : cnt;
-			}
+			if (near(s->dist[u] + c->igp[k], s->dist[v]))
+				count_add(&cw, v, cu);
 		}
 	}
+	for (i = 0; i < n; i++)
+		s->count[order[i]] &= COUNT_MASK;
+	count_walk_done(&cw);
 }
 
 static const struct sid_tree *tree(struct mpte_sid_cache *c, int root)
@@ -327,11 +414,12 @@ void mpte_sid_cache_prefill(struct mpte_sid_cache *c, const int *roots, int n,
 
 /*
  * The local search: a Dijkstra from one head that settles nodes only up to
- * the distance asked for, counting shortest paths (capped at 2) as it
- * settles.  A node's count is final when it is settled: every arc on a
- * shortest path into it comes from a node settled before it, but for
- * zero-metric arcs between nodes at one distance, whose ties are added
- * in settling order as tree() adds them.
+ * the distance asked for, counting routes (capped at 2) as it settles.
+ * A node's count is final when it is settled: every arc on a shortest
+ * path into it comes from a node settled before it, but for zero-metric
+ * arcs between nodes at one distance, which count_add() follows as it
+ * does for tree_build().  All the nodes up to the distance are settled
+ * before a count is read.
  */
 static struct sid_local *local_start(struct mpte_sid_cache *c, int root)
 {
@@ -365,7 +453,9 @@ static void local_grow(struct mpte_sid_cache *c, struct sid_local *l,
 	const struct mpte_topology *t = c->ctx->t;
 	const unsigned char *failed = c->ctx->failed;
 	struct mpte_sp *sp = &l->sp;
+	struct count_walk cw;
 
+	count_walk_init(&cw, c, sp->dist, l->count, sp->done, 1);
 	while (sp->heap_len && sp->heap[0].key <= bound) {
 		double d;
 		int u = mpte_sp_pop(sp, &d), k;
@@ -374,17 +464,16 @@ static void local_grow(struct mpte_sid_cache *c, struct sid_local *l,
 			continue;
 		sp->done[u] |= 1;
 		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
-			int v = t->out_to[k], cnt;
+			int v = t->out_to[k];
 			double nd = d + c->igp[k];
 
-			if (v == l->root || failed[t->out_arc[k]])
+			if (failed[t->out_arc[k]])
 				continue;
 			/* near() holds for anything against infinity; a tie
 			 * into a settled node (a zero-metric arc) still
-			 * counts, as in tree() */
+			 * counts, and count_add() passes it on */
 			if (sp->dist[v] != HUGE_VAL_D && near(nd, sp->dist[v])) {
-				cnt = l->count[v] + l->count[u];
-				l->count[v] = cnt > 2 ? 2 : cnt;
+				count_add(&cw, v, l->count[u]);
 			} else if (nd < sp->dist[v] && !(sp->done[v] & 1)) {
 				mpte_sp_set(sp, v, nd, t->out_arc[k]);
 				mpte_sp_push(sp, v, nd);
@@ -392,6 +481,7 @@ static void local_grow(struct mpte_sid_cache *c, struct sid_local *l,
 			}
 		}
 	}
+	count_walk_done(&cw);
 }
 
 /* Is the walk of IGP length cum from the head to v its unique shortest? */

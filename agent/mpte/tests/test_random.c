@@ -527,6 +527,165 @@ out:
 	return KTAP_FAILED();
 }
 
+static int tight_arc(const struct mpte_topology *t, const double *d, int a)
+{
+	const struct mpte_arc *arc = &t->arcs[a];
+	double nd = d[arc->from] + arc->igp_metric;
+
+	return d[arc->from] != HUGE_VAL &&
+	       fabs(nd - d[arc->to]) <= 1e-9 * (1 + fabs(nd) + fabs(d[arc->to]));
+}
+
+/*
+ * The number of shortest IGP routes from root to every node, capped at 2,
+ * counted apart from segments.c: walks over the arcs that are tight for
+ * the distances from root (Bellman-Ford), counted by length.  Such a walk
+ * is one ECMP forwarding can take, so a walk through a zero-metric cycle
+ * (a zero-metric link is one, both ways) makes as many as the packet can
+ * loop: 2.  A walk of n arcs or more has a cycle, and if one through a
+ * cycle reaches a node, one of at most 3n arcs does.
+ */
+static void igp_route_counts(const struct mpte_topology *t, int root,
+			     double *d, int *cnt)
+{
+	int n = t->nnodes, i, k, a;
+	double *w = mpte_xcalloc(n, sizeof(double));
+	double *nw = mpte_xcalloc(n, sizeof(double));
+
+	for (i = 0; i < n; i++)
+		d[i] = HUGE_VAL;
+	d[root] = 0;
+	for (k = 0; k < n; k++)
+		for (a = 0; a < t->narcs; a++)
+			if (d[t->arcs[a].from] + t->arcs[a].igp_metric <
+			    d[t->arcs[a].to])
+				d[t->arcs[a].to] = d[t->arcs[a].from] +
+						   t->arcs[a].igp_metric;
+	for (i = 0; i < n; i++)
+		cnt[i] = i == root;
+	w[root] = 1;
+	for (k = 1; k <= 3 * n; k++) {
+		memset(nw, 0, n * sizeof(double));
+		for (a = 0; a < t->narcs; a++)
+			if (tight_arc(t, d, a))
+				nw[t->arcs[a].to] += w[t->arcs[a].from];
+		for (i = 0; i < n; i++) {
+			w[i] = nw[i] > 2 ? 2 : nw[i];
+			if (w[i] > 0)
+				cnt[i] = k >= n ? 2 : (cnt[i] + w[i] > 2 ?
+						       2 : cnt[i] + (int)w[i]);
+		}
+	}
+	free(w);
+	free(nw);
+}
+
+/*
+ * The SID counts (segments.c's trees and local searches) against
+ * igp_route_counts() on small graphs with IGP metrics 0, 1 and 2: for a
+ * shortest path from every node to every other, one SID (the egress's)
+ * exactly when the IGP has one route there.  With zero metrics the
+ * trees used to count in the order the search settled nodes at one
+ * distance: one route where there were two.
+ */
+static int one_sid_counts(int seed)
+{
+	struct json_object *tj, *dj, *links;
+	struct mpte_topology *t = NULL;
+	struct mpte_demand_set *ds = NULL;
+	struct mpte_ctx *ctx = NULL;
+	struct mpte_sid_cache *c;
+	double *d = NULL;
+	int *cnt = NULL, *parc = NULL, *queue = NULL, *path = NULL;
+	const char **sids = NULL;
+	char err[512];
+	int n, root, v, local, bad = 0;
+	size_t i;
+
+	rng = 0x9e3779b97f4a7c15ULL * (seed + 3);
+	n = rint_(4, 11);
+	tj = gen_topology(n, 0);
+	links = json_object_object_get(tj, "links");
+	for (i = 0; i < json_object_array_length(links); i++)
+		json_object_object_add(json_object_array_get_idx(links, i),
+				       "igp_metric",
+				       json_object_new_int(rint_(0, 2)));
+	dj = gen_demands(n, 1, 0, MPTE_DEFAULT_MAX_PATHS);
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "topology: %s", err);
+	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	CHECK(ds, "demands: %s", err);
+	ctx = mpte_new(t, ds, NULL);
+	c = mpte_sids(ctx);
+	d = mpte_xcalloc(n, sizeof(double));
+	cnt = mpte_xcalloc(n, sizeof(int));
+	parc = mpte_xcalloc(n, sizeof(int));
+	queue = mpte_xcalloc(n, sizeof(int));
+	path = mpte_xcalloc(n, sizeof(int));
+	sids = mpte_xcalloc(n + 1, sizeof(*sids));
+	for (root = 0; root < n && !bad; root++) {
+		int head = 0, tail = 0;
+
+		igp_route_counts(t, root, d, cnt);
+		/* a shortest path to each node: breadth first over tight arcs */
+		for (v = 0; v < n; v++)
+			parc[v] = -2;
+		parc[root] = -1;
+		queue[tail++] = root;
+		while (head < tail) {
+			int u = queue[head++], k;
+
+			for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
+				int a = t->out_arc[k];
+
+				if (parc[t->arcs[a].to] == -2 &&
+				    tight_arc(t, d, a)) {
+					parc[t->arcs[a].to] = a;
+					queue[tail++] = t->arcs[a].to;
+				}
+			}
+		}
+		for (v = 0; v < n && !bad; v++) {
+			int len = 0, x, ns, exact;
+
+			if (v == root || parc[v] < 0)
+				continue;
+			for (x = v; x != root; x = t->arcs[parc[x]].from)
+				len++;
+			for (x = v, i = len; x != root; x = t->arcs[parc[x]].from)
+				path[--i] = parc[x];
+			for (local = 0; local < 2 && !bad; local++) {
+				mpte_sid_cache_set_local(c, local);
+				ns = mpte_segments(c, path, len, sids, n + 1,
+						   &exact, NULL);
+				/* one SID, and exact: the IGP's only route */
+				if ((ns == 1 && exact) != (cnt[v] == 1))
+					bad = ktap_fail("%s to %s (%d hops): %d SIDs (exact %d) from %s, the IGP has %s",
+							t->nodes[root].name,
+							t->nodes[v].name, len,
+							ns, exact,
+							local ? "local searches" : "trees",
+							cnt[v] == 1 ? "one route" : "two or more");
+			}
+			mpte_sid_cache_set_local(c, false);
+		}
+	}
+	CHECK(!bad, "%s", "see above");
+out:
+	free(d);
+	free(cnt);
+	free(parc);
+	free(queue);
+	free(path);
+	free(sids);
+	mpte_free(ctx);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	json_object_put(dj);
+	return KTAP_FAILED();
+}
+
 /*
  * No admission: ours vs GLPK's LP.  With max_paths 64 no path constraint
  * binds that the LP does not have; with the default 8 the cut to max_paths
@@ -938,7 +1097,7 @@ int main(void)
 				MPTE_DEFAULT_MAX_PATHS);
 		return ktap_failed ? 1 : 0;
 	}
-	ktap_plan(2 * nr + 2 * nl + (int)ARRAY_SIZE(capped_regressions) + ni + 1);
+	ktap_plan(3 * nr + 2 * nl + (int)ARRAY_SIZE(capped_regressions) + ni + 1);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -946,6 +1105,10 @@ int main(void)
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_sids_igp_zero_and_fractions_seed_%d", first + i);
 		ktap_result(one_sids(first + i), nm);
+	}
+	for (i = 0; i < nr; i++) {
+		snprintf(nm, sizeof(nm), "random_sid_counts_igp_zero_seed_%d", first + i);
+		ktap_result(one_sid_counts(first + i), nm);
 	}
 	for (i = 0; i < nl; i++)
 		lp_case("random_within_1pct_of_lp", first + i, 64);
