@@ -381,10 +381,8 @@ void mpte_sids_invalidate(struct mpte_ctx *ctx)
  * A cold solve asks for every ingress's IGP tree (each path's first
  * segment starts there): build them first, on every core, when there
  * are enough to pay for the threads.  Re-plans keep the trees they have.
- * Built on one thread too: which trees exist must not depend on the
- * threads, as a tree kept across a failure is not always the one built
- * after it (zero IGP metrics: the counts of equal paths follow the
- * order nodes were settled in).
+ * Built on one thread too, so that which trees exist, and so what a
+ * later re-plan spends building them, does not depend on the threads.
  */
 static void sids_prefill(struct mpte_ctx *ctx)
 {

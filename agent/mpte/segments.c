@@ -462,6 +462,11 @@ static void local_grow(struct mpte_sid_cache *c, struct sid_local *l,
 
 		if ((sp->done[u] & 1) || d > sp->dist[u])
 			continue;
+		/* u's count is read at each arc, not once: a raise through a
+		 * zero-metric cycle back to u, while its arcs are gone
+		 * through, reaches by count_add() only the nodes whose
+		 * distance is tight already (counted twice there, at 2
+		 * anyway downstream of a cycle), and the rest here */
 		sp->done[u] |= 1;
 		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
 			int v = t->out_to[k];

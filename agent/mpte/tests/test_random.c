@@ -606,10 +606,17 @@ static int one_sid_counts(int seed)
 	n = rint_(4, 11);
 	tj = gen_topology(n, 0);
 	links = json_object_object_get(tj, "links");
-	for (i = 0; i < json_object_array_length(links); i++)
-		json_object_object_add(json_object_array_get_idx(links, i),
-				       "igp_metric",
+	/* a third one-way: a zero-metric link both ways is a cycle, and
+	 * counting 2 for any zero-metric arc would pass with only those */
+	for (i = 0; i < json_object_array_length(links); i++) {
+		struct json_object *l = json_object_array_get_idx(links, i);
+
+		json_object_object_add(l, "igp_metric",
 				       json_object_new_int(rint_(0, 2)));
+		if (rint_(0, 2) == 0)
+			json_object_object_add(l, "bidirectional",
+					       json_object_new_boolean(0));
+	}
 	dj = gen_demands(n, 1, 0, MPTE_DEFAULT_MAX_PATHS);
 	t = mpte_topology_from_json(tj, err, sizeof(err));
 	CHECK(t, "topology: %s", err);
