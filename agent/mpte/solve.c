@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "mpte_int.h"
+#include "colgen.h"
 #include "pathlp.h"
 
 #define BETA_START	4.0	/* alpha * U at the first level */
@@ -1004,6 +1005,11 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 		u = 1e-3;
 	/* a polish continues at the softness the last run ended with */
 	beta = polish && ctx->beta > 0 ? ctx->beta : BETA_START;
+	/* at the path LP's optimum (colgen.c) a sweep can only move off it */
+	if (!polish)
+		ctx->colgen_u = 0;
+	else if (ctx->colgen_u > 0 && u <= ctx->colgen_u * (1 + 1e-9))
+		goto done;
 	if (polish)
 		best_lb = ctx->lower_bound;	/* only a stopping rule here */
 	/* the node cuts: often the answer at once (fat-trees) */
@@ -1082,12 +1088,24 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 		       (ctx->opt.time_limit > 0 &&
 			mpte_now() - t0 > ctx->opt.time_limit);
 		if (stop && phase == PHASE_FREE) {
+			double until = ctx->opt.time_limit > 0 ?
+				       t0 + ctx->opt.time_limit : 0;
+			int chosen, cut;
+
+			/* sweeps that stopped short of the goal: the path LP
+			 * with pricing finishes a small instance (colgen.c) */
+			if (u > goal(ctx, best_lb, ecmp_goal) &&
+			    mpte_colgen(ctx, until)) {
+				u = mpte_current_max_util(ctx, NULL);
+				/* the LP's optimum: what runs after it runs
+				 * sharp (a polish at the first sweeps'
+				 * softness moved seed 100 3 % off it) */
+				beta = BETA_MAX;
+			}
 			/* the LP over the paths held chooses first (pathlp.c);
 			 * what it leaves over a cap is cut */
-			int chosen = mpte_select_paths(ctx,
-				ctx->opt.time_limit > 0 ?
-				t0 + ctx->opt.time_limit : 0);
-			int cut = cut_to_max_paths(ctx);
+			chosen = mpte_select_paths(ctx, until);
+			cut = cut_to_max_paths(ctx);
 
 			if (chosen || cut) {
 				phase = PHASE_CAPPED;
