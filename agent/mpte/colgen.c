@@ -188,8 +188,19 @@ static void build(struct mpte_ctx *ctx, struct master *m)
 		m->drow[di] = glp_add_rows(m->p, 1);
 		glp_set_row_bnds(m->p, m->drow[di], GLP_FX, s->admitted,
 				 s->admitted);
+		/* a first route is kept even over the SID budget (path_join):
+		 * it is no column while one within it is held, or the LP
+		 * could put all the flow there and the demand be dropped */
 		for (p = 0; p < s->npaths; p++)
-			add_column(m, di, s->paths[p].arcs, s->paths[p].len);
+			if (!mpte_segments_over(mpte_sids(ctx), s->paths[p].arcs,
+						s->paths[p].len,
+						mpte_max_sids(ctx, di)))
+				add_column(m, di, s->paths[p].arcs,
+					   s->paths[p].len);
+		if (!m->npaths[di])
+			for (p = 0; p < s->npaths; p++)
+				add_column(m, di, s->paths[p].arcs,
+					   s->paths[p].len);
 	}
 }
 
@@ -233,8 +244,9 @@ static int price(struct mpte_ctx *ctx, struct master *m, double *len,
 		for (i = 0; i < n; i++)
 			cost += len[buf[i]];
 		if (cost >= sigma - 1e-9 * (1 + fabs(sigma)) ||
-		    has_column(m, di, buf, n) ||
-		    mpte_segments_over(mpte_sids(ctx), buf, n,
+		    has_column(m, di, buf, n))
+			continue;
+		if (mpte_segments_over(mpte_sids(ctx), buf, n,
 				       mpte_max_sids(ctx, di)))
 			continue;
 		add_column(m, di, buf, n);
@@ -297,8 +309,14 @@ int mpte_colgen(struct mpte_ctx *ctx, double until)
 	struct master m;
 	double *len = NULL, *w = NULL, u0;
 	int *buf = NULL, di, rows = t->narcs, round, added = 0, ret = 0;
-	int priced = 0;
 
+	/* admission's rounds (30 sweeps each, one demand at a time when
+	 * re-admitting) were made on the sweeps' results: with the path LP
+	 * in them janos-us admitted 50 demands, not 51, and ta2 after one
+	 * sweep took 11 times as long; it runs where every demand is
+	 * routed (--no-admission) */
+	if (ctx->opt.admission)
+		return 0;
 	for (di = 0; di < ctx->ds->n; di++) {
 		if (!ctx->st[di].active)
 			continue;
@@ -320,10 +338,8 @@ int mpte_colgen(struct mpte_ctx *ctx, double until)
 	for (round = 0; round < COLGEN_ROUNDS; round++) {
 		int n = price(ctx, &m, len, w, buf, t->nnodes + 1);
 
-		if (!n) {
-			priced = 1;
+		if (!n)
 			break;
-		}
 		added += n;
 		if (solve(m.p))
 			goto out;
@@ -333,13 +349,10 @@ int mpte_colgen(struct mpte_ctx *ctx, double until)
 		fprintf(stderr, "mpte: column generation: %d rows, %d paths in, %d rounds, U %.6f, u was %.6f\n",
 			glp_get_num_rows(m.p), added, round,
 			glp_get_obj_val(m.p), u0);
-	if (glp_get_obj_val(m.p) < u0 * (1 - 1e-9)) {
+	/* a gain within the simplex's noise is no reason to move flow */
+	if (glp_get_obj_val(m.p) < u0 * (1 - 1e-6)) {
 		take(ctx, &m);
 		ret = 1;
-		/* no path the demands may take lowers it: a polish that
-		 * starts here has nothing to gain (mpte_polish) */
-		if (priced)
-			ctx->colgen_u = mpte_current_max_util(ctx, NULL);
 	}
 out:
 	for (di = 0; di < m.ncol; di++)

@@ -358,7 +358,6 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 	for (di = 0; di < ctx->ds->n; di++)
 		ctx->st[di].active = 0;
 	ctx->max_util = mpte_current_max_util(ctx, NULL);
-	ctx->colgen_u = 0;	/* this solve's: no later event's polish */
 	if (ctx->opt.backups)
 		for (di = 0; di < ctx->ds->n; di++)
 			if (!which || which[di])

@@ -195,8 +195,6 @@ struct mpte_ctx {
 
 	double max_util;
 	double lower_bound;
-	double colgen_u;		/* the path LP's optimum colgen.c reached
-					 * in this solve, all priced; else 0 */
 	double ecmp_util;
 	double solve_seconds;
 	int iterations;

