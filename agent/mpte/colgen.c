@@ -24,6 +24,10 @@
  * paths number at most the rows, so most demands hold one or two paths,
  * and the cap to max_paths (pathlp.c) rarely has to choose.
  *
+ * Capped (after pathlp.c chose the paths kept under max_paths): new paths
+ * come in only for demands that hold fewer than their max_paths, and the
+ * flows are taken only if no demand has more positive paths than that.
+ *
  * Only where the LP is small (at most COLGEN_MAX_ROWS rows: arcs plus
  * demands), and only if it ends below the utilisation held; otherwise
  * nothing changes.  Without GLPK it does nothing.
@@ -209,7 +213,7 @@ static void build(struct mpte_ctx *ctx, struct master *m)
  * duals' lengths, in if it pays.  The number that came in.
  */
 static int price(struct mpte_ctx *ctx, struct master *m, double *len,
-		 double *w, int *buf, int bufmax)
+		 double *w, int *buf, int bufmax, bool capped)
 {
 	const struct mpte_topology *t = ctx->t;
 	double lmax = 0, temax = 0;
@@ -235,7 +239,8 @@ static int price(struct mpte_ctx *ctx, struct master *m, double *len,
 		double sigma, cost = 0;
 		int n, i;
 
-		if (!m->drow[di] || m->npaths[di] >= MPTE_WORK_PATHS)
+		if (!m->drow[di] || m->npaths[di] >= MPTE_WORK_PATHS ||
+		    (capped && m->npaths[di] >= ctx->ds->d[di].max_paths))
 			continue;
 		sigma = glp_get_row_dual(m->p, m->drow[di]);
 		n = mpte_best_path(ctx, di, w, NULL, NULL, buf, bufmax);
@@ -303,7 +308,26 @@ static void take(struct mpte_ctx *ctx, struct master *m)
 	mpte_recompute_loads(ctx);
 }
 
-int mpte_colgen(struct mpte_ctx *ctx, double until)
+/* Does the LP give no demand more positive paths than its max_paths? */
+static bool within_caps(const struct mpte_ctx *ctx, const struct master *m)
+{
+	int di, k, n;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		if (!m->drow[di])
+			continue;
+		n = 0;
+		for (k = m->first[di]; k >= 0; k = m->col[k].next)
+			if (glp_get_col_prim(m->p, k + 2) >
+			    ctx->st[di].admitted * 1e-12)
+				n++;
+		if (n > ctx->ds->d[di].max_paths)
+			return false;
+	}
+	return true;
+}
+
+int mpte_colgen(struct mpte_ctx *ctx, double until, bool capped)
 {
 	const struct mpte_topology *t = ctx->t;
 	struct master m;
@@ -336,7 +360,7 @@ int mpte_colgen(struct mpte_ctx *ctx, double until)
 	w = mpte_xcalloc(t->narcs, sizeof(double));
 	buf = mpte_xcalloc(t->nnodes + 1, sizeof(int));
 	for (round = 0; round < COLGEN_ROUNDS; round++) {
-		int n = price(ctx, &m, len, w, buf, t->nnodes + 1);
+		int n = price(ctx, &m, len, w, buf, t->nnodes + 1, capped);
 
 		if (!n)
 			break;
@@ -350,7 +374,8 @@ int mpte_colgen(struct mpte_ctx *ctx, double until)
 			glp_get_num_rows(m.p), added, round,
 			glp_get_obj_val(m.p), u0);
 	/* a gain within the simplex's noise is no reason to move flow */
-	if (glp_get_obj_val(m.p) < u0 * (1 - 1e-6)) {
+	if (glp_get_obj_val(m.p) < u0 * (1 - 1e-6) &&
+	    (!capped || within_caps(ctx, &m))) {
 		take(ctx, &m);
 		ret = 1;
 	}
@@ -374,10 +399,11 @@ out:
 
 #else
 
-int mpte_colgen(struct mpte_ctx *ctx, double until)
+int mpte_colgen(struct mpte_ctx *ctx, double until, bool capped)
 {
 	(void)ctx;
 	(void)until;
+	(void)capped;
 	return 0;
 }
 

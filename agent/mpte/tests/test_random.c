@@ -700,7 +700,7 @@ out:
  * held to all the same.  The ratio is printed for a soak by hand
  * (MPTE_RANDOM_N=2000: see Documentation/mpte.md).
  */
-static int one_vs_lp(int seed, int max_paths)
+static int one_vs_lp_within(int seed, int max_paths, double within)
 {
 	struct json_object *tj, *dj;
 	struct mpte_topology *t = NULL;
@@ -748,9 +748,9 @@ static int one_vs_lp(int seed, int max_paths)
 	 * the optimum's floor (seed 2169: 1.0286 x the LP) */
 	if (capb > lp)
 		lp = capb;
-	CHECK(ctx->max_util <= lp * 1.01 + 1e-9,
-	      "max util %g > 1.01 x max(LP, path cap bound) %g", ctx->max_util,
-	      lp);
+	CHECK(ctx->max_util <= lp * within + 1e-9,
+	      "max util %g > %g x max(LP, path cap bound) %g", ctx->max_util,
+	      within, lp);
 	CHECK(ctx->lower_bound <= lp * (1 + 1e-6) + 1e-9,
 	      "lower bound %g above LP optimum %g", ctx->lower_bound, lp);
 out:
@@ -980,7 +980,8 @@ static const int capped_regressions[] = { 122, 856, 1105, 1192, 2169,
 #define N_INCR 20
 
 /* One case against GLPK's LP, named NAME_seed_SEED; SKIP without GLPK. */
-static void lp_case(const char *name, int seed, int max_paths)
+static void lp_case_within(const char *name, int seed, int max_paths,
+			   double within)
 {
 	char nm[96];
 
@@ -988,7 +989,12 @@ static void lp_case(const char *name, int seed, int max_paths)
 	if (!mpte_exact_available())
 		ktap_skip(nm, "built without GLPK (HAVE_GLPK=0)");
 	else
-		ktap_result(one_vs_lp(seed, max_paths), nm);
+		ktap_result(one_vs_lp_within(seed, max_paths, within), nm);
+}
+
+static void lp_case(const char *name, int seed, int max_paths)
+{
+	lp_case_within(name, seed, max_paths, 1.01);
 }
 
 /*
@@ -1154,7 +1160,7 @@ int main(void)
 				MPTE_DEFAULT_MAX_PATHS);
 		return ktap_failed ? 1 : 0;
 	}
-	ktap_plan(3 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) + ni + 1);
+	ktap_plan(3 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) + ni + 2);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -1184,6 +1190,10 @@ int main(void)
 	for (i = 0; i < (int)ARRAY_SIZE(capped_regressions); i++)
 		lp_case("capped_regression", capped_regressions[i],
 			MPTE_DEFAULT_MAX_PATHS);
+	/* its LP optimum needs more than 8 paths for three demands: 1.058 x
+	 * before colgen.c, 1.027 with it, 1.017 with the capped pricing */
+	lp_case_within("capped_regression_within_2pct", 646,
+		       MPTE_DEFAULT_MAX_PATHS, 1.02);
 	for (i = 0; i < ni; i++) {
 		snprintf(nm, sizeof(nm), "incremental_events_seed_%d", first + i);
 		ktap_result(one_incremental(first + i), nm);
