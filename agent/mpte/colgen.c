@@ -25,8 +25,9 @@
  * and the cap to max_paths (pathlp.c) rarely has to choose.
  *
  * Capped (after pathlp.c chose the paths kept under max_paths): new paths
- * come in only for demands that hold fewer than their max_paths, and the
- * flows are taken only if no demand has more positive paths than that.
+ * come in only for demands that hold fewer than their max_paths, so no
+ * demand can end over it (within_caps() checks, for safety: it never
+ * refused in a reviewer's 731 capped runs).
  *
  * Only where the LP is small (at most COLGEN_MAX_ROWS rows: arcs plus
  * demands), and only if it ends below the utilisation held; otherwise

@@ -328,9 +328,10 @@ static int on_cycle(const struct mpte_path *pp, const struct arcflow *af,
  * be installed: drop them before the cut to max_paths, so that the paths
  * kept are the fattest installable ones; their flow spreads over the rest
  * (re-balanced and, if a link overflows, re-admitted by mpte_finish).  If
- * none is left the demand is out, with the reason.  Returns 1 if it is.
+ * none is left the demand is out, with the reason.  Returns 1 if it is;
+ * *dropped says whether any path went.
  */
-static int drop_long_lists(struct mpte_ctx *ctx, int di)
+static int drop_long_lists(struct mpte_ctx *ctx, int di, int *dropped)
 {
 	struct mpte_dstate *s = &ctx->st[di];
 	int m = mpte_max_sids(ctx, di), p, n, shortest = 0;
@@ -346,6 +347,7 @@ static int drop_long_lists(struct mpte_ctx *ctx, int di)
 			shortest = n;
 		free(s->paths[p].arcs);
 		s->paths[p] = s->paths[--s->npaths];
+		*dropped = 1;
 	}
 	if (s->npaths)
 		return 0;
@@ -375,7 +377,7 @@ int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 	const struct mpte_demand *d = &ctx->ds->d[di];
 	struct mpte_dstate *s = &ctx->st[di];
 	struct arcflow *af;
-	int n, *cyc, len, p, changed = 0;
+	int n, *cyc, len, p, changed = 0, dropped = 0;
 	double sum = 0;
 
 	for (;;) {
@@ -422,8 +424,12 @@ int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 		changed = 1;
 	}
 
-	if (drop_long_lists(ctx, di))
+	if (drop_long_lists(ctx, di, &dropped))
 		return 1;
+	/* the flow of the paths that went is spread below: a re-balance
+	 * must follow (mpte_finish polishes what changed) */
+	if (dropped)
+		changed = 1;
 	qsort(s->paths, s->npaths, sizeof(*s->paths), cmp_flow_desc);
 	while (s->npaths > 1 &&
 	       ((s->npaths > d->max_paths && !ctx->defer_cut) ||
@@ -434,9 +440,17 @@ int mpte_finalise_paths(struct mpte_ctx *ctx, int di)
 	}
 	for (p = 0; p < s->npaths; p++)
 		sum += s->paths[p].flow;
-	if (sum > 0 && fabs(sum - s->admitted) > 1e-12 * s->admitted)
+	/* every path that carried flow went over max_sids and those left
+	 * carried none (the loop above left one of them): it takes it all,
+	 * or the demand stayed admitted carrying nothing (a reviewer's
+	 * rich instances, 19 of 180) */
+	if (sum <= 0 && s->npaths) {
+		s->paths[0].flow = s->admitted;
+		changed = 1;
+	} else if (sum > 0 && fabs(sum - s->admitted) > 1e-12 * s->admitted) {
 		for (p = 0; p < s->npaths; p++)
 			s->paths[p].flow *= s->admitted / sum;
+	}
 	return changed;
 }
 

@@ -1121,9 +1121,12 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 					break;
 				/* still above: the path LP with pricing,
 				 * new paths only within the caps (seed 646:
-				 * 1.027 x the LP without, 1.017 with) */
-				else if (mpte_colgen(ctx, until, true))
+				 * 1.027 x the LP without, 1.017 with); the
+				 * sweeps after it stay sharp */
+				else if (mpte_colgen(ctx, until, true)) {
 					u = mpte_current_max_util(ctx, NULL);
+					beta = BETA_MAX;
+				}
 			}
 		}
 		if (stop)

@@ -810,6 +810,60 @@ out:
 	return KTAP_FAILED();
 }
 
+/*
+ * Tight SID budgets on rich instances (colours, delay bounds, elastic
+ * demands, hop limits, max_paths 1..3), routing every demand, the sweeps
+ * stopped after 1 to 3: what a reviewer's 10,800 such cases found, a
+ * demand admitted that carried nothing once the paths that held its flow
+ * went over max_sids (the paths left held none).
+ */
+static int one_rich_sids(int seed)
+{
+	struct json_object *tj, *dj, *arr;
+	struct mpte_topology *t = NULL;
+	struct mpte_demand_set *ds = NULL;
+	struct mpte_ctx *ctx = NULL;
+	struct mpte_options o;
+	char err[512];
+	size_t i;
+	int n;
+
+	rng = 0x9e3779b97f4a7c15ULL * (seed + 1);
+	n = rint_(5, 24);
+	tj = gen_topology(n, 1);
+	dj = gen_demands(n, rint_(3, 60), 1, 0);
+	arr = json_object_object_get(dj, "demands");
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *d = json_object_array_get_idx(arr, i);
+
+		json_object_object_add(d, "max_paths",
+				       json_object_new_int(rint_(1, 3)));
+		if (rint_(0, 4) == 0)
+			json_object_object_add(d, "max_hops",
+					       json_object_new_int(rint_(2, 6)));
+	}
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "topology: %s", err);
+	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	CHECK(ds, "demands: %s", err);
+	mpte_options_default(&o);
+	o.admission = 0;
+	o.backups = seed & 1;
+	o.max_sids = 2 + seed % 2;
+	o.max_iterations = 1 + seed % 3;
+	ctx = mpte_new(t, ds, &o);
+	mpte_solve(ctx);
+	CHECK(!check_solution(ctx, "tight SID budget"), "%s", "see above");
+	CHECK(!dag_acyclic(ctx), "%s", "see above");
+out:
+	mpte_free(ctx);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	json_object_put(dj);
+	return KTAP_FAILED();
+}
+
 /* A demand's paths as text (arcs and flows, exact), to see who moved. */
 static char *paths_sig(const struct mpte_ctx *ctx, int di)
 {
@@ -1160,7 +1214,7 @@ int main(void)
 				MPTE_DEFAULT_MAX_PATHS);
 		return ktap_failed ? 1 : 0;
 	}
-	ktap_plan(3 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) + ni + 2);
+	ktap_plan(4 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) + ni + 2);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -1172,6 +1226,10 @@ int main(void)
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_sid_counts_igp_zero_seed_%d", first + i);
 		ktap_result(one_sid_counts(first + i), nm);
+	}
+	for (i = 0; i < nr; i++) {
+		snprintf(nm, sizeof(nm), "random_rich_tight_sid_budget_seed_%d", first + i);
+		ktap_result(one_rich_sids(first + i), nm);
 	}
 	for (i = 0; i < nl; i++)
 		lp_case("random_within_1pct_of_lp", first + i, 64);
