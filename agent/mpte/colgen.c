@@ -29,9 +29,10 @@
  * demand can end over it (within_caps() checks, for safety: it never
  * refused in a reviewer's 731 capped runs).
  *
- * Only where the LP is small (at most COLGEN_MAX_ROWS rows: arcs plus
- * demands), and only if it ends below the utilisation held; otherwise
- * nothing changes.  Without GLPK it does nothing.
+ * Only without admission (every demand routed), where the LP is small
+ * (at most COLGEN_MAX_ROWS rows: arcs plus demands), and only if it ends
+ * below the utilisation held; otherwise nothing changes.  Without GLPK it
+ * does nothing.
  */
 #include <limits.h>
 #include <math.h>
@@ -56,7 +57,7 @@ struct column {
 
 struct master {
 	glp_prob *p;
-	int ucol, drow0;		/* U's column; the first demand row */
+	int ucol;			/* U's column */
 	int *drow;			/* per demand: its row, or 0 */
 	struct column *col;		/* col[j - 2]: column j's path */
 	int ncol, capcol;
