@@ -34,7 +34,6 @@
  * below the utilisation held; otherwise nothing changes.  Without GLPK it
  * does nothing.
  */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +47,6 @@
 
 #define COLGEN_MAX_ROWS		4000	/* as pathlp.c's LP */
 #define COLGEN_ROUNDS		200	/* pricing rounds at most */
-#define COLGEN_IT_LIM		20000	/* simplex iterations a solve */
 
 struct column {
 	int di, next;			/* next: the demand's next column */
@@ -118,47 +116,13 @@ static int has_column(const struct master *m, int di, const int *arcs,
 	return 0;
 }
 
-static double deadline;
-
-static int solve(glp_prob *p)
-{
-	glp_smcp parm;
-
-	glp_init_smcp(&parm);
-	parm.msg_lev = GLP_MSG_OFF;
-	parm.presolve = GLP_OFF;	/* a warm start from the last basis */
-	parm.it_lim = COLGEN_IT_LIM;
-	if (deadline > 0) {
-		double left = deadline - mpte_now();
-
-		if (left <= 0)
-			return -1;
-		parm.tm_lim = left * 1000 < INT_MAX ? (int)(left * 1000) + 1 :
-			      INT_MAX;
-	}
-	if (glp_simplex(p, &parm) || glp_get_status(p) != GLP_OPT)
-		return -1;
-	return 0;
-}
-
 static void build(struct mpte_ctx *ctx, struct master *m)
 {
 	const struct mpte_topology *t = ctx->t;
-	int a, di, p, i;
-	double *fixed = mpte_xcalloc(t->narcs, sizeof(double));
-
 	/* the load that stays: background and the inactive demands' flow */
-	for (a = 0; a < t->narcs; a++)
-		fixed[a] = ctx->background[a] + ctx->load[a];
-	for (di = 0; di < ctx->ds->n; di++) {
-		const struct mpte_dstate *s = &ctx->st[di];
+	double *fixed = mpte_fixed_load(ctx, NULL);
+	int a, di, p;
 
-		if (!s->active)
-			continue;
-		for (p = 0; p < s->npaths; p++)
-			for (i = 0; i < s->paths[p].len; i++)
-				fixed[s->paths[p].arcs[i]] -= s->paths[p].flow;
-	}
 	m->p = glp_create_prob();
 	glp_set_obj_dir(m->p, GLP_MIN);
 	glp_add_rows(m->p, t->narcs);
@@ -353,10 +317,9 @@ int mpte_colgen(struct mpte_ctx *ctx, double until, bool capped)
 	}
 	if (rows == t->narcs || rows > COLGEN_MAX_ROWS)
 		return 0;
-	deadline = until;
 	memset(&m, 0, sizeof(m));
 	build(ctx, &m);
-	if (solve(m.p))
+	if (mpte_lp_resolve(m.p, until) == HUGE_VAL_D)
 		goto out;	/* not expected: the flows held are feasible */
 	len = mpte_xcalloc(t->narcs, sizeof(double));
 	w = mpte_xcalloc(t->narcs, sizeof(double));
@@ -367,7 +330,7 @@ int mpte_colgen(struct mpte_ctx *ctx, double until, bool capped)
 		if (!n)
 			break;
 		added += n;
-		if (solve(m.p))
+		if (mpte_lp_resolve(m.p, until) == HUGE_VAL_D)
 			goto out;
 	}
 	u0 = mpte_current_max_util(ctx, NULL);

@@ -29,24 +29,19 @@ static int in_set(const int *set, int n, int v)
 double mpte_cut_bound(const struct mpte_ctx *ctx)
 {
 	const struct mpte_topology *t = ctx->t;
-	int nn = t->nnodes, a, di, p, i, v;
+	int nn = t->nnodes, a, di, v;
 	/* per node: [0] in-capacity, [1] fixed in, [2] must end here,
 	 * [3] out-capacity, [4] fixed out, [5] must start here */
 	double *n = mpte_xcalloc((size_t)nn * 6, sizeof(double));
-	double *fixed = mpte_xcalloc(t->narcs, sizeof(double)), best = 0;
-
-	for (a = 0; a < t->narcs; a++)
-		fixed[a] = ctx->background[a] + ctx->load[a];
 	/* what the active demands carry now is theirs to move, not fixed */
+	double *fixed = mpte_fixed_load(ctx, NULL), best = 0;
+
 	for (di = 0; di < ctx->ds->n; di++) {
 		const struct mpte_dstate *s = &ctx->st[di];
 		const struct mpte_demand *d = &ctx->ds->d[di];
 
 		if (!s->active)
 			continue;
-		for (p = 0; p < s->npaths; p++)
-			for (i = 0; i < s->paths[p].len; i++)
-				fixed[s->paths[p].arcs[i]] -= s->paths[p].flow;
 		if (d->negress == 1 &&
 		    !in_set(d->ingress, d->ningress, d->egress[0]))
 			n[d->egress[0] * 6 + 2] += s->admitted;

@@ -41,6 +41,15 @@ struct mpte_lp {
 
 /* Entry (row, col) = v; each pair once (GLPK refuses a repeated one). */
 void mpte_lp_put(struct mpte_lp *l, int row, int col, double v);
+
+/*
+ * The path LPs (pathlp.c, colgen.c) re-optimised from their last basis,
+ * held to MPTE_LP_IT_LIM iterations and, if until > 0, to what is left
+ * before mpte_now() reaches it: the objective, or HUGE_VAL_D if the
+ * simplex did not reach an optimum.
+ */
+#define MPTE_LP_IT_LIM	20000
+double mpte_lp_resolve(glp_prob *p, double until);
 #endif
 
 #endif

@@ -274,6 +274,7 @@ int mpte_demand_index(const struct mpte_ctx *ctx, const char *id);
 /* solve.c */
 void mpte_arc_len_update(struct mpte_ctx *ctx, int a);
 void mpte_recompute_loads(struct mpte_ctx *ctx);
+double *mpte_fixed_load(const struct mpte_ctx *ctx, const unsigned char *sel);
 double mpte_current_max_util(const struct mpte_ctx *ctx, int *argmax);
 int mpte_optimise(struct mpte_ctx *ctx);
 void mpte_polish(struct mpte_ctx *ctx, bool new_paths);

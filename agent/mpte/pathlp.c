@@ -29,7 +29,6 @@
  * LP leaves at 0 are dropped.  If GLPK fails (not expected: the flows held
  * are feasible) nothing changes and the caller cuts, as without GLPK.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +53,9 @@
  * basis, and a fat-tree k = 24 with 20,000 demands (an LP of 25,808 rows)
  * took 55 s where the whole solve takes 7; such demands are cut to their
  * fattest paths, as without GLPK.  Each solve is also held to an
- * iteration limit, and to what is left of --time-limit.
+ * iteration limit, and to what is left of --time-limit (mpte_lp_resolve).
  */
 #define PATHLP_MAX_ROWS	4000
-#define PATHLP_IT_LIM	20000
 
 /*
  * A demand over its cap, for the LP.  Not with max_paths 1: choosing one
@@ -112,22 +110,11 @@ static void build(struct mpte_ctx *ctx, const unsigned char *sel,
 	struct mpte_lp l;
 
 	/* the load that stays: background and every other demand's flow */
-	fixed = mpte_xcalloc(t->narcs, sizeof(double));
+	fixed = mpte_fixed_load(ctx, sel);
 	row_of_arc = mpte_xcalloc(t->narcs, sizeof(int));
 	last_col = mpte_xcalloc(t->narcs, sizeof(int));
 	last_nz = mpte_xcalloc(t->narcs, sizeof(int));
 	b->col0 = mpte_xcalloc(ctx->ds->n, sizeof(int));
-	for (a = 0; a < t->narcs; a++)
-		fixed[a] = ctx->background[a] + ctx->load[a];
-	for (di = 0; di < ctx->ds->n; di++) {
-		const struct mpte_dstate *s = &ctx->st[di];
-
-		if (!sel[di])
-			continue;
-		for (p = 0; p < s->npaths; p++)
-			for (i = 0; i < s->paths[p].len; i++)
-				fixed[s->paths[p].arcs[i]] -= s->paths[p].flow;
-	}
 
 	memset(&l, 0, sizeof(l));
 	l.p = glp_create_prob();
@@ -184,35 +171,6 @@ static void build(struct mpte_ctx *ctx, const unsigned char *sel,
 /* mpte_now() past which no solve starts (--time-limit), or 0. */
 static double deadline;
 
-/* Re-optimise from the current basis; the objective, or HUGE_VAL_D. */
-static double resolve(glp_prob *p)
-{
-	glp_smcp parm;
-
-	glp_init_smcp(&parm);
-	parm.msg_lev = GLP_MSG_OFF;
-	/*
-	 * No presolve: the simplex's own basic solution (a vertex), and a
-	 * warm start from the last basis when a bound changed.  The primal
-	 * simplex throughout: the dual one, natural after a bound tightens,
-	 * ends on other vertices of these degenerate LPs, and the kept paths
-	 * came out worse (3 of 2,000 soak instances above 1.01x, not 1).
-	 */
-	parm.presolve = GLP_OFF;
-	parm.it_lim = PATHLP_IT_LIM;
-	if (deadline > 0) {
-		double left = deadline - mpte_now();
-
-		if (left <= 0)
-			return HUGE_VAL_D;
-		parm.tm_lim = left * 1000 < INT_MAX ? (int)(left * 1000) + 1 :
-			      INT_MAX;
-	}
-	if (glp_simplex(p, &parm) || glp_get_status(p) != GLP_OPT)
-		return HUGE_VAL_D;
-	return glp_get_obj_val(p);
-}
-
 /* Paths of di the LP gives flow, and the thinnest of them. */
 static int in_use(glp_prob *p, const struct mpte_dstate *s, int col0,
 		  int *thinnest)
@@ -252,10 +210,10 @@ static int choose_drop(glp_prob *p, const struct mpte_dstate *s, int col0,
 		if (glp_get_col_type(p, col0 + k) == GLP_FX || x <= eps)
 			continue;
 		glp_set_col_bnds(p, col0 + k, GLP_FX, 0, 0);
-		v = resolve(p);
+		v = mpte_lp_resolve(p, deadline);
 		glp_set_col_bnds(p, col0 + k, GLP_LO, 0, 0);
 		*budget -= 2;
-		if (resolve(p) == HUGE_VAL_D)
+		if (mpte_lp_resolve(p, deadline) == HUGE_VAL_D)
 			return -1;
 		if (v < best * (1 - 1e-9) ||
 		    (v <= best * (1 + 1e-9) && x < xbest)) {
@@ -331,7 +289,7 @@ static int bar_next(struct mpte_ctx *ctx, const unsigned char *sel,
 		glp_set_col_bnds(b->p, b->col0[bd] + bk, GLP_FX, 0, 0);
 		(*fixes)++;
 	}
-	return resolve(b->p) == HUGE_VAL_D ? -1 : 1;
+	return mpte_lp_resolve(b->p, deadline) == HUGE_VAL_D ? -1 : 1;
 }
 
 /* The LP's rows: one per demand in sel, one per arc their paths use. */
@@ -379,7 +337,7 @@ int mpte_select_paths(struct mpte_ctx *ctx, double until)
 	}
 	deadline = until;
 	build(ctx, sel, &b);
-	if (resolve(b.p) == HUGE_VAL_D)
+	if (mpte_lp_resolve(b.p, deadline) == HUGE_VAL_D)
 		goto out;	/* not expected: the flows held are feasible */
 	/*
 	 * Bar one path at a time from a demand the optimum gives more

@@ -79,6 +79,30 @@ static void add_flow(struct mpte_ctx *ctx, const int *arcs, int len,
 	}
 }
 
+/*
+ * The load on each arc that stays while the demands in sel (NULL: the
+ * active ones) move: background and every other demand's flow.  Rounding
+ * can leave a hair below zero.
+ */
+double *mpte_fixed_load(const struct mpte_ctx *ctx, const unsigned char *sel)
+{
+	double *fixed = mpte_xcalloc(ctx->t->narcs, sizeof(double));
+	int a, di, p, i;
+
+	for (a = 0; a < ctx->t->narcs; a++)
+		fixed[a] = ctx->background[a] + ctx->load[a];
+	for (di = 0; di < ctx->ds->n; di++) {
+		const struct mpte_dstate *s = &ctx->st[di];
+
+		if (sel ? !sel[di] : !s->active)
+			continue;
+		for (p = 0; p < s->npaths; p++)
+			for (i = 0; i < s->paths[p].len; i++)
+				fixed[s->paths[p].arcs[i]] -= s->paths[p].flow;
+	}
+	return fixed;
+}
+
 void mpte_recompute_loads(struct mpte_ctx *ctx)
 {
 	int a, di, p;

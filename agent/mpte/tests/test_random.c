@@ -694,6 +694,22 @@ out:
 }
 
 /*
+ * The instances held to GLPK's LP (the soaks and one_colgen()): seed's
+ * topology of n nodes, its demands in *dj.
+ */
+static struct json_object *gen_lp_instance(int seed, int max_paths,
+					   struct json_object **dj, int *n)
+{
+	struct json_object *tj;
+
+	rng = 0x2545f4914f6cdd1dULL * (seed + 7);
+	*n = rint_(6, 30);
+	tj = gen_topology(*n, 0);
+	*dj = gen_demands(*n, rint_(5, 80), 0, max_paths);
+	return tj;
+}
+
+/*
  * No admission: ours vs GLPK's LP.  With max_paths 64 no path constraint
  * binds that the LP does not have; with the default 8 the cut to max_paths
  * binds on some demands, and the LP (no path limit) is the bound we are
@@ -711,10 +727,7 @@ static int one_vs_lp_within(int seed, int max_paths, double within)
 	double lp, capb;
 	int n, i;
 
-	rng = 0x2545f4914f6cdd1dULL * (seed + 7);
-	n = rint_(6, 30);
-	tj = gen_topology(n, 0);
-	dj = gen_demands(n, rint_(5, 80), 0, max_paths);
+	tj = gen_lp_instance(seed, max_paths, &dj, &n);
 	if (getenv("MPTE_DUMP") && atoi(getenv("MPTE_DUMP")) == seed) {
 		json_object_to_file("/tmp/mpte-dump-topo.json", tj);
 		json_object_to_file("/tmp/mpte-dump-demands.json", dj);
@@ -780,10 +793,7 @@ static int one_colgen(int seed)
 	double lp;
 	int n;
 
-	rng = 0x2545f4914f6cdd1dULL * (seed + 7);
-	n = rint_(6, 30);
-	tj = gen_topology(n, 0);
-	dj = gen_demands(n, rint_(5, 80), 0, 64);
+	tj = gen_lp_instance(seed, 64, &dj, &n);
 	t = mpte_topology_from_json(tj, err, sizeof(err));
 	CHECK(t, "topology: %s", err);
 	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
