@@ -62,11 +62,19 @@ qdisc_reset() { tcs qdisc del dev va root 2>/dev/null; true; }
 sink_start()
 {
 	rm -f "$TMP/ready" "$TMP/sink.json"
-	nr "$ROCE_GEN" sink json "$TMP/sink.json" ready-file "$TMP/ready" "$@" \
-		2>"$TMP/sink.err" &
+	# Not through nr(): a function run with & is a subshell, and $! would
+	# be that shell, not the sink that socket_drops stops with SIGSTOP.
+	# ip netns exec execs the sink, so $! is the sink itself.
+	ip netns exec "$NS_R" "$ROCE_GEN" sink json "$TMP/sink.json" \
+		ready-file "$TMP/ready" "$@" 2>"$TMP/sink.err" &
 	SINK_PID=$!
 	for _ in $(seq 100); do
-		[ -e "$TMP/ready" ] && return 0
+		if [ -e "$TMP/ready" ]; then
+			[ "$(cat "/proc/$SINK_PID/comm" 2>/dev/null)" = roce-gen ] &&
+				return 0
+			echo "sink_start: pid $SINK_PID is not the sink" >&2
+			return 1
+		fi
 		sleep 0.05
 	done
 	return 1
