@@ -585,7 +585,9 @@ hb_done() {
 hb_begin() {
 	local tun=$1 credit=$2
 	shift 2
-	dns "$a" -j monitor >"$T/events" 2>&1 &
+	# Not through dns(): $! must be dmsc itself, or hb_stop's kill
+	# ends only the subshell and leaves the monitor (and its netns) alive.
+	ip netns exec "$a" "$DMSC" -j monitor >"$T/events" 2>&1 &
 	MON=$!
 	ip netns exec "$s" "$RG" sink bind 10.9.9.2 json "$T/sink.json" \
 		ready-file "$T/ready" 2>"$T/sink.err" &

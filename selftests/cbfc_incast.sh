@@ -403,7 +403,9 @@ test_incast_failover() {
 	# whichever link: without cbfc on a2 what fails over is never
 	# returned and the senders stall.
 	tc -n "$pe1" qdisc add dev a2 root cbfc credit $CREDIT credit_batch $BATCH
-	dns "$pe1" -j monitor >"$T/events" 2>&1 &
+	# Not through dns(): $! must be dmsc itself, or the kill below
+	# ends only the subshell and leaves the monitor (and its netns) alive.
+	ip netns exec "$pe1" "$DMSC" -j monitor >"$T/events" 2>&1 &
 	MON=$!
 	MID=link_down
 	incast failover
