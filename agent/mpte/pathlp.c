@@ -315,23 +315,30 @@ static int count_rows(const struct mpte_ctx *ctx, const unsigned char *sel)
 	return rows;
 }
 
-int mpte_select_paths(struct mpte_ctx *ctx, double until)
+int mpte_select_paths(struct mpte_ctx *ctx, double until, bool rebalance)
 {
 	unsigned char *sel;
 	struct built b;
 	double *x = NULL;
-	int di, nsel = 0, maxp = 0, fixes = 0, k, r, ret = 0;
+	int di, nsel = 0, nover = 0, maxp = 0, fixes = 0, k, r, ret = 0;
 	long budget;
 
 	sel = mpte_xcalloc(ctx->ds->n, 1);
-	for (di = 0; di < ctx->ds->n; di++)
-		if (over_cap(ctx, di)) {
-			sel[di] = 1;
-			nsel++;
-			if (ctx->st[di].npaths > maxp)
-				maxp = ctx->st[di].npaths;
-		}
-	if (!nsel || count_rows(ctx, sel) > PATHLP_MAX_ROWS) {
+	for (di = 0; di < ctx->ds->n; di++) {
+		const struct mpte_dstate *s = &ctx->st[di];
+
+		if (over_cap(ctx, di))
+			nover++;
+		else if (!rebalance || s->status != MPTE_ADMITTED ||
+			 !s->npaths || s->admitted <= 0 ||
+			 s->npaths > ctx->ds->d[di].max_paths)
+			continue;
+		sel[di] = 1;
+		nsel++;
+		if (s->npaths > maxp)
+			maxp = s->npaths;
+	}
+	if (!nover || count_rows(ctx, sel) > PATHLP_MAX_ROWS) {
 		free(sel);
 		return 0;
 	}
@@ -350,6 +357,10 @@ int mpte_select_paths(struct mpte_ctx *ctx, double until)
 		;
 	if (r < 0)
 		goto out;
+	/* moving the others pays only where it keeps U (see pathlp.h) */
+	if (rebalance && glp_get_obj_val(b.p) >
+			 mpte_current_max_util(ctx, NULL) * (1 + 1e-9) + 1e-12)
+		goto out;
 
 	x = mpte_xcalloc(maxp, sizeof(double));
 	for (di = 0; di < ctx->ds->n; di++) {
@@ -363,10 +374,10 @@ int mpte_select_paths(struct mpte_ctx *ctx, double until)
 		take_flows(s, x);
 	}
 	mpte_recompute_loads(ctx);
-	ret = nsel;
+	ret = nover;
 	if (getenv("MPTE_TRACE"))
-		fprintf(stderr, "mpte: path LP: %d demands over their cap, %d rows, %d paths barred, budget left %ld, U %.6f, u now %.6f\n",
-			nsel, glp_get_num_rows(b.p), fixes, budget, glp_get_obj_val(b.p),
+		fprintf(stderr, "mpte: path LP: %d demands over their cap of %d, %d rows, %d paths barred, budget left %ld, U %.6f, u now %.6f\n",
+			nover, nsel, glp_get_num_rows(b.p), fixes, budget, glp_get_obj_val(b.p),
 			mpte_current_max_util(ctx, NULL));
 out:
 	glp_delete_prob(b.p);
@@ -378,10 +389,11 @@ out:
 
 #else
 
-int mpte_select_paths(struct mpte_ctx *ctx, double until)
+int mpte_select_paths(struct mpte_ctx *ctx, double until, bool rebalance)
 {
 	(void)ctx;
 	(void)until;
+	(void)rebalance;
 	return 0;
 }
 

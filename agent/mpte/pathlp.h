@@ -6,6 +6,8 @@
 #ifndef MPTE_PATHLP_H
 #define MPTE_PATHLP_H
 
+#include <stdbool.h>
+
 struct mpte_ctx;
 
 /*
@@ -16,7 +18,10 @@ struct mpte_ctx;
  * reaches @until (0: no limit).  Returns how many demands were re-solved;
  * 0 without GLPK, when the LP would be too big, or when a solve failed or
  * ran out of time (then nothing changed, and the caller cuts).
+ * rebalance: every other admitted demand is in the LP too, its flow free
+ * over the paths it holds (none added, so no union gains a cycle), and
+ * the result is taken only if U stays as it was (else 0, nothing changed).
  */
-int mpte_select_paths(struct mpte_ctx *ctx, double until);
+int mpte_select_paths(struct mpte_ctx *ctx, double until, bool rebalance);
 
 #endif

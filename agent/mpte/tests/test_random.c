@@ -1038,6 +1038,14 @@ out:
 static const int capped_regressions[] = { 122, 856, 1105, 1192, 2169,
 					  2544, 3176 };
 
+/*
+ * Held to 0.5 %: 1245 and 2596 (1.0081 and 1.0066 x the LP) while the
+ * paths made final were chosen with every other demand's flow fixed
+ * (context.c, cap_final()); 2646 (1.0006) went to 1.0140 while that LP's
+ * re-balance was taken even where it raised U.
+ */
+static const int capped_regressions_half_pct[] = { 1245, 2596, 2646 };
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define N_RANDOM 40
 #define N_VS_LP 20
@@ -1224,7 +1232,8 @@ int main(void)
 				MPTE_DEFAULT_MAX_PATHS);
 		return ktap_failed ? 1 : 0;
 	}
-	ktap_plan(4 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) + ni + 2);
+	ktap_plan(4 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) +
+		  (int)ARRAY_SIZE(capped_regressions_half_pct) + ni + 2);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -1262,6 +1271,10 @@ int main(void)
 	 * before colgen.c, 1.027 with it, 1.017 with the capped pricing */
 	lp_case_within("capped_regression_within_2pct", 646,
 		       MPTE_DEFAULT_MAX_PATHS, 1.02);
+	for (i = 0; i < (int)ARRAY_SIZE(capped_regressions_half_pct); i++)
+		lp_case_within("capped_regression_within_half_pct",
+			       capped_regressions_half_pct[i],
+			       MPTE_DEFAULT_MAX_PATHS, 1.005);
 	for (i = 0; i < ni; i++) {
 		snprintf(nm, sizeof(nm), "incremental_events_seed_%d", first + i);
 		ktap_result(one_incremental(first + i), nm);
