@@ -263,14 +263,19 @@ int mpte_workers(struct mpte_ctx *ctx)
 /*
  * Making paths final (a cycle cancelled, the rest decomposed again) may
  * leave a demand more paths than max_paths: the path LP over them chooses
- * which stay (pathlp.c), and what it still leaves over is cut.  In a cold
- * solve every other admitted demand's flow is in that LP too, free over
- * the paths it holds: with the others fixed, the choice raised U from the
- * LP's optimum to 1.008 and 1.0066 times it (capped soak seeds 1245 and
- * 2596), and the sweeps after it did not win it back.  A re-plan moves
- * only the demands that must.  Loads are current on return.
+ * which stay (pathlp.c), and what it still leaves over is cut.  With the
+ * others fixed, that choice raised U from the LP's optimum to 1.008 and
+ * 1.0066 times it (capped soak seeds 1245 and 2596), and the sweeps after
+ * it did not win it back; so in a cold solve without admission the other
+ * demands' flows are in that LP too, free over the paths they hold, where
+ * that keeps U at u_before, its value before the paths were made final.
+ * Not with admission: where U is the capacity and no move lowers it, the
+ * LP spread the overload onto more links, and more demands were shed (a
+ * reviewer's instance: 31 admitted instead of 33).  Not in a re-plan,
+ * which moves only the demands that must.  Loads are current on return.
  */
-static void cap_final(struct mpte_ctx *ctx, const unsigned char *which)
+static void cap_final(struct mpte_ctx *ctx, const unsigned char *which,
+		      double u_before)
 {
 	int di, over = 0;
 
@@ -282,8 +287,9 @@ static void cap_final(struct mpte_ctx *ctx, const unsigned char *which)
 	}
 	if (!over)
 		return;
-	if (which || !mpte_select_paths(ctx, 0, true))
-		mpte_select_paths(ctx, 0, false);
+	if (which || ctx->opt.admission ||
+	    !mpte_select_paths(ctx, 0, u_before))
+		mpte_select_paths(ctx, 0, 0);
 	over = 0;
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];
@@ -311,6 +317,8 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 	int di, round, changed;
 
 	for (round = 0; round < FINISH_ROUNDS; round++) {
+		double u_before = mpte_current_max_util(ctx, NULL);
+
 		changed = 0;
 		ctx->defer_cut = 1;
 		for (di = 0; di < ctx->ds->n; di++) {
@@ -326,7 +334,7 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 		}
 		ctx->defer_cut = 0;
 		mpte_recompute_loads(ctx);
-		cap_final(ctx, which);
+		cap_final(ctx, which, u_before);
 		if (!changed)
 			break;
 		/* new paths in the first round only: they may close a cycle

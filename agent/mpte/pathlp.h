@@ -6,8 +6,6 @@
 #ifndef MPTE_PATHLP_H
 #define MPTE_PATHLP_H
 
-#include <stdbool.h>
-
 struct mpte_ctx;
 
 /*
@@ -15,13 +13,15 @@ struct mpte_ctx;
  * flows over those paths (every other flow fixed), barring paths until
  * each has at most max_paths in use, and drop the paths the optimum
  * leaves empty.  Loads are recomputed.  No solve starts after mpte_now()
- * reaches @until (0: no limit).  Returns how many demands were re-solved;
+ * reaches @until (0: no limit).  Returns how many demands over their cap
+ * were re-solved;
  * 0 without GLPK, when the LP would be too big, or when a solve failed or
  * ran out of time (then nothing changed, and the caller cuts).
- * rebalance: every other admitted demand is in the LP too, its flow free
- * over the paths it holds (none added, so no union gains a cycle), and
- * the result is taken only if U stays as it was (else 0, nothing changed).
+ * rebalance_to > 0: every other admitted demand with two paths or more is
+ * in the LP too, its flow free over the paths it holds (none added, so no
+ * union gains a cycle); the result is taken only if its U is at most
+ * rebalance_to, else nothing changes and 0 is returned.
  */
-int mpte_select_paths(struct mpte_ctx *ctx, double until, bool rebalance);
+int mpte_select_paths(struct mpte_ctx *ctx, double until, double rebalance_to);
 
 #endif

@@ -1124,7 +1124,7 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 			}
 			/* the LP over the paths held chooses first (pathlp.c);
 			 * what it leaves over a cap is cut */
-			chosen = mpte_select_paths(ctx, until, false);
+			chosen = mpte_select_paths(ctx, until, 0);
 			cut = cut_to_max_paths(ctx);
 
 			if (chosen || cut) {
