@@ -335,7 +335,7 @@ int mpte_select_paths(struct mpte_ctx *ctx, double until, double rebalance_to)
 		else if (rebalance_to <= 0 || s->status != MPTE_ADMITTED ||
 			 s->npaths < 2 || s->admitted <= 0 ||
 			 s->npaths > ctx->ds->d[di].max_paths)
-			continue;	/* one path: its flow cannot move */
+			continue;	/* re-balanced only with 2 paths or more */
 		sel[di] = 1;
 		nsel++;
 		if (s->npaths > maxp)
