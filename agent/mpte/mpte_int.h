@@ -360,6 +360,14 @@ struct json_object *mpte_segments_json(struct mpte_sid_cache *c,
 				       const int *arcs, int len, int *exact);
 /* The SID limit that applies to demand di (demand, topology, options). */
 int mpte_max_sids(const struct mpte_ctx *ctx, int di);
+/* root's IGP tree (distances; *count: shortest routes, capped at 2); NULL
+ * when the topology is too large to keep trees */
+const double *mpte_sid_tree(struct mpte_sid_cache *c, int root,
+			    const unsigned char **count);
+/* sidpath.c: a path for di within its max_sids, least len among those
+ * with the fewest segments, into out; its length, 0 if none */
+int mpte_sid_path(struct mpte_ctx *ctx, int di, const double *len, int *out,
+		  int max);
 
 /* backup.c */
 void mpte_compute_backup(struct mpte_ctx *ctx, int di);

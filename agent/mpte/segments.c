@@ -502,6 +502,19 @@ static bool unique_shortest(struct mpte_sid_cache *c, const struct sid_tree *tr,
 	       l->count[v] == 1;
 }
 
+const double *mpte_sid_tree(struct mpte_sid_cache *c, int root,
+			    const unsigned char **count)
+{
+	const struct sid_tree *s;
+
+	if (c->local)
+		return NULL;
+	s = tree(c, root);	/* its own slot: stays while others are made */
+	if (count)
+		*count = s->count;
+	return s->dist;
+}
+
 int mpte_segments(struct mpte_sid_cache *c, const int *arcs, int len,
 		  const char **sids, int max, int *exact, int *missing)
 {

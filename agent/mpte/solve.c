@@ -550,7 +550,7 @@ static int path_join(struct mpte_ctx *ctx, int di, const int *q, int n)
 static void update_demand(struct mpte_ctx *ctx, int di, const int *q, int n)
 {
 	struct mpte_dstate *s = &ctx->st[di];
-	int qi = -1, p, i;
+	int qi = -1, p, i, *fit = NULL;
 
 	for (p = 0; p < s->npaths; p++)
 		if (same_path(&s->paths[p], q, n)) {
@@ -560,7 +560,20 @@ static void update_demand(struct mpte_ctx *ctx, int di, const int *q, int n)
 	if (qi < 0 && !s->npaths) {
 		if (ctx->restricted)
 			return;
-		/* first route: everything on the shortest path */
+		/* first route: everything on the shortest path; if the data
+		 * plane cannot hold its list, on the cheapest that fits
+		 * (later routes join only if they fit: this one would be
+		 * the demand's only one, and finishing would drop it) */
+		if (mpte_segments_over(mpte_sids(ctx), q, n,
+				       mpte_max_sids(ctx, di))) {
+			fit = mpte_xcalloc(ctx->t->nnodes, sizeof(int));
+			p = mpte_sid_path(ctx, di, ctx->len, fit,
+					  ctx->t->nnodes);
+			if (p > 0) {
+				q = fit;
+				n = p;
+			}
+		}
 		if (s->pcap < MPTE_WORK_PATHS) {
 			s->paths = mpte_xrealloc(s->paths, MPTE_WORK_PATHS *
 						 sizeof(*s->paths));
@@ -570,6 +583,7 @@ static void update_demand(struct mpte_ctx *ctx, int di, const int *q, int n)
 		s->paths[0].flow = s->admitted;
 		s->npaths = 1;
 		add_flow(ctx, q, n, s->admitted);
+		free(fit);
 		return;
 	}
 	if (qi < 0)
