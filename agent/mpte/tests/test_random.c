@@ -1095,6 +1095,12 @@ static const int capped_regressions[] = { 122, 856, 1105, 1192, 2169,
  */
 static const int capped_regressions_half_pct[] = { 1245, 2596, 2646 };
 
+/*
+ * After a link's recovery 1.22, 1.03, 1.03, 1.37 and 1.51 x a cold solve
+ * while a recovery moved only the demands on the busiest links (incr.c)
+ */
+static const int incr_regressions[] = { 51, 69, 128, 156, 214 };
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define N_RANDOM 40
 #define N_VS_LP 20
@@ -1282,7 +1288,8 @@ int main(void)
 		return ktap_failed ? 1 : 0;
 	}
 	ktap_plan(4 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) +
-		  (int)ARRAY_SIZE(capped_regressions_half_pct) + ni + 2);
+		  (int)ARRAY_SIZE(capped_regressions_half_pct) + ni +
+		  (int)ARRAY_SIZE(incr_regressions) + 2);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -1327,6 +1334,11 @@ int main(void)
 	for (i = 0; i < ni; i++) {
 		snprintf(nm, sizeof(nm), "incremental_events_seed_%d", first + i);
 		ktap_result(one_incremental(first + i), nm);
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(incr_regressions); i++) {
+		snprintf(nm, sizeof(nm), "incremental_regression_seed_%d",
+			 incr_regressions[i]);
+		ktap_result(one_incremental(incr_regressions[i]), nm);
 	}
 	ktap_result(t_threads_same_routing(), "threads_same_routing");
 	return ktap_failed ? 1 : 0;
