@@ -143,6 +143,7 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	const struct mpte_topology *t = ctx->t;
 	int l = mpte_link_find(t, id, err, errlen), k, di, any = 0, *back;
 	char what[256];
+	double cold_lb;
 
 	if (l < 0)
 		return -1;
@@ -154,6 +155,7 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 		return -1;
 	}
 	mpte_begin_event(ctx);
+	cold_lb = ctx->lower_bound;
 	for (k = 0; k < 2; k++)
 		if (t->links[l].arc[k] >= 0) {
 			ctx->failed[t->links[l].arc[k]] = 0;
@@ -231,11 +233,16 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	 * recoveries came here, at up to 9.5 times the bound, and 5 ended
 	 * over 1.02 times a cold solve; with this, 0 (within 1.002 of the
 	 * bound, as a cold solve). */
-	if (above_bound(ctx)) {
+	if (!ctx->opt.admission && above_bound(ctx)) {
 		activate_above(ctx, 0);
 		mpte_optimise(ctx);
+		/* with every demand active the optimiser takes its bound
+		 * for the network as it is (other links may still be down):
+		 * no bound once they come back, so the cold one stays */
+		ctx->lower_bound = cold_lb;
 	}
 	snprintf(what, sizeof(what), "link-recovery %s", t->links[l].id);
 	mpte_end_event(ctx, what, NULL, NULL, 1);
+	ctx->lower_bound = cold_lb;
 	return 0;
 }
