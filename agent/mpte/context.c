@@ -430,6 +430,8 @@ int mpte_solve(struct mpte_ctx *ctx)
 
 	mpte_finish(ctx, NULL, NULL);
 	ctx->cold = false;
+	ctx->cold_util = ctx->max_util;
+	ctx->cold_lb = ctx->lower_bound;
 	if (ctx->opt.ecmp_baseline)
 		ctx->ecmp_util = mpte_ecmp(ctx);
 	return r;

@@ -15,6 +15,8 @@
 
 #include "mpte_int.h"
 
+#define READMIT_TRIES 64	/* demands offered again one at a time */
+
 static int demand_or_err(struct mpte_ctx *ctx, const char *id, char *err,
 			 size_t errlen)
 {
@@ -130,11 +132,60 @@ static void activate_above(struct mpte_ctx *ctx, double cut)
 	free(hot);
 }
 
-/* Above the tolerance of the cold solve's lower bound. */
-static bool above_bound(struct mpte_ctx *ctx)
+/* Above the tolerance of lower bound lb. */
+static bool above_bound(struct mpte_ctx *ctx, double lb)
 {
-	return mpte_current_max_util(ctx, NULL) >
-	       ctx->lower_bound * (1 + ctx->opt.tolerance);
+	return mpte_current_max_util(ctx, NULL) > lb * (1 + ctx->opt.tolerance);
+}
+
+/* Back in: what the failure said no longer holds. */
+static void came_back(struct mpte_dstate *s)
+{
+	free(s->reason);
+	s->reason = NULL;
+	free(s->preempted_by);
+	s->preempted_by = NULL;
+}
+
+/* Out again, as the failure left it (its reason stands). */
+static void put_back(struct mpte_ctx *ctx, int di, int status)
+{
+	mpte_drop_paths(ctx, di);
+	ctx->st[di].status = status;
+	ctx->st[di].lost = 1;
+	ctx->st[di].active = 0;
+}
+
+/*
+ * What the failure pushed out did not fit back all together: offer each
+ * again alone, best priority first, into the room the others leave (a
+ * recovery preempts no one).  Dropping them all, as before, left 24 of a
+ * cold solve's 34 admitted once both of two failed links were back.
+ */
+static void readmit_back(struct mpte_ctx *ctx, const int *back)
+{
+	int prio, di, k, tries = 0;
+
+	for (prio = 0; prio < MPTE_PRIORITIES; prio++)
+		for (di = 0; di < ctx->ds->n && tries < READMIT_TRIES; di++) {
+			struct mpte_dstate *s = &ctx->st[di];
+
+			if (!back[di] || ctx->ds->d[di].setup != prio)
+				continue;
+			tries++;
+			for (k = 0; k < ctx->ds->n; k++)
+				ctx->st[k].active = 0;
+			s->status = MPTE_ADMITTED;
+			s->lost = 0;
+			s->admitted = ctx->ds->d[di].elastic ?
+				      ctx->ds->d[di].bw_min : s->requested;
+			s->active = 1;
+			mpte_optimise(ctx);
+			if (mpte_current_max_util(ctx, NULL) <= 1 + 1e-9)
+				came_back(s);
+			else
+				put_back(ctx, di, back[di] - 1);
+		}
 }
 
 int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
@@ -142,6 +193,7 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 {
 	const struct mpte_topology *t = ctx->t;
 	int l = mpte_link_find(t, id, err, errlen), k, di, any = 0, *back;
+	struct mpte_held *held;
 	char what[256];
 	double cold_lb;
 
@@ -155,7 +207,11 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 		return -1;
 	}
 	mpte_begin_event(ctx);
-	cold_lb = ctx->lower_bound;
+	/* the failure's re-plan may have set the bound of the network with
+	 * the link down; the cold solve's holds with it up, and with any
+	 * other still down */
+	cold_lb = ctx->cold_lb > 0 ? ctx->cold_lb : ctx->lower_bound;
+	ctx->lower_bound = cold_lb;
 	for (k = 0; k < 2; k++)
 		if (t->links[l].arc[k] >= 0) {
 			ctx->failed[t->links[l].arc[k]] = 0;
@@ -167,6 +223,7 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	mpte_hop_limits_invalidate(ctx);	/* the fewest hops may shrink */
 	/* what a failure pushed out comes back if it can, and only into
 	 * free capacity: a recovery preempts no one */
+	held = ctx->opt.admission ? mpte_hold_routes(ctx, false) : NULL;
 	back = mpte_xcalloc(ctx->ds->n, sizeof(*back));
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];
@@ -200,21 +257,17 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	if (ctx->opt.admission &&
 	    mpte_current_max_util(ctx, NULL) > 1 + 1e-9) {
 		for (di = 0; di < ctx->ds->n; di++)
-			if (back[di]) {
-				mpte_drop_paths(ctx, di);
-				ctx->st[di].status = back[di] - 1;
-				ctx->st[di].lost = 1;
-				ctx->st[di].active = 0;
-			}
-		mpte_recompute_loads(ctx);
+			if (back[di])
+				put_back(ctx, di, back[di] - 1);
+		/* the others as they were: moved for demands that are out
+		 * again, they may have left a link over capacity */
+		mpte_release_routes(ctx, held, true);
+		readmit_back(ctx, back);
 	} else {
+		mpte_release_routes(ctx, held, false);
 		for (di = 0; di < ctx->ds->n; di++)
-			if (back[di]) {
-				free(ctx->st[di].reason);
-				ctx->st[di].reason = NULL;
-				free(ctx->st[di].preempted_by);
-				ctx->st[di].preempted_by = NULL;
-			}
+			if (back[di])
+				came_back(&ctx->st[di]);
 	}
 	free(back);
 	/* within tolerance of the cold solve's lower bound (still a bound
@@ -222,7 +275,7 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	 * demands on the busiest links (within the tolerance of the peak),
 	 * where the failure's re-routing piled up (on wan1000 about 2,000
 	 * demands and 2 s, so not always) */
-	if (above_bound(ctx)) {
+	if (above_bound(ctx, cold_lb)) {
 		activate_above(ctx, mpte_current_max_util(ctx, NULL) /
 				    (1 + ctx->opt.tolerance));
 		mpte_optimise(ctx);
@@ -233,16 +286,17 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	 * recoveries came here, at up to 9.5 times the bound, and 5 ended
 	 * over 1.02 times a cold solve; with this, 0 (within 1.002 of the
 	 * bound, as a cold solve). */
-	if (!ctx->opt.admission && above_bound(ctx)) {
+	if (!ctx->opt.admission && above_bound(ctx, cold_lb) &&
+	    mpte_current_max_util(ctx, NULL) >
+	    ctx->cold_util * (1 + ctx->opt.tolerance)) {
 		activate_above(ctx, 0);
 		mpte_optimise(ctx);
-		/* with every demand active the optimiser takes its bound
-		 * for the network as it is (other links may still be down):
-		 * no bound once they come back, so the cold one stays */
-		ctx->lower_bound = cold_lb;
 	}
 	snprintf(what, sizeof(what), "link-recovery %s", t->links[l].id);
 	mpte_end_event(ctx, what, NULL, NULL, 1);
+	/* with every demand active the optimiser takes its bound for the
+	 * network as it is, other links maybe still down: no bound once
+	 * they come back, so the cold one stays */
 	ctx->lower_bound = cold_lb;
 	return 0;
 }

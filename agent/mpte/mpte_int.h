@@ -195,6 +195,11 @@ struct mpte_ctx {
 
 	double max_util;
 	double lower_bound;
+	double cold_util;		/* max_util after the cold solve: what a
+					 * recovery aims at where the bound is
+					 * loose (max_sids) */
+	double cold_lb;			/* its lower_bound: with every link up,
+					 * so a bound with any of them down */
 	double ecmp_util;
 	double solve_seconds;
 	int iterations;
@@ -285,6 +290,12 @@ double mpte_path_delay(const struct mpte_topology *t, const int *arcs,
 		       int len);
 void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale);
 void mpte_drop_paths(struct mpte_ctx *ctx, int di);
+/* A copy of the routes of the active demands (active) or of the admitted
+ * ones; put back (restore) or dropped, and freed, by release. */
+struct mpte_held;
+struct mpte_held *mpte_hold_routes(const struct mpte_ctx *ctx, bool active);
+void mpte_release_routes(struct mpte_ctx *ctx, struct mpte_held *h,
+			 bool restore);
 void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
 		     double delta);
 

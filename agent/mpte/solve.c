@@ -1007,6 +1007,82 @@ static bool try_ecmp_start(struct mpte_ctx *ctx, double lb, double *ecmp_u)
  * too, later ones PHASE_HELD (no new paths, so they stay final), which
  * also re-balances an ECMP start.
  */
+/*
+ * Routes held to go back to: a re-plan's active demands when optimising
+ * began (the sweeps start soft and may end above where they started: a
+ * recovery's step from 0.823 went to 0.986 at the first softness), or
+ * every admitted demand before a recovery offers the failure's demands
+ * back (moved for them and they did not fit: the others' moves stay, and
+ * left links over capacity that admission then cleared by pushing out
+ * demands the recovery had no cause to touch).
+ */
+struct mpte_held {
+	struct mpte_path *paths;
+	int npaths;
+};
+
+struct mpte_held *mpte_hold_routes(const struct mpte_ctx *ctx, bool active)
+{
+	struct mpte_held *h = mpte_xcalloc(ctx->ds->n, sizeof(*h));
+	int di, p;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		const struct mpte_dstate *s = &ctx->st[di];
+
+		if (!s->npaths || (active ? !s->active :
+				   s->status != MPTE_ADMITTED))
+			continue;
+		h[di].npaths = s->npaths;
+		h[di].paths = mpte_xcalloc(s->npaths, sizeof(*h[di].paths));
+		for (p = 0; p < s->npaths; p++) {
+			h[di].paths[p] = s->paths[p];
+			h[di].paths[p].arcs = mpte_xcalloc(s->paths[p].len,
+							   sizeof(int));
+			memcpy(h[di].paths[p].arcs, s->paths[p].arcs,
+			       s->paths[p].len * sizeof(int));
+		}
+	}
+	return h;
+}
+
+void mpte_release_routes(struct mpte_ctx *ctx, struct mpte_held *h,
+			 bool restore)
+{
+	int di, p;
+
+	if (!h)
+		return;
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+
+		if (!restore || !h[di].paths) {
+			for (p = 0; p < h[di].npaths; p++)
+				free(h[di].paths[p].arcs);
+			free(h[di].paths);
+			continue;
+		}
+		for (p = 0; p < s->npaths; p++)
+			free(s->paths[p].arcs);
+		free(s->paths);
+		s->paths = h[di].paths;
+		s->npaths = s->pcap = h[di].npaths;
+	}
+	free(h);
+	if (restore)
+		mpte_recompute_loads(ctx);
+}
+
+/* Every active demand has a route: a warm start, one to go back to. */
+static bool warm(const struct mpte_ctx *ctx)
+{
+	int di;
+
+	for (di = 0; di < ctx->ds->n; di++)
+		if (ctx->st[di].active && !ctx->st[di].npaths)
+			return false;
+	return true;
+}
+
 static int optimise(struct mpte_ctx *ctx, enum phase start)
 {
 	bool polish = start != PHASE_FREE;
@@ -1017,7 +1093,8 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 	int sweeps = 0;
 	int budget = polish ? RESTRICTED_SWEEPS : ctx->opt.max_iterations;
 	int since_best = 0;
-	double best_u = HUGE_VAL_D, ecmp_goal = -1;
+	double best_u = HUGE_VAL_D, ecmp_goal = -1, u_start;
+	struct mpte_held *held = NULL;
 
 	for (di = 0; di < ctx->ds->n; di++)
 		if (ctx->st[di].active) {
@@ -1037,6 +1114,9 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 	/* a first guess of the utilisation sets the softness of step one */
 	mpte_recompute_loads(ctx);
 	u = mpte_current_max_util(ctx, NULL);
+	u_start = u;
+	if (!ctx->cold && warm(ctx))
+		held = mpte_hold_routes(ctx, true);	/* a re-plan ends no worse */
 	if (cap > 0 && est / cap > u)
 		u = est / cap;
 	if (u <= 0)
@@ -1182,6 +1262,9 @@ done:
 	ctx->capped = 0;
 	ctx->beta = beta;
 	free(buf);
+	mpte_release_routes(ctx, held, held &&
+			    mpte_current_max_util(ctx, NULL) >
+			    u_start * (1 + 1e-9));
 	ctx->max_util = mpte_current_max_util(ctx, NULL);
 	/* a bound with some demands frozen is not a bound on the whole */
 	for (di = 0; di < ctx->ds->n; di++)
