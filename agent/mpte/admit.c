@@ -651,6 +651,35 @@ void mpte_end_event(struct mpte_ctx *ctx, const char *what,
 	free(which);
 }
 
+/*
+ * A failure or a recovery changes IGP routes, and with them the SIDs a
+ * list needs: a path that fitted may need more now (wan120m, max_sids 3:
+ * a recovery left one demand with none that fitted, and it was dropped).
+ * Such a demand is routed again, its first route within max_sids
+ * (sidpath.c).  A path short enough costs no tree (mpte_segments_over):
+ * with the default limit this is a pass over the paths.
+ */
+void mpte_reroute_long_lists(struct mpte_ctx *ctx)
+{
+	int di, p;
+
+	for (di = 0; di < ctx->ds->n; di++) {
+		struct mpte_dstate *s = &ctx->st[di];
+
+		if (s->status != MPTE_ADMITTED || s->active)
+			continue;
+		for (p = 0; p < s->npaths; p++)
+			if (mpte_segments_over(mpte_sids(ctx), s->paths[p].arcs,
+					       s->paths[p].len,
+					       mpte_max_sids(ctx, di)))
+				break;
+		if (p == s->npaths)
+			continue;
+		mpte_drop_paths(ctx, di);
+		s->active = s->touched = 1;
+	}
+}
+
 int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 		   size_t errlen)
 {
@@ -698,6 +727,7 @@ int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
 		}
 		s->active = 1;
 	}
+	mpte_reroute_long_lists(ctx);
 	mpte_recompute_loads(ctx);
 	mpte_optimise(ctx);
 	snprintf(what, sizeof(what), "link-failure %s", t->links[l].id);

@@ -328,7 +328,8 @@ static int on_cycle(const struct mpte_path *pp, const struct arcflow *af,
  * be installed: drop them before the cut to max_paths, so that the paths
  * kept are the fattest installable ones; their flow spreads over the rest
  * (re-balanced and, if a link overflows, re-admitted by mpte_finish).  If
- * none is left the demand is out, with the reason.  Returns 1 if it is;
+ * none is left, all the flow goes on a path that fits, or if there is none
+ * the demand is out, with the reason.  Returns 1 if it is;
  * *dropped says whether any path went.
  */
 static int drop_long_lists(struct mpte_ctx *ctx, int di, int *dropped)
@@ -351,6 +352,22 @@ static int drop_long_lists(struct mpte_ctx *ctx, int di, int *dropped)
 	}
 	if (s->npaths)
 		return 0;
+	/* none left: one that fits, if there is one (sidpath.c).  A
+	 * recovery changes IGP routes, and with them what a list needs:
+	 * every path a demand held could need a SID more afterwards */
+	if (*dropped) {
+		int *q = mpte_xcalloc(ctx->t->nnodes, sizeof(int));
+
+		n = mpte_sid_path(ctx, di, NULL, q, ctx->t->nnodes);
+		if (n > 0) {
+			s->paths[0].arcs = q;
+			s->paths[0].len = n;
+			s->paths[0].flow = s->admitted;
+			s->npaths = 1;
+			return 0;
+		}
+		free(q);
+	}
 	free(s->paths);
 	s->paths = NULL;
 	s->pcap = 0;

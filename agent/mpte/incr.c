@@ -221,6 +221,7 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 							   t->links[l].arc[k]);
 		}
 	mpte_hop_limits_invalidate(ctx);	/* the fewest hops may shrink */
+	mpte_reroute_long_lists(ctx);
 	/* what a failure pushed out comes back if it can, and only into
 	 * free capacity: a recovery preempts no one */
 	held = ctx->opt.admission ? mpte_hold_routes(ctx, false) : NULL;

@@ -326,6 +326,8 @@ int mpte_hop_bounded_path(struct mpte_ctx *ctx, int di, const double *w,
 /* admit.c */
 int mpte_admit(struct mpte_ctx *ctx);
 void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted);
+/* After an IGP change: demands with a list over max_sids are routed again. */
+void mpte_reroute_long_lists(struct mpte_ctx *ctx);
 bool mpte_shed_overload(struct mpte_ctx *ctx, char **preempted);
 void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

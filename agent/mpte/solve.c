@@ -1009,8 +1009,10 @@ static bool try_ecmp_start(struct mpte_ctx *ctx, double lb, double *ecmp_u)
  */
 /*
  * Routes held to go back to: a re-plan's active demands when optimising
- * began (the sweeps start soft and may end above where they started: a
- * recovery's step from 0.823 went to 0.986 at the first softness), or
+ * began, under admission and with every link within capacity (the sweeps
+ * start soft and may end above where they started: a recovery's step
+ * from 0.823 went to 0.986 at the first softness; over 1, admission then
+ * pushed a demand out at the end of the event, seed 68), or
  * every admitted demand before a recovery offers the failure's demands
  * back (moved for them and they did not fit: the others' moves stay, and
  * left links over capacity that admission then cleared by pushing out
@@ -1093,7 +1095,7 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 	int sweeps = 0;
 	int budget = polish ? RESTRICTED_SWEEPS : ctx->opt.max_iterations;
 	int since_best = 0;
-	double best_u = HUGE_VAL_D, ecmp_goal = -1, u_start;
+	double best_u = HUGE_VAL_D, ecmp_goal = -1;
 	struct mpte_held *held = NULL;
 
 	for (di = 0; di < ctx->ds->n; di++)
@@ -1114,9 +1116,10 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 	/* a first guess of the utilisation sets the softness of step one */
 	mpte_recompute_loads(ctx);
 	u = mpte_current_max_util(ctx, NULL);
-	u_start = u;
-	if (!ctx->cold && warm(ctx))
-		held = mpte_hold_routes(ctx, true);	/* a re-plan ends no worse */
+	/* a re-plan with admission never makes a routing that fits one
+	 * that does not: admission would push demands out for it */
+	if (!ctx->cold && ctx->opt.admission && u <= 1 + 1e-9 && warm(ctx))
+		held = mpte_hold_routes(ctx, true);
 	if (cap > 0 && est / cap > u)
 		u = est / cap;
 	if (u <= 0)
@@ -1263,8 +1266,7 @@ done:
 	ctx->beta = beta;
 	free(buf);
 	mpte_release_routes(ctx, held, held &&
-			    mpte_current_max_util(ctx, NULL) >
-			    u_start * (1 + 1e-9));
+			    mpte_current_max_util(ctx, NULL) > 1 + 1e-9);
 	ctx->max_util = mpte_current_max_util(ctx, NULL);
 	/* a bound with some demands frozen is not a bound on the whole */
 	for (di = 0; di < ctx->ds->n; di++)

@@ -912,6 +912,16 @@ static int one_rich_sids(int seed)
 		      "%s", "see above");
 		CHECK(!dropped_but_fits(ctx, was, "after a failure"), "%s",
 		      "see above");
+		/* the recovery changes IGP routes back: a list held may need
+		 * more SIDs now */
+		for (i = 0; i < (size_t)ds->n; i++)
+			was[i] = ctx->st[i].status == MPTE_ADMITTED;
+		CHECK(!mpte_recover_link(ctx, t->links[l].id, err, sizeof(err)),
+		      "recover: %s", err);
+		CHECK(!check_solution(ctx, "tight SID budget, the link back"),
+		      "%s", "see above");
+		CHECK(!dropped_but_fits(ctx, was, "after the recovery"), "%s",
+		      "see above");
 	}
 out:
 	free(was);
