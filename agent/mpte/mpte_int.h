@@ -326,7 +326,7 @@ int mpte_hop_bounded_path(struct mpte_ctx *ctx, int di, const double *w,
 /* admit.c */
 int mpte_admit(struct mpte_ctx *ctx);
 void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted);
-/* After an IGP change: demands with a list over max_sids are routed again. */
+/* After a recovery: demands with a list now over max_sids are routed again. */
 void mpte_reroute_long_lists(struct mpte_ctx *ctx);
 bool mpte_shed_overload(struct mpte_ctx *ctx, char **preempted);
 void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
@@ -358,6 +358,9 @@ void mpte_sid_cache_set_local(struct mpte_sid_cache *c, bool local);
 void mpte_sid_cache_recover_arc(struct mpte_sid_cache *c, int a);
 /* arc a failed: drop the trees it was on */
 void mpte_sid_cache_fail_arc(struct mpte_sid_cache *c, int a);
+/* Since the last settle, has a recovery changed head v's tree? */
+bool mpte_sid_head_moved(const struct mpte_sid_cache *c, int v);
+void mpte_sid_cache_settle(struct mpte_sid_cache *c);
 /*
  * The compressed segment list of a path: its length (which may exceed max:
  * only the first max entries are stored).  A node without a SID leaves

@@ -63,6 +63,12 @@ struct mpte_sid_cache {
 	bool local;
 	struct sid_local loc[SID_LOCAL_SEARCHES];
 	unsigned long clock;
+	/* heads whose tree a recovery dropped since the last
+	 * mpte_sid_cache_settle() (all of them with local searches): only
+	 * a list with one of them as a head can have grown (a failure
+	 * only lengthens other routes: a unique shortest one stays so) */
+	unsigned char *moved;
+	bool all_moved;
 };
 
 static int near(double a, double b)
@@ -84,6 +90,7 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 		c->slot[i].root = -1;
 	mpte_sp_init(&c->sp, ctx->t->nnodes);
 	c->order = mpte_xcalloc(ctx->t->nnodes, sizeof(int));
+	c->moved = mpte_xcalloc(ctx->t->nnodes, 1);
 	c->igp = mpte_xcalloc(ctx->t->narcs, sizeof(double));
 	for (i = 0; i < ctx->t->narcs; i++)
 		c->igp[i] = ctx->t->arcs[ctx->t->out_arc[i]].igp_metric;
@@ -155,9 +162,23 @@ void mpte_sid_cache_recover_arc(struct mpte_sid_cache *c, int a)
 			continue;
 		if (s->dist[arc->from] + arc->igp_metric <= s->dist[arc->to] ||
 		    near(s->dist[arc->from] + arc->igp_metric,
-			 s->dist[arc->to]))
+			 s->dist[arc->to])) {
+			c->moved[s->root] = 1;
 			s->root = -1;
+		}
 	}
+	c->all_moved |= c->local;
+}
+
+bool mpte_sid_head_moved(const struct mpte_sid_cache *c, int v)
+{
+	return c->all_moved || c->moved[v];
+}
+
+void mpte_sid_cache_settle(struct mpte_sid_cache *c)
+{
+	memset(c->moved, 0, c->ctx->t->nnodes);
+	c->all_moved = false;
 }
 
 void mpte_sid_cache_free(struct mpte_sid_cache *c)
@@ -173,6 +194,7 @@ void mpte_sid_cache_free(struct mpte_sid_cache *c)
 	free(c->slot);
 	mpte_sp_fini(&c->sp);
 	free(c->order);
+	free(c->moved);
 	free(c->igp);
 	for (i = 0; i < SID_LOCAL_SEARCHES; i++) {
 		mpte_sp_fini(&c->loc[i].sp);
