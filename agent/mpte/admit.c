@@ -603,6 +603,7 @@ void mpte_begin_event(struct mpte_ctx *ctx)
 {
 	int di;
 
+	mpte_sid_path_budget(ctx);
 	for (di = 0; di < ctx->ds->n; di++) {
 		ctx->st[di].active = 0;
 		ctx->st[di].touched = 0;
@@ -677,12 +678,12 @@ static bool list_may_have_grown(const struct mpte_ctx *ctx, int di,
 	return false;
 }
 
-void mpte_reroute_long_lists(struct mpte_ctx *ctx)
+int mpte_reroute_long_lists(struct mpte_ctx *ctx)
 {
-	int di, p;
+	int di, p, n = 0;
 
 	if (!ctx->sids)
-		return;		/* no list counted yet: none has changed */
+		return 0;	/* no list counted yet: none has changed */
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];
 
@@ -698,8 +699,10 @@ void mpte_reroute_long_lists(struct mpte_ctx *ctx)
 			continue;
 		mpte_drop_paths(ctx, di);
 		s->active = s->touched = 1;
+		n++;
 	}
 	mpte_sid_cache_settle(ctx->sids);
+	return n;
 }
 
 int mpte_fail_link(struct mpte_ctx *ctx, const char *id, char *err,
@@ -792,6 +795,8 @@ int mpte_set_bandwidth(struct mpte_ctx *ctx, const char *id, double bw,
 		return -1;
 	}
 	mpte_begin_event(ctx);
+	/* a demand resized: the cold solve's bound and U no longer apply */
+	ctx->cold_lb = ctx->cold_util = 0;
 	s->is_new = 1;		/* the growth is a new request */
 	s->touched = 1;
 	s->requested = bw;

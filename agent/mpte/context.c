@@ -425,6 +425,7 @@ int mpte_solve(struct mpte_ctx *ctx)
 	int r;
 
 	ctx->cold = true;
+	mpte_sid_path_budget(ctx);
 	sids_prefill(ctx);
 	r = mpte_admit(ctx);
 

@@ -42,6 +42,8 @@ int mpte_remove_demand(struct mpte_ctx *ctx, const char *id, char *err,
 		return -1;
 	}
 	mpte_begin_event(ctx);
+	/* less demand: the cold solve's bound may be above the optimum */
+	ctx->cold_lb = ctx->cold_util = 0;
 	mpte_drop_paths(ctx, di);
 	s->withdrawn = 1;
 	s->lost = 0;
@@ -156,6 +158,23 @@ static void put_back(struct mpte_ctx *ctx, int di, int status)
 	ctx->st[di].active = 0;
 }
 
+/* No link demand di's paths cross is over capacity. */
+static bool own_links_fit(const struct mpte_ctx *ctx, int di)
+{
+	const struct mpte_dstate *s = &ctx->st[di];
+	int p, i;
+
+	for (p = 0; p < s->npaths; p++)
+		for (i = 0; i < s->paths[p].len; i++) {
+			int a = s->paths[p].arcs[i];
+
+			if (ctx->background[a] + ctx->load[a] >
+			    (1 + 1e-9) * ctx->t->arcs[a].capacity)
+				return false;
+		}
+	return true;
+}
+
 /*
  * What the failure pushed out did not fit back all together: offer each
  * again alone, best priority first, into the room the others leave (a
@@ -164,7 +183,7 @@ static void put_back(struct mpte_ctx *ctx, int di, int status)
  */
 static void readmit_back(struct mpte_ctx *ctx, const int *back)
 {
-	int prio, di, k, tries = 0;
+	int prio, di, k, out, tries = 0;
 
 	for (prio = 0; prio < MPTE_PRIORITIES; prio++)
 		for (di = 0; di < ctx->ds->n && tries < READMIT_TRIES; di++) {
@@ -181,7 +200,12 @@ static void readmit_back(struct mpte_ctx *ctx, const int *back)
 				      ctx->ds->d[di].bw_min : s->requested;
 			s->active = 1;
 			mpte_optimise(ctx);
-			if (mpte_current_max_util(ctx, NULL) <= 1 + 1e-9)
+			/* judged on its final paths (making them final may
+			 * move a little flow) and on its own links only: a
+			 * link over capacity elsewhere is not its doing */
+			out = mpte_finalise_paths(ctx, di);
+			mpte_recompute_loads(ctx);
+			if (!out && own_links_fit(ctx, di))
 				came_back(s);
 			else
 				put_back(ctx, di, back[di] - 1);
@@ -209,9 +233,11 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	mpte_begin_event(ctx);
 	/* the failure's re-plan may have set the bound of the network with
 	 * the link down; the cold solve's holds with it up, and with any
-	 * other still down */
+	 * other still down, unless demands were removed or resized since
+	 * (then cold_lb is 0 and the bound is left as it is) */
 	cold_lb = ctx->cold_lb > 0 ? ctx->cold_lb : ctx->lower_bound;
-	ctx->lower_bound = cold_lb;
+	if (ctx->cold_lb > 0)
+		ctx->lower_bound = cold_lb;
 	for (k = 0; k < 2; k++)
 		if (t->links[l].arc[k] >= 0) {
 			ctx->failed[t->links[l].arc[k]] = 0;
@@ -221,7 +247,10 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 							   t->links[l].arc[k]);
 		}
 	mpte_hop_limits_invalidate(ctx);	/* the fewest hops may shrink */
-	mpte_reroute_long_lists(ctx);
+	/* lists that no longer fit are routed first, so that the routes
+	 * held below have them */
+	if (mpte_reroute_long_lists(ctx))
+		mpte_optimise(ctx);
 	/* what a failure pushed out comes back if it can, and only into
 	 * free capacity: a recovery preempts no one */
 	held = ctx->opt.admission ? mpte_hold_routes(ctx, false) : NULL;
@@ -298,6 +327,7 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	/* with every demand active the optimiser takes its bound for the
 	 * network as it is, other links maybe still down: no bound once
 	 * they come back, so the cold one stays */
-	ctx->lower_bound = cold_lb;
+	if (ctx->cold_lb > 0)
+		ctx->lower_bound = ctx->cold_lb;
 	return 0;
 }

@@ -203,6 +203,8 @@ struct mpte_ctx {
 	double ecmp_util;
 	double solve_seconds;
 	int iterations;
+	long sidpath_heads;		/* IGP trees sidpath.c may still read in
+					 * this solve or event */
 
 	struct mpte_bg_preempt *bgp;
 	int nbgp;
@@ -326,8 +328,9 @@ int mpte_hop_bounded_path(struct mpte_ctx *ctx, int di, const double *w,
 /* admit.c */
 int mpte_admit(struct mpte_ctx *ctx);
 void mpte_resolve_overload(struct mpte_ctx *ctx, char **preempted);
-/* After a recovery: demands with a list now over max_sids are routed again. */
-void mpte_reroute_long_lists(struct mpte_ctx *ctx);
+/* After a recovery: demands with a list now over max_sids become active,
+ * without paths, to be routed again; how many. */
+int mpte_reroute_long_lists(struct mpte_ctx *ctx);
 bool mpte_shed_overload(struct mpte_ctx *ctx, char **preempted);
 void mpte_set_reason(struct mpte_dstate *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -380,10 +383,15 @@ int mpte_max_sids(const struct mpte_ctx *ctx, int di);
  * when the topology is too large to keep trees */
 const double *mpte_sid_tree(struct mpte_sid_cache *c, int root,
 			    const unsigned char **count);
+/* and its arc into each node with one IGP route (count 1), -1 if none;
+ * kept with the tree (NULL as above) */
+const int *mpte_sid_tree_par(struct mpte_sid_cache *c, int root);
 /* sidpath.c: a path for di within its max_sids, least len among those
  * with the fewest segments, into out; its length, 0 if none */
 int mpte_sid_path(struct mpte_ctx *ctx, int di, const double *len, int *out,
 		  int max);
+/* its budget for a solve or an event */
+void mpte_sid_path_budget(struct mpte_ctx *ctx);
 
 /* backup.c */
 void mpte_compute_backup(struct mpte_ctx *ctx, int di);

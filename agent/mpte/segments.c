@@ -47,6 +47,9 @@ struct sid_tree {
 	int root;		/* -1: empty slot */
 	double *dist;
 	unsigned char *count;	/* number of shortest paths, capped at 2 */
+	int *par;		/* sidpath.c's: the arc into a node on its
+				 * unique route, -1 none; made on first ask */
+	bool par_ok;
 };
 
 struct mpte_sid_cache {
@@ -189,6 +192,7 @@ void mpte_sid_cache_free(struct mpte_sid_cache *c)
 		return;
 	for (i = 0; i < c->nslots; i++) {
 		free(c->slot[i].dist);
+		free(c->slot[i].par);
 		free(c->slot[i].count);
 	}
 	free(c->slot);
@@ -340,6 +344,7 @@ static void tree_build(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 		s->count = mpte_xcalloc(t->nnodes, 1);
 	}
 	s->root = root;
+	s->par_ok = false;
 	memset(s->count, 0, t->nnodes);
 	if (c->uniform) {
 		n = bfs(c, s, root, order);
@@ -535,6 +540,35 @@ const double *mpte_sid_tree(struct mpte_sid_cache *c, int root,
 	if (count)
 		*count = s->count;
 	return s->dist;
+}
+
+const int *mpte_sid_tree_par(struct mpte_sid_cache *c, int root)
+{
+	const struct mpte_topology *t = c->ctx->t;
+	struct sid_tree *s;
+	int a;
+
+	if (c->local)
+		return NULL;
+	s = &c->slot[root % c->nslots];
+	if (s->root != root)
+		tree_build(c, s, root, &c->sp, c->order);
+	if (s->par_ok)
+		return s->par;
+	if (!s->par)
+		s->par = mpte_xcalloc(t->nnodes, sizeof(int));
+	memset(s->par, -1, t->nnodes * sizeof(int));
+	for (a = 0; a < t->narcs; a++) {
+		int w = t->arcs[a].from, v = t->arcs[a].to;
+
+		if (c->ctx->failed[a] || s->count[v] != 1 ||
+		    s->count[w] != 1 || s->dist[w] == HUGE_VAL_D)
+			continue;
+		if (near(s->dist[w] + t->arcs[a].igp_metric, s->dist[v]))
+			s->par[v] = a;
+	}
+	s->par_ok = true;
+	return s->par;
 }
 
 int mpte_segments(struct mpte_sid_cache *c, const int *arcs, int len,

@@ -996,18 +996,6 @@ static bool try_ecmp_start(struct mpte_ctx *ctx, double lb, double *ecmp_u)
 }
 
 /*
- * Optimise the active demands.  Demands without paths get their first
- * route in the first sweep (sequential shortest path under congestion
- * lengths, already a decent start).  PHASE_FREE lets a demand hold up to
- * MPTE_WORK_PATHS paths, so the flow can find its shape; then each is cut
- * to its max_paths fattest and PHASE_CAPPED solves again on that start,
- * new paths still coming in but only in place of one held (re-balancing
- * within the kept paths alone left 1 random instance in 50 above 1.01 x
- * the LP).  The first polish after paths were made final is PHASE_CAPPED
- * too, later ones PHASE_HELD (no new paths, so they stay final), which
- * also re-balances an ECMP start.
- */
-/*
  * Routes held to go back to: a re-plan's active demands when optimising
  * began, under admission and with every link within capacity (the sweeps
  * start soft and may end above where they started: a recovery's step
@@ -1057,7 +1045,9 @@ void mpte_release_routes(struct mpte_ctx *ctx, struct mpte_held *h,
 	for (di = 0; di < ctx->ds->n; di++) {
 		struct mpte_dstate *s = &ctx->st[di];
 
-		if (!restore || !h[di].paths) {
+		/* one no longer admitted (withdrawn, preempted since) keeps
+		 * having no route */
+		if (!restore || !h[di].paths || s->status != MPTE_ADMITTED) {
 			for (p = 0; p < h[di].npaths; p++)
 				free(h[di].paths[p].arcs);
 			free(h[di].paths);
@@ -1085,6 +1075,18 @@ static bool warm(const struct mpte_ctx *ctx)
 	return true;
 }
 
+/*
+ * Optimise the active demands.  Demands without paths get their first
+ * route in the first sweep (sequential shortest path under congestion
+ * lengths, already a decent start).  PHASE_FREE lets a demand hold up to
+ * MPTE_WORK_PATHS paths, so the flow can find its shape; then each is cut
+ * to its max_paths fattest and PHASE_CAPPED solves again on that start,
+ * new paths still coming in but only in place of one held (re-balancing
+ * within the kept paths alone left 1 random instance in 50 above 1.01 x
+ * the LP).  The first polish after paths were made final is PHASE_CAPPED
+ * too, later ones PHASE_HELD (no new paths, so they stay final), which
+ * also re-balances an ECMP start.
+ */
 static int optimise(struct mpte_ctx *ctx, enum phase start)
 {
 	bool polish = start != PHASE_FREE;

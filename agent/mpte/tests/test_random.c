@@ -888,7 +888,7 @@ static int one_rich_sids(int seed)
 	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
 	CHECK(ds, "demands: %s", err);
 	mpte_options_default(&o);
-	o.admission = 0;
+	o.admission = seed % 3 == 2;	/* the recovery's admission path */
 	o.backups = seed & 1;
 	o.max_sids = 2 + seed % 2;
 	o.max_iterations = 1 + seed % 3;
@@ -922,6 +922,13 @@ static int one_rich_sids(int seed)
 		      "%s", "see above");
 		CHECK(!dropped_but_fits(ctx, was, "after the recovery"), "%s",
 		      "see above");
+		/* out only if no list fits: a recovery preempts no one */
+		for (i = 0; i < (size_t)ds->n; i++)
+			CHECK(!was[i] || ctx->st[i].status == MPTE_ADMITTED ||
+			      (ctx->st[i].reason &&
+			       strstr(ctx->st[i].reason, "no installable path")),
+			      "the recovery pushed out %s (%s)", ds->d[i].id,
+			      ctx->st[i].reason ? ctx->st[i].reason : "");
 	}
 out:
 	free(was);
