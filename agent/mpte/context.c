@@ -183,6 +183,7 @@ struct mpte_ctx *mpte_new(const struct mpte_topology *t,
 	ctx->par_min_work = 1e6;
 	mpte_recompute_loads(ctx);
 	ctx->ecmp_util = -1;
+	mpte_sid_path_budget(ctx);
 	return ctx;
 }
 

@@ -183,7 +183,7 @@ static bool own_links_fit(const struct mpte_ctx *ctx, int di)
  */
 static void readmit_back(struct mpte_ctx *ctx, const int *back)
 {
-	int prio, di, k, out, tries = 0;
+	int prio, di, k, tries = 0;
 
 	for (prio = 0; prio < MPTE_PRIORITIES; prio++)
 		for (di = 0; di < ctx->ds->n && tries < READMIT_TRIES; di++) {
@@ -203,12 +203,15 @@ static void readmit_back(struct mpte_ctx *ctx, const int *back)
 			/* judged on its final paths (making them final may
 			 * move a little flow) and on its own links only: a
 			 * link over capacity elsewhere is not its doing */
-			out = mpte_finalise_paths(ctx, di);
+			mpte_finalise_paths(ctx, di);	/* 1: flows changed */
 			mpte_recompute_loads(ctx);
-			if (!out && own_links_fit(ctx, di))
+			if (s->status == MPTE_ADMITTED && s->npaths &&
+			    own_links_fit(ctx, di)) {
 				came_back(s);
-			else
+			} else {
 				put_back(ctx, di, back[di] - 1);
+				mpte_recompute_loads(ctx);
+			}
 		}
 }
 

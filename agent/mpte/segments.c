@@ -13,7 +13,8 @@
  * IGP routing ignores TE colours but not failures, so the shortest-path
  * trees are computed over all working arcs.  Trees are cached by head
  * node, one slot per node, made when first asked for, while all of them
- * fit in SID_CACHE_BYTES (10,000 nodes: 900 MB at most).  A cache of
+ * fit in SID_CACHE_BYTES (10,000 nodes: 900 MB at most; sidpath.c adds 4
+ * bytes a node to the trees it reads).  A cache of
  * fewer slots than heads thrashed: on a 10,000-node WAN with 4,096 slots
  * the misses made a full Dijkstra per segment, nearly all of the solve's
  * time.  Past that size a segment's search grows from its head only as far

@@ -33,7 +33,8 @@
  * Each head's tree costs a pass over the arcs, and where IGP has many
  * ties (every metric 1) few segments are unique and a search reads
  * hundreds: a 3,000-node WAN with max_sids 3 took 144 s instead of 6.
- * So a search gives up past SIDPATH_MAX_HEADS heads, a solve or event
+ * So a search gives up past SIDPATH_MAX_HEADS heads (wan1000's largest
+ * read 998), a solve or event
  * past SIDPATH_BUDGET in all (on wan1000 with max_sids 3, 8,049
  * searches read 56,585 of its 104,384, at most 998 in one; the 3,000-node
  * WAN's searches stop at 56,384), and one that gave up is not made again
@@ -45,7 +46,7 @@
 
 #include "mpte_int.h"
 
-#define SIDPATH_MAX_HEADS 1024	/* trees a search may read, each O(arcs) */
+#define SIDPATH_MAX_HEADS 2048	/* trees a search may read, each O(nodes) */
 /* a solve's or event's, in trees: 8 a demand and a node, and some */
 #define SIDPATH_BUDGET(ndem, nnodes) (8L * ((ndem) + (nnodes)) + 16384)
 
