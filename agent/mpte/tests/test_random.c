@@ -827,6 +827,15 @@ out:
  * demand admitted that carried nothing once the paths that held its flow
  * went over max_sids (the paths left held none).
  */
+/* Which demands are admitted now, into was (one byte each). */
+static void mark_admitted(const struct mpte_ctx *ctx, unsigned char *was)
+{
+	int di;
+
+	for (di = 0; di < ctx->ds->n; di++)
+		was[di] = ctx->st[di].status == MPTE_ADMITTED;
+}
+
 /*
  * No demand is out for its SID budget while a list of node SIDs within it
  * reaches its egress (sidpath.c's search, the oracle): with max_sids 3 a
@@ -898,8 +907,7 @@ static int one_rich_sids(int seed)
 	CHECK(!dag_acyclic(ctx), "%s", "see above");
 	CHECK(!dropped_but_fits(ctx, NULL, "cold"), "%s", "see above");
 	was = mpte_xcalloc(ds->n, 1);
-	for (i = 0; i < (size_t)ds->n; i++)
-		was[i] = ctx->st[i].status == MPTE_ADMITTED;
+	mark_admitted(ctx, was);
 	for (i = 0; i < (size_t)ds->n; i++)
 		if (ctx->st[i].status == MPTE_ADMITTED && ctx->st[i].npaths)
 			break;
@@ -914,8 +922,7 @@ static int one_rich_sids(int seed)
 		      "see above");
 		/* the recovery changes IGP routes back: a list held may need
 		 * more SIDs now */
-		for (i = 0; i < (size_t)ds->n; i++)
-			was[i] = ctx->st[i].status == MPTE_ADMITTED;
+		mark_admitted(ctx, was);
 		CHECK(!mpte_recover_link(ctx, t->links[l].id, err, sizeof(err)),
 		      "recover: %s", err);
 		CHECK(!check_solution(ctx, "tight SID budget, the link back"),
@@ -1161,8 +1168,7 @@ static int one_two_failures(int seed, int admission)
 	}
 	was = mpte_xcalloc(ds->n, 1);
 	for (k = 0; k < 2; k++) {
-		for (di = 0; di < ds->n; di++)
-			was[di] = ctx->st[di].status == MPTE_ADMITTED;
+		mark_admitted(ctx, was);
 		CHECK(!mpte_recover_link(ctx, t->links[l[k]].id, err, sizeof(err)),
 		      "recover %s: %s", t->links[l[k]].id, err);
 		CHECK(!check_solution(ctx, "after a recovery"), "%s", "see above");
