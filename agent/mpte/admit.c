@@ -642,6 +642,9 @@ void mpte_end_event(struct mpte_ctx *ctx, const char *what,
 			which[di] = 1;
 	ev->preempted = preempted;
 	mpte_finish(ctx, which, &ev->preempted);
+	/* less demand, a reservation preempted, a link back: the bound may
+	 * no longer hold */
+	mpte_bound_refresh(ctx);
 	/* after finishing: it may push out demands of its own */
 	for (di = 0; di < ctx->ds->n; di++)
 		if (ctx->st[di].touched)
@@ -795,8 +798,9 @@ int mpte_set_bandwidth(struct mpte_ctx *ctx, const char *id, double bw,
 		return -1;
 	}
 	mpte_begin_event(ctx);
-	/* a demand resized: the cold solve's bound and U no longer apply */
-	ctx->cold_lb = ctx->cold_util = 0;
+	/* a demand resized: the cold solve's U no longer applies (the bound
+	 * is taken again at the end of the event, bound.c) */
+	ctx->cold_util = 0;
 	s->is_new = 1;		/* the growth is a new request */
 	s->touched = 1;
 	s->requested = bw;

@@ -231,6 +231,8 @@ void mpte_free(struct mpte_ctx *ctx)
 	free(ctx->hop_limit);
 	free(ctx->fewest_hops);
 	free(ctx->bgp);
+	mpte_lbrec_free(&ctx->lb_last);
+	mpte_lbrec_free(&ctx->lb_cold);
 	mpte_sid_cache_free(ctx->sids);
 	mpte_sp_fini(&ctx->sp);
 	mpte_sp_fini(&ctx->sp2);
@@ -433,7 +435,10 @@ int mpte_solve(struct mpte_ctx *ctx)
 	mpte_finish(ctx, NULL, NULL);
 	ctx->cold = false;
 	ctx->cold_util = ctx->max_util;
-	ctx->cold_lb = ctx->lower_bound;
+	/* admission and finishing may have pushed demands out since the
+	 * bound was taken */
+	mpte_bound_refresh(ctx);
+	mpte_lbrec_copy(ctx, &ctx->lb_cold, &ctx->lb_last);
 	if (ctx->opt.ecmp_baseline)
 		ctx->ecmp_util = mpte_ecmp(ctx);
 	return r;

@@ -9,7 +9,9 @@
  * the optimiser's lengths (solve.c) reaches this only as alpha grows; on a
  * fat-tree, where the busiest ToR's downlinks are the optimum, the cut is
  * exact from the start, so the optimiser can stop after a few sweeps
- * instead of thirty.  One pass over the arcs and the active paths.
+ * instead of thirty.  One pass over the arcs and the active paths; or,
+ * with every admitted demand movable (bound.c: a bound on the whole, after
+ * an event), over the arcs and the demands, the reservations fixed.
  */
 #include <stdlib.h>
 
@@ -26,21 +28,35 @@ static int in_set(const int *set, int n, int v)
 	return 0;
 }
 
-double mpte_cut_bound(const struct mpte_ctx *ctx)
+/* The reservations alone: what stays when every admitted demand moves. */
+static double *reserved_load(const struct mpte_ctx *ctx)
+{
+	double *fixed = mpte_xcalloc(ctx->t->narcs, sizeof(double));
+	int a, q;
+
+	for (a = 0; a < ctx->t->narcs; a++)
+		if (!ctx->failed[a])
+			for (q = 0; q < MPTE_PRIORITIES; q++)
+				fixed[a] += ctx->bg_prio[a * MPTE_PRIORITIES + q];
+	return fixed;
+}
+
+double mpte_cut_bound(const struct mpte_ctx *ctx, bool admitted)
 {
 	const struct mpte_topology *t = ctx->t;
 	int nn = t->nnodes, a, di, v;
 	/* per node: [0] in-capacity, [1] fixed in, [2] must end here,
 	 * [3] out-capacity, [4] fixed out, [5] must start here */
 	double *n = mpte_xcalloc((size_t)nn * 6, sizeof(double));
-	/* what the active demands carry now is theirs to move, not fixed */
-	double *fixed = mpte_fixed_load(ctx, NULL), best = 0;
+	/* what the movable demands carry now is theirs to move, not fixed */
+	double *fixed = admitted ? reserved_load(ctx) : mpte_fixed_load(ctx, NULL);
+	double best = 0;
 
 	for (di = 0; di < ctx->ds->n; di++) {
 		const struct mpte_dstate *s = &ctx->st[di];
 		const struct mpte_demand *d = &ctx->ds->d[di];
 
-		if (!s->active)
+		if (admitted ? s->status != MPTE_ADMITTED : !s->active)
 			continue;
 		if (d->negress == 1 &&
 		    !in_set(d->ingress, d->ningress, d->egress[0]))

@@ -42,8 +42,9 @@ int mpte_remove_demand(struct mpte_ctx *ctx, const char *id, char *err,
 		return -1;
 	}
 	mpte_begin_event(ctx);
-	/* less demand: the cold solve's bound may be above the optimum */
-	ctx->cold_lb = ctx->cold_util = 0;
+	/* less demand: the cold solve's U is no aim any more (the bound is
+	 * taken again at the end of the event, bound.c) */
+	ctx->cold_util = 0;
 	mpte_drop_paths(ctx, di);
 	s->withdrawn = 1;
 	s->lost = 0;
@@ -234,13 +235,6 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 		return -1;
 	}
 	mpte_begin_event(ctx);
-	/* the failure's re-plan may have set the bound of the network with
-	 * the link down; the cold solve's holds with it up, and with any
-	 * other still down, unless demands were removed or resized since
-	 * (then cold_lb is 0 and the bound is left as it is) */
-	cold_lb = ctx->cold_lb > 0 ? ctx->cold_lb : ctx->lower_bound;
-	if (ctx->cold_lb > 0)
-		ctx->lower_bound = cold_lb;
 	for (k = 0; k < 2; k++)
 		if (t->links[l].arc[k] >= 0) {
 			ctx->failed[t->links[l].arc[k]] = 0;
@@ -250,6 +244,11 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 							   t->links[l].arc[k]);
 		}
 	mpte_hop_limits_invalidate(ctx);	/* the fewest hops may shrink */
+	/* the failure's re-plan may have taken the bound of the network with
+	 * the link down: a recovery measures against the cold solve's (with
+	 * every link up, it holds with any down), or, where demands carry
+	 * less than then, its dual evaluated for them (bound.c) */
+	ctx->lower_bound = mpte_valid_bound(ctx, false);
 	/* lists that no longer fit are routed first, so that the routes
 	 * held below have them */
 	if (mpte_reroute_long_lists(ctx))
@@ -303,6 +302,8 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 				came_back(&ctx->st[di]);
 	}
 	free(back);
+	/* the demands that came back count again */
+	cold_lb = mpte_valid_bound(ctx, false);
 	/* within tolerance of the cold solve's lower bound (still a bound
 	 * with fewer links up), nothing needs to move back; else the
 	 * demands on the busiest links (within the tolerance of the peak),
@@ -328,9 +329,9 @@ int mpte_recover_link(struct mpte_ctx *ctx, const char *id, char *err,
 	snprintf(what, sizeof(what), "link-recovery %s", t->links[l].id);
 	mpte_end_event(ctx, what, NULL, NULL, 1);
 	/* with every demand active the optimiser takes its bound for the
-	 * network as it is, other links maybe still down: no bound once
-	 * they come back, so the cold one stays */
-	if (ctx->cold_lb > 0)
-		ctx->lower_bound = ctx->cold_lb;
+	 * network as it is, other links maybe still down: the cold one is
+	 * reported, as it still holds once they come back */
+	mpte_lbrec_set(ctx, &ctx->lb_last, 0, NULL, NULL, 0);
+	mpte_bound_refresh(ctx);
 	return 0;
 }

@@ -170,6 +170,23 @@ struct mpte_sp {
 	int nsettled;
 };
 
+/*
+ * A lower bound and what it was a bound for (bound.c): the admitted
+ * bandwidths, reservations and failed arcs then.  It holds as long as no
+ * demand carries less, no reservation shrank and no arc failed then is
+ * up; else the dual behind it (lengths y, each demand's distance under
+ * them), if it came from one, gives a bound for the state as it is.
+ */
+struct mpte_lbrec {
+	double value;			/* 0: none */
+	double *adm;			/* per demand, 0 if not admitted */
+	double *bg;			/* per arc */
+	unsigned char *failed;		/* per arc */
+	double dual;			/* the dual's own value, 0: none */
+	double *y;			/* per arc */
+	double *dist;			/* per demand, 0 where not known */
+};
+
 struct mpte_ctx {
 	const struct mpte_topology *t;
 	const struct mpte_demand_set *ds;
@@ -198,8 +215,10 @@ struct mpte_ctx {
 	double cold_util;		/* max_util after the cold solve: what a
 					 * recovery aims at where the bound is
 					 * loose (max_sids) */
-	double cold_lb;			/* its lower_bound: with every link up,
-					 * so a bound with any of them down */
+	/* the bounds lower_bound was taken from, with the state each held
+	 * for (bound.c): the last solve's or event's with every admitted
+	 * demand active, and the cold solve's (every link up) */
+	struct mpte_lbrec lb_last, lb_cold;
 	double ecmp_util;
 	double solve_seconds;
 	int iterations;
@@ -301,8 +320,18 @@ void mpte_release_routes(struct mpte_ctx *ctx, struct mpte_held *h,
 void mpte_shift_flow(struct mpte_ctx *ctx, int di, int p, const int *q, int n,
 		     double delta);
 
-/* cut.c: the node-cut lower bound for the active demands */
-double mpte_cut_bound(const struct mpte_ctx *ctx);
+/* bound.c: the bound reported, kept a bound across events */
+void mpte_lbrec_set(struct mpte_ctx *ctx, struct mpte_lbrec *r, double value,
+		    const double *y, const double *dist, double dual);
+void mpte_lbrec_copy(struct mpte_ctx *ctx, struct mpte_lbrec *to,
+		     const struct mpte_lbrec *from);
+void mpte_lbrec_free(struct mpte_lbrec *r);
+double mpte_valid_bound(const struct mpte_ctx *ctx, bool with_last);
+void mpte_bound_refresh(struct mpte_ctx *ctx);
+
+/* cut.c: the node-cut lower bound for moving the active demands, the
+ * others fixed load, or (admitted) every admitted demand */
+double mpte_cut_bound(const struct mpte_ctx *ctx, bool admitted);
 /* A lower bound for routings with the path cap (capbound.c); may exceed the LP. */
 double mpte_cap_bound(const struct mpte_ctx *ctx);
 

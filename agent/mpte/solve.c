@@ -810,6 +810,7 @@ struct lb_job {
 	const struct mpte_ctx *ctx;
 	double *moved;		/* per group */
 	double *sum;		/* or one sum, term by term (one worker) */
+	double *dist;		/* per demand, if asked: its distance */
 };
 
 /* Group g's share of the bound, in worker w's workspace. */
@@ -840,6 +841,8 @@ static void lb_group(void *arg, int g, int w)
 					st->paths[p].len);
 		/* replace this demand's current cost by its cheapest */
 		*sum += cur - st->admitted * sp->dist[v];
+		if (j->dist)
+			j->dist[di] = sp->dist[v];
 	}
 	if (!j->sum)
 		j->moved[g] = moved;
@@ -853,14 +856,19 @@ static void lb_group(void *arg, int g, int w)
  * 10,000-node WAN's run on one).  The groups' shares are then added in
  * group order, so the bound is the same however many ran; below that
  * size, one sum term by term, as before the threads (the last bits of
- * the bound decide a stopping rule now and then).
+ * the bound decide a stopping rule now and then).  With dist, each active
+ * demand's distance under the lengths goes there (0 where none): with the
+ * lengths, the dual bound.c evaluates again after events.
  */
-static double lower_bound(struct mpte_ctx *ctx)
+static double lower_bound(struct mpte_ctx *ctx, double *dist)
 {
 	const struct mpte_topology *t = ctx->t;
 	double s = 0, fixed = 0, moved = 0;
-	struct lb_job job = { .ctx = ctx };
+	struct lb_job job = { .ctx = ctx, .dist = dist };
 	int a, g, nw;
+
+	if (dist)
+		memset(dist, 0, ctx->ds->n * sizeof(double));
 
 	for (a = 0; a < t->narcs; a++) {
 		if (ctx->failed[a])
@@ -1099,13 +1107,20 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 	int since_best = 0;
 	double best_u = HUGE_VAL_D, ecmp_goal = -1;
 	struct mpte_held *held = NULL;
+	/* every admitted demand active: the bound is one on the whole, and
+	 * its dual is kept (bound.c) */
+	bool whole = !polish;
+	double *dist = NULL, *dual_dist = NULL, *dual_y = NULL, dual = 0;
 
-	for (di = 0; di < ctx->ds->n; di++)
+	for (di = 0; di < ctx->ds->n; di++) {
 		if (ctx->st[di].active) {
 			nactive++;
 			if (!ctx->st[di].npaths)
 				est += 2 * ctx->st[di].admitted;
+		} else if (ctx->st[di].status == MPTE_ADMITTED) {
+			whole = false;
 		}
+	}
 	if (!nactive) {
 		ctx->max_util = mpte_current_max_util(ctx, NULL);
 		return 0;
@@ -1131,7 +1146,7 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 	if (polish)
 		best_lb = ctx->lower_bound;	/* only a stopping rule here */
 	/* the node cuts: often the answer at once (fat-trees) */
-	lb = mpte_cut_bound(ctx);
+	lb = mpte_cut_bound(ctx, false);
 	if (lb > best_lb)
 		best_lb = lb;
 	ctx->uref = u;
@@ -1193,9 +1208,23 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 			continue;
 		/* the dual bound costs a sweep's Dijkstras: only when needed */
 		if (phase == PHASE_FREE && u > goal(ctx, best_lb, ecmp_goal)) {
-			lb = lower_bound(ctx);
+			if (whole && !dist)
+				dist = mpte_xcalloc(ctx->ds->n, sizeof(double));
+			lb = lower_bound(ctx, dist);
 			if (lb > best_lb)
 				best_lb = lb;
+			if (dist && lb > dual) {
+				double *x = dual_dist;
+
+				dual = lb;
+				dual_dist = dist;
+				dist = x;
+				if (!dual_y)
+					dual_y = mpte_xcalloc(t->narcs,
+							      sizeof(double));
+				memcpy(dual_y, ctx->len,
+				       t->narcs * sizeof(double));
+			}
 		}
 		if (getenv("MPTE_TRACE"))
 			fprintf(stderr, "mpte: phase %d sweep %d beta %g u %.6f lb %.6f\n",
@@ -1274,8 +1303,14 @@ done:
 	for (di = 0; di < ctx->ds->n; di++)
 		if (ctx->st[di].status == MPTE_ADMITTED && !ctx->st[di].active)
 			break;
-	if (di == ctx->ds->n && !polish)
+	if (di == ctx->ds->n && !polish) {
 		ctx->lower_bound = best_lb;
+		mpte_lbrec_set(ctx, &ctx->lb_last, best_lb, dual_y, dual_dist,
+			       dual);
+	}
+	free(dist);
+	free(dual_dist);
+	free(dual_y);
 	ctx->solve_seconds += mpte_now() - t0;
 	return 0;
 }

@@ -285,6 +285,29 @@ static int check_solution(const struct mpte_ctx *ctx, const char *when)
 }
 
 /*
+ * The lower bound reported is one: not above the max utilisation, nor
+ * (with GLPK) above the LP optimum for the demands admitted now.  A
+ * removal or a shrink once left the cold solve's, above both.
+ */
+static int bound_holds(const struct mpte_ctx *ctx, const char *when)
+{
+	double lb = mpte_lower_bound(ctx), u = mpte_max_utilisation(ctx), lp;
+	char err[256];
+
+	if (lb > u * (1 + 1e-9) + 1e-9)
+		return ktap_fail("%s: lower bound %g above max util %g", when,
+				 lb, u);
+	if (!mpte_exact_available())
+		return 0;
+	if (mpte_exact(ctx, &lp, err, sizeof(err)))
+		return ktap_fail("%s: exact LP: %s", when, err);
+	if (lb > lp * (1 + 1e-6) + 1e-9)
+		return ktap_fail("%s: lower bound %g above the LP optimum %g",
+				 when, lb, lp);
+	return 0;
+}
+
+/*
  * The SID count of every path held, from the cached IGP trees and from the
  * local searches large topologies use (segments.c): the same lists.
  */
@@ -469,12 +492,19 @@ static int one_random(int seed)
 		      "fail: %s", err);
 		CHECK(!check_solution(ctx, "after failure"), "%s", "see above");
 		CHECK(!sids_agree(ctx, "after failure"), "%s", "see above");
+		CHECK(!bound_holds(ctx, "after failure"), "%s", "see above");
 	}
 	for (di = 0; di < ds->n; di++)
 		if (ds->d[di].elastic) {
 			CHECK(!mpte_set_bandwidth(ctx, ds->d[di].id, ds->d[di].bw_max,
 						  err, sizeof(err)), "%s", err);
 			CHECK(!check_solution(ctx, "after elastic growth"), "%s", "see above");
+			CHECK(!bound_holds(ctx, "after elastic growth"), "%s", "see above");
+			/* and down to its floor: less demand */
+			CHECK(!mpte_set_bandwidth(ctx, ds->d[di].id, ds->d[di].bw_min,
+						  err, sizeof(err)), "%s", err);
+			CHECK(!check_solution(ctx, "after elastic shrink"), "%s", "see above");
+			CHECK(!bound_holds(ctx, "after elastic shrink"), "%s", "see above");
 			break;
 		}
 out:
@@ -1061,6 +1091,7 @@ static int one_incremental(int seed)
 	CHECK(!mpte_remove_demand(ctx, ds->d[victim].id, err, sizeof(err)),
 	      "remove: %s", err);
 	CHECK(!check_solution(ctx, "after removal"), "%s", "see above");
+	CHECK(!bound_holds(ctx, "after removal"), "%s", "see above");
 	CHECK(ctx->st[victim].status == MPTE_REJECTED && !ctx->st[victim].npaths,
 	      "removed demand still routed");
 	CHECK(!untouched_unchanged(ctx, before, victim, 1, "removal"), "-");
@@ -1072,6 +1103,7 @@ static int one_incremental(int seed)
 	CHECK(!mpte_add_demand(ctx, ds->d[victim].id, 0, err, sizeof(err)),
 	      "add: %s", err);
 	CHECK(!check_solution(ctx, "after add"), "%s", "see above");
+	CHECK(!bound_holds(ctx, "after add"), "%s", "see above");
 	CHECK(ctx->st[victim].status == MPTE_ADMITTED, "added demand not routed");
 	CHECK(!untouched_unchanged(ctx, before, victim, 0, "add"), "-");
 	CHECK(mpte_max_utilisation(ctx) <= cold * INCR_QUALITY + 1e-9,
@@ -1084,6 +1116,7 @@ static int one_incremental(int seed)
 	CHECK(!mpte_fail_link(ctx, t->links[used].id, err, sizeof(err)),
 	      "fail: %s", err);
 	CHECK(!untouched_unchanged(ctx, before, -1, 0, "failure"), "-");
+	CHECK(!bound_holds(ctx, "after failure"), "%s", "see above");
 	snapshot_free(before, ds->n);
 	before = snapshot(ctx);
 	CHECK(!mpte_recover_link(ctx, t->links[used].id, err, sizeof(err)),
@@ -1091,6 +1124,7 @@ static int one_incremental(int seed)
 	CHECK(mpte_recover_link(ctx, t->links[used].id, err, sizeof(err)),
 	      "a second recovery was accepted");
 	CHECK(!check_solution(ctx, "after recovery"), "%s", "see above");
+	CHECK(!bound_holds(ctx, "after recovery"), "%s", "see above");
 	CHECK(!untouched_unchanged(ctx, before, -1, 0, "recovery"), "-");
 	CHECK(mpte_max_utilisation(ctx) <= cold_util(t, ds, &o) * INCR_QUALITY + 1e-9,
 	      "after recovery: max util %g > %g x cold %g",
@@ -1108,7 +1142,8 @@ out:
 
 /*
  * Two links fail, then come back one after the other.  After each step
- * the invariants hold and the lower bound is still the cold solve's (a
+ * the invariants hold, the lower bound is one (bound_holds), and, once
+ * every demand the cold solve admitted is in again, the cold solve's (a
  * recovery that moved every demand once took the bound of the network
  * with the other link still down: a later recovery then moved nothing,
  * zib54 1.20 x a cold solve), and a recovery pushes out no demand.  Once
@@ -1126,7 +1161,7 @@ static int one_two_failures(int seed, int admission)
 	struct mpte_options o;
 	unsigned char *was = NULL;
 	char err[512];
-	double lb;
+	double lb, *cold_bw = NULL;
 	int n, di, l[2] = { -1, -1 }, k, cold_adm = 0, adm = 0;
 
 	rng = 0x2545f4914f6cdd1dULL * (seed + 7);
@@ -1143,6 +1178,10 @@ static int one_two_failures(int seed, int admission)
 	ctx = mpte_new(t, ds, &o);
 	mpte_solve(ctx);
 	lb = mpte_lower_bound(ctx);
+	cold_bw = mpte_xcalloc(ds->n, sizeof(double));
+	for (di = 0; di < ds->n; di++)
+		if (ctx->st[di].status == MPTE_ADMITTED)
+			cold_bw[di] = ctx->st[di].admitted;
 	/* two links the routing uses, the first hops of two demands */
 	for (di = 0; di < ds->n; di++) {
 		const struct mpte_dstate *s = &ctx->st[di];
@@ -1165,6 +1204,7 @@ static int one_two_failures(int seed, int admission)
 		CHECK(!mpte_fail_link(ctx, t->links[l[k]].id, err, sizeof(err)),
 		      "fail %s: %s", t->links[l[k]].id, err);
 		CHECK(!check_solution(ctx, "after a failure"), "%s", "see above");
+		CHECK(!bound_holds(ctx, "after a failure"), "%s", "see above");
 	}
 	was = mpte_xcalloc(ds->n, 1);
 	for (k = 0; k < 2; k++) {
@@ -1172,7 +1212,15 @@ static int one_two_failures(int seed, int admission)
 		CHECK(!mpte_recover_link(ctx, t->links[l[k]].id, err, sizeof(err)),
 		      "recover %s: %s", t->links[l[k]].id, err);
 		CHECK(!check_solution(ctx, "after a recovery"), "%s", "see above");
-		CHECK(mpte_lower_bound(ctx) == lb,
+		CHECK(!bound_holds(ctx, "after a recovery"), "%s", "see above");
+		/* every demand the cold solve admitted is in again, at its
+		 * bandwidth: its bound holds, and is the one reported */
+		for (di = 0; di < ds->n; di++)
+			if (cold_bw[di] > 0 &&
+			    (ctx->st[di].status != MPTE_ADMITTED ||
+			     ctx->st[di].admitted < cold_bw[di]))
+				break;
+		CHECK(di < ds->n || mpte_lower_bound(ctx) == lb,
 		      "recovery %d: lower bound %g, the cold solve's %g", k,
 		      mpte_lower_bound(ctx), lb);
 		for (di = 0; di < ds->n; di++)
@@ -1192,6 +1240,7 @@ static int one_two_failures(int seed, int admission)
 		      mpte_max_utilisation(ctx), INCR_QUALITY,
 		      cold_util(t, ds, &o));
 out:
+	free(cold_bw);
 	free(was);
 	mpte_free(ctx);
 	mpte_demands_free(ds);
