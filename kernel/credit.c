@@ -522,6 +522,8 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 		dmsc_session_fail(s, true);
 		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
 					   ifindex, 0);
+		/* As cbfc_failover(): what the hook sent the backup's way. */
+		dmsc_cbfc_wake(s);
 		n++;
 	}
 	if (n) {

@@ -207,7 +207,7 @@ enum dmsc_tx {
 struct dmsc_tunnel_cfg;
 enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 			    const struct dmsc_tunnel_cfg *cfg,
-			    struct dmsc_path *path, u8 family);
+			    struct dmsc_path **pathp, u8 family);
 
 /*
  * tunnel.c. A flow hashes into one of DMSC_BUCKETS buckets, each naming

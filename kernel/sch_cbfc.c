@@ -1076,6 +1076,7 @@ static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 	struct dmsc_net *dn = q->dn;
 	const struct dmsc_tunnel_cfg *cfg = NULL;
 	struct dmsc_tunnel *tun = NULL;
+	struct dmsc_path *path;
 	struct sk_buff *skb;
 	bool backup;
 
@@ -1083,6 +1084,17 @@ static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 	if (fail->event)
 		dmsc_session_notify_failed(dn, s, fail->event, fail->ifindex,
 					   fail->waited_us);
+	/*
+	 * Its flows that wait for credit in other qdiscs go on now, as
+	 * the failed or moved session lets them: those on the backup's
+	 * device may hold packets the hook sent the backup's way while
+	 * this link had lost its carrier (dmsc_srv6_bypass), before the
+	 * session failed; no credit the dead hop owes would ever wake them.
+	 * A woken head encapsulated for the primary is re-sent
+	 * (cbfc_old_path).
+	 */
+	if (fail->event)
+		dmsc_cbfc_wake(s);
 	rcu_read_lock();
 	if (backup) {
 		tun = dmsc_tunnel_lookup(dn, s->tunnel);
@@ -1102,8 +1114,8 @@ static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 			continue;
 		}
 		len = skb->len;
-		if (dmsc_srv6_xmit(dn->net, skb, cfg,
-				   (struct dmsc_path *)&cfg->paths[DMSC_BACKUP_IDX],
+		path = (struct dmsc_path *)&cfg->paths[DMSC_BACKUP_IDX];
+		if (dmsc_srv6_xmit(dn->net, skb, cfg, &path,
 				   family) == DMSC_TX_OK)
 			dmsc_tunnel_count(tun, DMSC_BACKUP_IDX, len);
 		else

@@ -241,9 +241,45 @@ static void dmsc_srv6_too_big(struct sk_buff *skb, u8 family, u32 mtu)
 }
 
 /*
+ * A primary list whose first hop leaves through a device without carrier
+ * is not taken while the tunnel has a backup: the packet goes onto the
+ * backup list. The core drops whatever such a device is given (linkwatch
+ * points its queues at noop_qdisc, and 6.1 counts that nowhere), and IPv6
+ * keeps routes through it, so the cached route still leads there. This
+ * bridges the moment between the carrier's loss and the failover a cbfc
+ * qdisc makes when the core resets it (sch_cbfc.c, cbfc_fail_link), or
+ * the operator's switch where no cbfc qdisc is; it moves no state: with
+ * the carrier back the primary carries the packets again. A test of one
+ * bit of a device the packet is about to reach; NULL if there is nothing
+ * better to send on.
+ */
+static struct dst_entry *dmsc_srv6_bypass(struct net *net,
+					  struct sk_buff *skb,
+					  const struct dmsc_tunnel_cfg *cfg,
+					  struct dmsc_path **pathp,
+					  struct dst_entry *dst, u8 proto)
+{
+	struct dmsc_path *backup;
+	struct dst_entry *bdst;
+
+	if (likely(netif_carrier_ok(dst->dev)) || !cfg->has_backup)
+		return NULL;
+	backup = (struct dmsc_path *)&cfg->paths[DMSC_BACKUP_IDX];
+	if (*pathp == backup)
+		return NULL;
+	bdst = dmsc_srv6_route(net, skb, cfg, backup, proto);
+	if (!bdst)
+		return NULL;
+	*pathp = backup;
+	return bdst;
+}
+
+/*
  * Encapsulate a non-GSO inner packet of @family (network header at
- * skb->data, transport header set, inner route attached) onto @path and
- * send it. The skb is consumed whatever the outcome.
+ * skb->data, transport header set, inner route attached) onto *@pathp and
+ * send it. The skb is consumed whatever the outcome. *@pathp is the list
+ * it went on: the backup's when the list asked for has lost its first
+ * hop's carrier (dmsc_srv6_bypass).
  *
  * A CHECKSUM_PARTIAL packet stays partial, as in the kernel's seg6
  * encap: iptunnel_handle_offloads() records the inner headers and marks
@@ -252,20 +288,27 @@ static void dmsc_srv6_too_big(struct sk_buff *skb, u8 family, u32 mtu)
  */
 enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 			    const struct dmsc_tunnel_cfg *cfg,
-			    struct dmsc_path *path, u8 family)
+			    struct dmsc_path **pathp, u8 family)
 {
 	u8 proto = family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IPIP;
 	__be16 inner_proto = family == AF_INET6 ? htons(ETH_P_IPV6) :
 						  htons(ETH_P_IP);
+	struct dst_entry *dst, *inner_dst, *bdst;
 	enum dmsc_tx ret = DMSC_TX_NOMEM;
-	struct dst_entry *dst, *inner_dst;
 	unsigned int mtu, headroom;
+	struct dmsc_path *path;
 
-	dst = dmsc_srv6_route(net, skb, cfg, path, proto);
+	dst = dmsc_srv6_route(net, skb, cfg, *pathp, proto);
 	if (!dst) {
 		kfree_skb(skb);
 		return DMSC_TX_NOROUTE;
 	}
+	bdst = dmsc_srv6_bypass(net, skb, cfg, pathp, dst, proto);
+	if (unlikely(bdst)) {
+		dst_release(dst);
+		dst = bdst;
+	}
+	path = *pathp;
 
 	/*
 	 * A packet without its inner route (a cbfc failover re-sends what

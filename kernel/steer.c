@@ -91,6 +91,7 @@ static bool dmsc_steer_one(struct net *net, struct dmsc_net *dn,
 {
 	struct dmsc_tunnel_cfg *cfg;
 	struct dmsc_flow_key key;
+	struct dmsc_path *path;
 	u8 _bth[DMSC_BTH_LEN];
 	const u8 *bth;
 	struct udphdr _uh;
@@ -132,10 +133,12 @@ static bool dmsc_steer_one(struct net *net, struct dmsc_net *dn,
 
 	skb_set_transport_header(skb, thoff);
 	len = skb->len;
-	tx = dmsc_srv6_xmit(net, skb, cfg, &cfg->paths[idx], family);
+	path = &cfg->paths[idx];
+	tx = dmsc_srv6_xmit(net, skb, cfg, &path, family);
 	dmsc_steer_count(dn, tx, len);
 	if (tx == DMSC_TX_OK) {
-		dmsc_tunnel_count(tun, idx, len);
+		/* On the backup if the list's first hop lost its carrier. */
+		dmsc_tunnel_count(tun, path - cfg->paths, len);
 		if (READ_ONCE(dn->flow_limit) || atomic_read(&dn->n_flows))
 			dmsc_flow_account(dn, &key, tun, bucket, len);
 	}
