@@ -523,7 +523,9 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
 					   ifindex, 0);
 		/* As cbfc_failover(): what the hook sent the backup's way. */
+		rcu_read_lock();
 		dmsc_cbfc_wake(s);
+		rcu_read_unlock();
 		n++;
 	}
 	if (n) {
@@ -556,9 +558,17 @@ void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup)
 		if (s->tunnel != tunnel)
 			continue;
 		WRITE_ONCE(s->last_qdisc, 0);
-		if (backup && s->has_backup && !READ_ONCE(s->on_backup))
-			dmsc_session_fail(s, true);
-		else if (!backup && READ_ONCE(s->on_backup))
+		/*
+		 * Moved: its flows that wait go on, on the backup's credit
+		 * or re-sent there (as cbfc_failover()).
+		 */
+		if (backup && s->has_backup && !READ_ONCE(s->on_backup)) {
+			if (dmsc_session_fail(s, true)) {
+				rcu_read_lock();
+				dmsc_cbfc_wake(s);
+				rcu_read_unlock();
+			}
+		} else if (!backup && READ_ONCE(s->on_backup))
 			WRITE_ONCE(s->failed, true);
 	}
 }
@@ -754,8 +764,9 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg,
  * failure moved the tunnel first), are counted by it and returned as if
  * sent on the backup's credit.
  *
- * Flows waiting for credit are not woken: their packets were sent the
- * primary's way. A packet encapsulated for the primary list is not
+ * Flows waiting for credit are not woken here (the callers hold qdisc
+ * locks); the failover work and tunnel switches wake them after
+ * (dmsc_cbfc_wake). A packet encapsulated for the primary list is not
  * charged to the backup's credit: it is re-sent on the backup list when
  * it is next dequeued or its flow's heartbeat fails, without failing the
  * session again (sch_cbfc.c, cbfc_old_path).

@@ -380,32 +380,65 @@ static bool cbfc_key_eq(const struct dmsc_cbfc_key *a,
 }
 
 /*
- * Is @skb, of session @s, which moved onto its backup's credit
- * (dmsc_session_fail), encapsulated for the primary list? A packet that
- * waited since before the move, or was steered just before it, is not
- * the backup's to charge (cbfc_flow_resend). Told by its outer
- * destination, the first SID of the list it was encapsulated for
- * (srv6.c), when it is at the head of its flow: only for a moved
- * session is the tunnel looked up.
+ * Is @skb, of session @s, encapsulated for the primary list while the
+ * session is off it: moved onto its backup's credit (dmsc_session_fail),
+ * or failed with its tunnel on the backup? A packet that waited since
+ * before the move, or was steered just before it, is not the backup's to
+ * charge, and one of a failed session would pass uncontrolled into the
+ * hop that failed: both are re-sent on the backup list
+ * (cbfc_flow_resend). Told by its outer destination, the first SID of
+ * the list it was encapsulated for (srv6.c), when it is at the head of
+ * its flow: only for a moved or failed session is the tunnel looked up.
  */
 static bool cbfc_old_path(struct cbfc_sched *q, struct dmsc_session *s,
 			  const struct sk_buff *skb)
 {
+	bool moved = READ_ONCE(s->on_backup), failed = READ_ONCE(s->failed);
 	const struct dmsc_tunnel_cfg *cfg;
 	struct dmsc_tunnel *tun;
 	bool old = false;
 
-	if (likely(!READ_ONCE(s->on_backup)) || READ_ONCE(s->failed) ||
+	if (likely(!moved && !failed) || !s->tunnel ||
 	    skb->protocol != htons(ETH_P_IPV6))
 		return false;
 	rcu_read_lock();
 	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
 	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
-	if (cfg && cfg->has_backup)
+	if (cfg && cfg->has_backup &&
+	    (!failed || READ_ONCE(tun->active) != DMSC_ACTIVE_PRIMARY))
 		old = !ipv6_addr_equal(&ipv6_hdr(skb)->daddr,
 				       &cfg->paths[DMSC_BACKUP_IDX].segs[0]);
 	rcu_read_unlock();
 	return old;
+}
+
+/*
+ * Is @skb, of session @s, which is on its primary, encapsulated for the
+ * backup list: sent there by the hook while the primary's first hop was
+ * deactivated (srv6.c, dmsc_srv6_bypass)? Its session's next hop is
+ * still the primary's, behind that link: this qdisc is not where it
+ * went, and the link's failover must find the session
+ * (dmsc_session_fail_link). Only when last_qdisc would change.
+ */
+static bool cbfc_early_path(struct cbfc_sched *q, struct dmsc_session *s,
+			    const struct sk_buff *skb)
+{
+	const struct dmsc_tunnel_cfg *cfg;
+	struct dmsc_tunnel *tun;
+	bool early = false;
+
+	if (READ_ONCE(s->on_backup) || !s->tunnel ||
+	    skb->protocol != htons(ETH_P_IPV6))
+		return false;
+	rcu_read_lock();
+	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
+	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
+	if (cfg && cfg->has_backup &&
+	    READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY)
+		early = ipv6_addr_equal(&ipv6_hdr(skb)->daddr,
+					&cfg->paths[DMSC_BACKUP_IDX].segs[0]);
+	rcu_read_unlock();
+	return early;
 }
 
 /*
@@ -539,7 +572,8 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->credited_qlen++;
 		q->st.backlog_credited += qdisc_pkt_len(skb);
 		/* Where its next hop is: for a link down (cbfc_fail_link). */
-		if (unlikely(READ_ONCE(f->sess->last_qdisc) != q->cookie))
+		if (unlikely(READ_ONCE(f->sess->last_qdisc) != q->cookie) &&
+		    !cbfc_early_path(q, f->sess, skb))
 			WRITE_ONCE(f->sess->last_qdisc, q->cookie);
 		q->down = false;
 	}
@@ -1084,18 +1118,18 @@ static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 	if (fail->event)
 		dmsc_session_notify_failed(dn, s, fail->event, fail->ifindex,
 					   fail->waited_us);
+	rcu_read_lock();
 	/*
 	 * Its flows that wait for credit in other qdiscs go on now, as
 	 * the failed or moved session lets them: those on the backup's
 	 * device may hold packets the hook sent the backup's way while
-	 * this link had lost its carrier (dmsc_srv6_bypass), before the
-	 * session failed; no credit the dead hop owes would ever wake them.
-	 * A woken head encapsulated for the primary is re-sent
+	 * this link was down (dmsc_srv6_bypass), before the session
+	 * failed; no credit the dead hop owes would ever wake them. A
+	 * woken head encapsulated for the primary is re-sent
 	 * (cbfc_old_path).
 	 */
 	if (fail->event)
 		dmsc_cbfc_wake(s);
-	rcu_read_lock();
 	if (backup) {
 		tun = dmsc_tunnel_lookup(dn, s->tunnel);
 		cfg = tun ? rcu_dereference(tun->cfg) : NULL;

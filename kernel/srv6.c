@@ -31,6 +31,7 @@
 #include <net/ipv6.h>
 #include <net/ip6_route.h>
 #include <net/ip_tunnels.h>
+#include <net/sch_generic.h>
 #include <net/seg6.h>
 #include <net/xfrm.h>
 
@@ -241,17 +242,23 @@ static void dmsc_srv6_too_big(struct sk_buff *skb, u8 family, u32 mtu)
 }
 
 /*
- * A primary list whose first hop leaves through a device without carrier
- * is not taken while the tunnel has a backup: the packet goes onto the
- * backup list. The core drops whatever such a device is given (linkwatch
- * points its queues at noop_qdisc, and 6.1 counts that nowhere), and IPv6
- * keeps routes through it, so the cached route still leads there. This
- * bridges the moment between the carrier's loss and the failover a cbfc
- * qdisc makes when the core resets it (sch_cbfc.c, cbfc_fail_link), or
- * the operator's switch where no cbfc qdisc is; it moves no state: with
- * the carrier back the primary carries the packets again. A test of one
- * bit of a device the packet is about to reach; NULL if there is nothing
- * better to send on.
+ * A primary list whose first hop leaves through a device that lost its
+ * carrier, and which the core has deactivated for it, is not taken while
+ * the tunnel has a backup whose own first hop has carrier: the packet
+ * goes onto the backup list. A deactivated device drops whatever it is
+ * given (linkwatch points its queues at noop_qdisc, and 6.1 counts that
+ * nowhere), and IPv6 keeps routes through it, so the cached route still
+ * leads there. This bridges the moment between the deactivation and the
+ * failover a cbfc qdisc makes when the core then resets it (sch_cbfc.c,
+ * cbfc_fail_link), which moves the tunnel's sessions onto the backup's
+ * credit (what the bypassed packets were charged meanwhile is wiped by
+ * the move), or the operator's switch where no cbfc qdisc is. Only once
+ * deactivated: a carrier lost for less than linkwatch's delay comes back
+ * with no reset and no failover, and packets a cbfc qdisc charged to the
+ * primary's credit on the backup's device would be charged to a hop that
+ * never sees them. It moves no state: with the device active again the
+ * primary carries the packets. Two reads of a device the packet is about
+ * to reach; NULL if there is nothing better to send on.
  */
 static struct dst_entry *dmsc_srv6_bypass(struct net *net,
 					  struct sk_buff *skb,
@@ -259,10 +266,13 @@ static struct dst_entry *dmsc_srv6_bypass(struct net *net,
 					  struct dmsc_path **pathp,
 					  struct dst_entry *dst, u8 proto)
 {
+	struct net_device *dev = dst->dev;
 	struct dmsc_path *backup;
 	struct dst_entry *bdst;
 
-	if (likely(netif_carrier_ok(dst->dev)) || !cfg->has_backup)
+	if (likely(netif_carrier_ok(dev)) || !cfg->has_backup ||
+	    rcu_access_pointer(netdev_get_tx_queue(dev, 0)->qdisc) !=
+	    &noop_qdisc)
 		return NULL;
 	backup = (struct dmsc_path *)&cfg->paths[DMSC_BACKUP_IDX];
 	if (*pathp == backup)
@@ -270,6 +280,10 @@ static struct dst_entry *dmsc_srv6_bypass(struct net *net,
 	bdst = dmsc_srv6_route(net, skb, cfg, backup, proto);
 	if (!bdst)
 		return NULL;
+	if (!netif_carrier_ok(bdst->dev)) {
+		dst_release(bdst);
+		return NULL;
+	}
 	*pathp = backup;
 	return bdst;
 }
@@ -278,8 +292,8 @@ static struct dst_entry *dmsc_srv6_bypass(struct net *net,
  * Encapsulate a non-GSO inner packet of @family (network header at
  * skb->data, transport header set, inner route attached) onto *@pathp and
  * send it. The skb is consumed whatever the outcome. *@pathp is the list
- * it went on: the backup's when the list asked for has lost its first
- * hop's carrier (dmsc_srv6_bypass).
+ * it went on: the backup's when the first hop of the list asked for was
+ * deactivated for its carrier (dmsc_srv6_bypass).
  *
  * A CHECKSUM_PARTIAL packet stays partial, as in the kernel's seg6
  * encap: iptunnel_handle_offloads() records the inner headers and marks
