@@ -558,17 +558,9 @@ void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup)
 		if (s->tunnel != tunnel)
 			continue;
 		WRITE_ONCE(s->last_qdisc, 0);
-		/*
-		 * Moved: its flows that wait go on, on the backup's credit
-		 * or re-sent there (as cbfc_failover()).
-		 */
-		if (backup && s->has_backup && !READ_ONCE(s->on_backup)) {
-			if (dmsc_session_fail(s, true)) {
-				rcu_read_lock();
-				dmsc_cbfc_wake(s);
-				rcu_read_unlock();
-			}
-		} else if (!backup && READ_ONCE(s->on_backup))
+		if (backup && s->has_backup && !READ_ONCE(s->on_backup))
+			dmsc_session_fail(s, true);
+		else if (!backup && READ_ONCE(s->on_backup))
 			WRITE_ONCE(s->failed, true);
 	}
 }
@@ -765,8 +757,8 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg,
  * sent on the backup's credit.
  *
  * Flows waiting for credit are not woken here (the callers hold qdisc
- * locks); the failover work and tunnel switches wake them after
- * (dmsc_cbfc_wake). A packet encapsulated for the primary list is not
+ * locks); a link's failover work wakes them after (dmsc_cbfc_wake), a
+ * tunnel switch does not (their packets wait for the next dequeue). A packet encapsulated for the primary list is not
  * charged to the backup's credit: it is re-sent on the backup list when
  * it is next dequeued or its flow's heartbeat fails, without failing the
  * session again (sch_cbfc.c, cbfc_old_path).
