@@ -758,7 +758,8 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg,
  *
  * Flows waiting for credit are not woken here (the callers hold qdisc
  * locks); a link's failover work wakes them after (dmsc_cbfc_wake), a
- * tunnel switch does not (their packets wait for the next dequeue). A packet encapsulated for the primary list is not
+ * tunnel switch does not: they wait for a credit update or their
+ * heartbeat. A packet encapsulated for the primary list is not
  * charged to the backup's credit: it is re-sent on the backup list when
  * it is next dequeued or its flow's heartbeat fails, without failing the
  * session again (sch_cbfc.c, cbfc_old_path).

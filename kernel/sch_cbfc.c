@@ -434,9 +434,17 @@ static bool cbfc_early_path(struct cbfc_sched *q, struct dmsc_session *s,
 	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
 	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
 	if (cfg && cfg->has_backup &&
-	    READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY)
-		early = ipv6_addr_equal(&ipv6_hdr(skb)->daddr,
+	    READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY) {
+		const struct in6_addr *da = &ipv6_hdr(skb)->daddr;
+		u32 i;
+
+		early = ipv6_addr_equal(da,
 					&cfg->paths[DMSC_BACKUP_IDX].segs[0]);
+		/* A primary list that starts there too: not told apart. */
+		for (i = 0; early && i < cfg->n_paths; i++)
+			if (ipv6_addr_equal(da, &cfg->paths[i].segs[0]))
+				early = false;
+	}
 	rcu_read_unlock();
 	return early;
 }

@@ -251,8 +251,9 @@ static void dmsc_srv6_too_big(struct sk_buff *skb, u8 family, u32 mtu)
  * leads there. This bridges the moment between the deactivation and the
  * failover a cbfc qdisc makes when the core then resets it (sch_cbfc.c,
  * cbfc_fail_link), which moves the tunnel's sessions onto the backup's
- * credit (what the bypassed packets were charged meanwhile is wiped by
- * the move), or the operator's switch where no cbfc qdisc is. Only once
+ * credit or fails them (what a cbfc qdisc on the backup's device charged
+ * the bypassed packets meanwhile: Documentation/cbfc.md), or the
+ * operator's switch where no cbfc qdisc is. Only once
  * deactivated: a carrier lost for less than linkwatch's delay comes back
  * with no reset and no failover, and packets a cbfc qdisc charged to the
  * primary's credit on the backup's device would be charged to a hop that

@@ -691,16 +691,19 @@ test_backup() {
 	check "(( T_fb == -1 ))" "'tunnel change backup none' kept the backup"
 }
 
-# operstate NS DEV RE: wait until DEV's operstate in NS matches RE.
-# Linkwatch sets it under the RTNL lock, with the qdisc's deactivation
-# (carrier lost) or activation (back) in the same section: read after it,
-# the device is past that. A veth whose peer went down is "down" on
-# 6.12 (the peer is in another namespace) and "lowerlayerdown" on 6.1.
+# operstate NS DEV RE: wait until DEV's operstate in NS matches RE, and
+# for the device's deactivation (carrier lost) or activation (back):
+# linkwatch sets the operstate just before, under the RTNL lock it holds
+# through the (de)activation, so a request that takes that lock (tc's
+# dump) returns after it. A veth whose peer went down is "down" on 6.12
+# (the peer is in another namespace) and "lowerlayerdown" on 6.1.
 operstate() {
 	local i
 	for i in $(seq 100); do
-		[[ "$(ip netns exec "$1" cat "/sys/class/net/$2/operstate")" =~ ^($3)$ ]] &&
+		if [[ "$(ip netns exec "$1" cat "/sys/class/net/$2/operstate")" =~ ^($3)$ ]]; then
+			tc -n "$1" qdisc show dev "$2" >/dev/null
 			return 0
+		fi
 		sleep 0.1
 	done
 	fail "$2 is not $3: $(ip netns exec "$1" cat "/sys/class/net/$2/operstate")"
