@@ -1144,7 +1144,8 @@ static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 		if (cfg && !cfg->has_backup)
 			cfg = NULL;
 	}
-	if (cfg)
+	/* A failure's, not a re-send of packets encapsulated for before. */
+	if (cfg && fail->event)
 		atomic64_inc(&q->fo_failovers);
 	while ((skb = __skb_dequeue(&fail->skbs))) {
 		unsigned int len;
