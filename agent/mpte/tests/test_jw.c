@@ -12,6 +12,7 @@
 #include "jw.h"
 #include "json_strict.h"
 #include "ktap.h"
+#include "instance.h"
 
 static unsigned long long rng = 88172645463325252ULL;
 
@@ -161,29 +162,19 @@ static char *slurp(const char *path)
  */
 static int golden(int admission, int resize, const char *golden)
 {
-	const char *dir = getenv("MPTE_TESTDATA") ? getenv("MPTE_TESTDATA")
-						  : "tests/data";
+	const char *dir = test_data_dir();
 	char path[512], err[256], *buf = NULL, *want = NULL;
-	struct json_object *tj = NULL, *dj = NULL, *r = NULL;
-	struct mpte_topology *t = NULL;
-	struct mpte_demand_set *ds = NULL;
+	struct json_object *r = NULL;
+	struct test_instance in;
 	struct mpte_ctx *ctx = NULL;
 	struct mpte_options o;
 	size_t len = 0, k;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/fig1.json", dir);
-	tj = json_strict_load(path, err, sizeof(err));
-	snprintf(path, sizeof(path), "%s/fig1-demands.json", dir);
-	dj = json_strict_load(path, err, sizeof(err));
-	CHECK(tj && dj, "%s", err);
-	t = mpte_topology_from_json(tj, err, sizeof(err));
-	CHECK(t, "%s", err);
-	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
-	CHECK(ds, "%s", err);
+	CHECK(!test_instance_load(&in, "fig1", err, sizeof(err)), "%s", err);
 	mpte_options_default(&o);
 	o.admission = admission;
-	ctx = mpte_new(t, ds, &o);
+	ctx = mpte_new(in.t, in.ds, &o);
 	mpte_solve(ctx);
 	CHECK(!mpte_fail_link(ctx, "L1-S1", err, sizeof(err)), "%s", err);
 	CHECK(!resize || !mpte_set_bandwidth(ctx, "t1", 150, err, sizeof(err)),
@@ -212,12 +203,7 @@ out:
 	free(buf);
 	free(want);
 	mpte_free(ctx);
-	mpte_demands_free(ds);
-	mpte_topology_free(t);
-	if (tj)
-		json_object_put(tj);
-	if (dj)
-		json_object_put(dj);
+	test_instance_free(&in);
 	return KTAP_FAILED();
 }
 

@@ -23,6 +23,7 @@
 #include "exact.h"
 #include "json_strict.h"
 #include "ktap.h"
+#include "instance.h"
 
 /* JSON in C strings: write ' for ", swapped on the way in. */
 static struct json_object *J(const char *s)
@@ -1110,30 +1111,20 @@ out:
 static int sndlib_recovery(const char *name, int max_sids, const char *link,
 			   const char *const *removed)
 {
-	const char *dir = getenv("MPTE_TESTDATA") ? getenv("MPTE_TESTDATA")
-						  : "tests/data";
-	struct json_object *tj = NULL, *dj = NULL;
-	struct mpte_topology *t = NULL;
-	struct mpte_demand_set *ds = NULL;
+	struct test_instance in;
+	struct mpte_demand_set *ds;
 	struct mpte_ctx *ctx = NULL;
 	struct mpte_options o;
 	unsigned char *was = NULL;
-	char path[512], err[256];
+	char err[256];
 	int di;
 
-	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
-	tj = json_strict_load(path, err, sizeof(err));
-	snprintf(path, sizeof(path), "%s/%s-demands.json", dir, name);
-	dj = json_strict_load(path, err, sizeof(err));
-	CHECK(tj && dj, "%s", err);
-	t = mpte_topology_from_json(tj, err, sizeof(err));
-	CHECK(t, "%s", err);
-	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
-	CHECK(ds, "%s", err);
+	CHECK(!test_instance_load(&in, name, err, sizeof(err)), "%s", err);
+	ds = in.ds;
 	mpte_options_default(&o);
 	o.max_sids = max_sids;
 	o.backups = 0;
-	ctx = mpte_new(t, ds, &o);
+	ctx = mpte_new(in.t, ds, &o);
 	mpte_solve(ctx);
 	CHECK(!mpte_fail_link(ctx, link, err, sizeof(err)), "%s", err);
 	for (; *removed; removed++)
@@ -1155,12 +1146,7 @@ static int sndlib_recovery(const char *name, int max_sids, const char *link,
 out:
 	free(was);
 	mpte_free(ctx);
-	mpte_demands_free(ds);
-	mpte_topology_free(t);
-	if (tj)
-		json_object_put(tj);
-	if (dj)
-		json_object_put(dj);
+	test_instance_free(&in);
 	return KTAP_FAILED();
 }
 
@@ -1186,27 +1172,20 @@ static int bound_after_removals(int admission)
 {
 	static const char *const gone[] = { "LOSAng_CHINng", "CHINng_LOSAng",
 					    "CHINng_HSTNng" };
-	const char *dir = getenv("MPTE_TESTDATA") ? getenv("MPTE_TESTDATA")
-						  : "tests/data";
-	struct json_object *tj = NULL, *dj = NULL;
-	struct mpte_topology *t = NULL;
-	struct mpte_demand_set *ds = NULL;
+	struct test_instance in;
+	struct mpte_topology *t;
+	struct mpte_demand_set *ds;
 	struct mpte_ctx *ctx = NULL;
 	struct mpte_options o;
-	char path[512], err[256], when[96];
+	char err[256], when[96];
 	const char *link = NULL;
 	double lb, u, lp;
 	int k, di;
 
-	snprintf(path, sizeof(path), "%s/abilene.json", dir);
-	tj = json_strict_load(path, err, sizeof(err));
-	snprintf(path, sizeof(path), "%s/abilene-demands.json", dir);
-	dj = json_strict_load(path, err, sizeof(err));
-	CHECK(tj && dj, "%s", err);
-	t = mpte_topology_from_json(tj, err, sizeof(err));
-	CHECK(t, "%s", err);
-	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
-	CHECK(ds, "%s", err);
+	CHECK(!test_instance_load(&in, "abilene", err, sizeof(err)), "%s",
+	      err);
+	t = in.t;
+	ds = in.ds;
 	mpte_options_default(&o);
 	o.admission = admission;
 	o.backups = 0;
@@ -1250,12 +1229,7 @@ static int bound_after_removals(int admission)
 	}
 out:
 	mpte_free(ctx);
-	mpte_demands_free(ds);
-	mpte_topology_free(t);
-	if (tj)
-		json_object_put(tj);
-	if (dj)
-		json_object_put(dj);
+	test_instance_free(&in);
 	return KTAP_FAILED();
 }
 
