@@ -380,6 +380,21 @@ static bool cbfc_key_eq(const struct dmsc_cbfc_key *a,
 }
 
 /*
+ * The config of @s's tunnel, when the tunnel exists and has a backup
+ * list, with the tunnel in *@tunp; NULL otherwise. Under RCU.
+ */
+static const struct dmsc_tunnel_cfg *
+cbfc_backup_cfg(struct cbfc_sched *q, const struct dmsc_session *s,
+		struct dmsc_tunnel **tunp)
+{
+	const struct dmsc_tunnel_cfg *cfg;
+
+	*tunp = dmsc_tunnel_lookup(q->dn, s->tunnel);
+	cfg = *tunp ? rcu_dereference((*tunp)->cfg) : NULL;
+	return cfg && cfg->has_backup ? cfg : NULL;
+}
+
+/*
  * Is @skb, of session @s, encapsulated for the primary list while the
  * session is off it: moved onto its backup's credit (dmsc_session_fail),
  * or failed with its tunnel on the backup? A packet that waited since
@@ -402,10 +417,8 @@ static bool cbfc_old_path(struct cbfc_sched *q, struct dmsc_session *s,
 	    skb->protocol != htons(ETH_P_IPV6))
 		return false;
 	rcu_read_lock();
-	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
-	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
-	if (cfg && cfg->has_backup &&
-	    (!failed || READ_ONCE(tun->active) != DMSC_ACTIVE_PRIMARY))
+	cfg = cbfc_backup_cfg(q, s, &tun);
+	if (cfg && (!failed || READ_ONCE(tun->active) != DMSC_ACTIVE_PRIMARY))
 		old = !ipv6_addr_equal(&ipv6_hdr(skb)->daddr,
 				       &cfg->paths[DMSC_BACKUP_IDX].segs[0]);
 	rcu_read_unlock();
@@ -431,10 +444,8 @@ static bool cbfc_early_path(struct cbfc_sched *q, struct dmsc_session *s,
 	    skb->protocol != htons(ETH_P_IPV6))
 		return false;
 	rcu_read_lock();
-	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
-	cfg = tun ? rcu_dereference(tun->cfg) : NULL;
-	if (cfg && cfg->has_backup &&
-	    READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY) {
+	cfg = cbfc_backup_cfg(q, s, &tun);
+	if (cfg && READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY) {
 		const struct in6_addr *da = &ipv6_hdr(skb)->daddr;
 		u32 i;
 
@@ -937,11 +948,8 @@ static bool cbfc_can_fail_over(struct cbfc_sched *q, struct dmsc_session *s)
 
 	if (!s->tunnel || READ_ONCE(s->dead) || READ_ONCE(s->failed))
 		return false;
-	tun = dmsc_tunnel_lookup(q->dn, s->tunnel);
-	if (!tun || READ_ONCE(tun->active) != DMSC_ACTIVE_PRIMARY)
-		return false;
-	cfg = rcu_dereference(tun->cfg);
-	return cfg && cfg->has_backup;
+	cfg = cbfc_backup_cfg(q, s, &tun);
+	return cfg && READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY;
 }
 
 /*
