@@ -538,6 +538,44 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 }
 
 /*
+ * A first hop of tunnel @tunnel's primary, through device @ifindex, lost
+ * its carrier, and a cbfc qdisc on the backup's device saw it first: the
+ * hook sent a session's packet the backup's way (sch_cbfc.c,
+ * cbfc_fail_early), and that session failed over. The tunnel's other
+ * sessions still on the primary fail over with it, as the link's own
+ * qdisc would have failed those whose packets it saw
+ * (dmsc_session_fail_link): each onto its backup reservation or marked
+ * failed, with its nexthop-down event. Left on the primary's credit,
+ * their packets on the backup would be charged to a hop that never sees
+ * them, and a session with no backup reservation would wait there for
+ * good. Process context (the failover work), before the tunnel's switch.
+ * Returns how many failed.
+ */
+unsigned int dmsc_session_fail_tunnel(struct dmsc_net *dn, u32 tunnel,
+				      int ifindex)
+{
+	struct dmsc_session *s;
+	unsigned int n = 0;
+
+	mutex_lock(&dn->lock);
+	list_for_each_entry(s, &dn->session_list, list) {
+		if (s->tunnel != tunnel || !s->has_nexthop ||
+		    READ_ONCE(s->dead) || READ_ONCE(s->failed) ||
+		    READ_ONCE(s->on_backup))
+			continue;
+		dmsc_session_fail(s, true);
+		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
+					   ifindex, 0);
+		rcu_read_lock();
+		dmsc_cbfc_wake(s);
+		rcu_read_unlock();
+		n++;
+	}
+	mutex_unlock(&dn->lock);
+	return n;
+}
+
+/*
  * Tunnel @tunnel moved to its backup or back: where its sessions' packets
  * went before says nothing of where their next hop is now, so a link
  * going down there must not fail them (dmsc_session_fail_link). Moved to

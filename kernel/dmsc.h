@@ -208,6 +208,7 @@ struct dmsc_tunnel_cfg;
 enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 			    const struct dmsc_tunnel_cfg *cfg,
 			    struct dmsc_path **pathp, u8 family);
+int dmsc_srv6_primary_down(struct net *net, const struct dmsc_tunnel_cfg *cfg);
 
 /*
  * tunnel.c. A flow hashes into one of DMSC_BUCKETS buckets, each naming
@@ -567,6 +568,8 @@ void dmsc_cret_net_exit(struct dmsc_net *dn);
 void dmsc_cbfc_wake(struct dmsc_session *s);
 unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 				    int ifindex);
+unsigned int dmsc_session_fail_tunnel(struct dmsc_net *dn, u32 tunnel,
+				      int ifindex);
 void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup);
 void dmsc_session_notify_failed(struct dmsc_net *dn, struct dmsc_session *s,
 				u32 event, int ifindex, u64 waited_us);

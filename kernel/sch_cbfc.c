@@ -62,6 +62,8 @@
 #define CBFC_FLOW_GC_MAX	8
 /* How far the rate's clock may lag: the burst after a late timer. */
 #define CBFC_RATE_LAG_NS	(10 * NSEC_PER_MSEC)
+/* How often a qdisc held for a lost carrier looks at it again. */
+#define CBFC_HOLD_POLL_NS	NSEC_PER_MSEC
 
 /*
  * A flow is in exactly one of: q->active; q->stalled and sess->stalled
@@ -102,6 +104,7 @@ struct cbfc_fail {
 					 * 0: packets re-sent, no failure
 					 */
 	int ifindex;
+	bool tunnel_down;		/* its tunnel's other sessions fail too */
 	u64 waited_us;
 	struct sk_buff_head skbs;
 };
@@ -150,6 +153,8 @@ struct cbfc_sched {
 	atomic64_t fo_idle;		/* failed over with nothing queued */
 	bool fo_link;			/* under fo_lock: the link went down */
 	bool down;			/* the link-down reset ran; until a packet */
+	bool held;			/* dequeue holds: the carrier is lost */
+	u64 hold_next;			/* ns: the held qdisc's next look */
 	int ifindex;			/* the device's, from init */
 	unsigned long cookie;		/* this qdisc, for sessions: not 0 */
 };
@@ -427,11 +432,10 @@ static bool cbfc_old_path(struct cbfc_sched *q, struct dmsc_session *s,
 
 /*
  * Is @skb, of session @s, which is on its primary, encapsulated for the
- * backup list: sent there by the hook while the primary's first hop was
- * deactivated (srv6.c, dmsc_srv6_bypass)? Its session's next hop is
+ * backup list: sent there by the hook while the primary's first hop had
+ * lost its carrier (srv6.c, dmsc_srv6_bypass)? Its session's next hop is
  * still the primary's, behind that link: this qdisc is not where it
- * went, and the link's failover must find the session
- * (dmsc_session_fail_link). Only when last_qdisc would change.
+ * went (cbfc_fail_early). Only when last_qdisc would change.
  */
 static bool cbfc_early_path(struct cbfc_sched *q, struct dmsc_session *s,
 			    const struct sk_buff *skb)
@@ -531,6 +535,7 @@ static void cbfc_flow_drop_new(struct cbfc_sched *q, struct cbfc_flow *f)
 
 static int cbfc_enqueue_segs(struct sk_buff *skb, struct Qdisc *sch,
 			     struct sk_buff **to_free);
+static void cbfc_fail_early(struct Qdisc *sch, struct dmsc_session *s);
 
 static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			struct sk_buff **to_free)
@@ -591,10 +596,15 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->credited_qlen++;
 		q->st.backlog_credited += qdisc_pkt_len(skb);
 		/* Where its next hop is: for a link down (cbfc_fail_link). */
-		if (unlikely(READ_ONCE(f->sess->last_qdisc) != q->cookie) &&
-		    !cbfc_early_path(q, f->sess, skb))
-			WRITE_ONCE(f->sess->last_qdisc, q->cookie);
-		q->down = false;
+		if (unlikely(READ_ONCE(f->sess->last_qdisc) != q->cookie)) {
+			if (!cbfc_early_path(q, f->sess, skb))
+				WRITE_ONCE(f->sess->last_qdisc, q->cookie);
+			else
+				cbfc_fail_early(sch, f->sess);
+		}
+		/* Not while held: the carrier's loss is one link down. */
+		if (!q->held)
+			q->down = false;
 	}
 	skb->next = NULL;
 	if (f->head)
@@ -934,60 +944,112 @@ static bool cbfc_link_down(struct net_device *dev)
 }
 
 /*
- * A link-down failover can carry @s's packets: the session is alive and
- * not failed yet, its tunnel is on its primary and has a backup to go
- * to. Anything else would mark it failed (credit control off for good)
- * and re-send onto a path no better than the one that went (a tunnel on
- * its backup, or moved there early by another qdisc: its packets here
- * went the backup's way). Under RCU.
+ * A link-down failover can carry @s's packets, @head first: the session
+ * is alive, not failed and not moved yet, its tunnel has a backup to go
+ * to and is on its primary, or was moved early (by another link's
+ * failover, or by the backup's qdisc: cbfc_fail_early) in the same
+ * moment while @head went the primary's way, into this link. Anything
+ * else would mark it failed (credit control off for good) and re-send
+ * onto a path no better than the one that went (a tunnel on its backup,
+ * whose packets here went the backup's way). A moved session's packets
+ * for the primary are re-sent, not failed over (cbfc_resend_old). Under
+ * RCU.
  */
-static bool cbfc_can_fail_over(struct cbfc_sched *q, struct dmsc_session *s)
+static bool cbfc_can_fail_over(struct cbfc_sched *q, struct dmsc_session *s,
+			       const struct sk_buff *head)
 {
 	const struct dmsc_tunnel_cfg *cfg;
 	struct dmsc_tunnel *tun;
 
-	if (!s->tunnel || READ_ONCE(s->dead) || READ_ONCE(s->failed))
+	if (!s->tunnel || READ_ONCE(s->dead) || READ_ONCE(s->failed) ||
+	    READ_ONCE(s->on_backup))
 		return false;
 	cfg = cbfc_backup_cfg(q, s, &tun);
-	return cfg && READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY;
+	if (!cfg)
+		return false;
+	switch (READ_ONCE(tun->active)) {
+	case DMSC_ACTIVE_PRIMARY:
+		return true;
+	case DMSC_ACTIVE_EARLY:
+		return head->protocol == htons(ETH_P_IPV6) &&
+		       !ipv6_addr_equal(&ipv6_hdr(head)->daddr,
+					&cfg->paths[DMSC_BACKUP_IDX].segs[0]);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Off its session's stalled list and back in the round, if it is on that
+ * list; false when credit came just now and it is on q->wake (then the
+ * next dequeue unstalls it, and it is left alone until then).
+ */
+static bool cbfc_flow_take_stalled(struct cbfc_sched *q, struct cbfc_flow *f)
+{
+	bool waiting;
+
+	spin_lock(&f->sess->lock);
+	waiting = !list_empty(&f->sess_node);
+	list_del_init(&f->sess_node);
+	spin_unlock(&f->sess->lock);
+	if (waiting)
+		cbfc_flow_unstall(q, f);
+	return waiting;
 }
 
 /*
  * Then a credited flow that can fail over does, as on a heartbeat
  * failure but at once: its next hop is behind this link, and its
- * packets, never sent, go out on the backup through the work. The
- * others' packets are freed by the reset that follows, as before.
+ * packets, never sent, go out on the backup through the work. From the
+ * reset (@deq false) the others' packets are freed by the reset that
+ * follows, as before. From a dequeue that found the carrier lost
+ * (@deq, cbfc_hold) the qdisc lives on: the packets taken are told to
+ * the parents, the flow stays, empty, and one on q->wake is left for a
+ * later look.
  */
-static void cbfc_fail_link(struct Qdisc *sch)
+static void cbfc_fail_link(struct Qdisc *sch, bool deq)
 {
 	struct cbfc_sched *q = qdisc_priv(sch);
 	u64 now = ktime_get_ns();
 	struct cbfc_fail *fail;
+	struct sk_buff *skb;
 	struct cbfc_flow *f;
 	unsigned int i;
 	LIST_HEAD(fails);
+	u64 waited;
 
 	rcu_read_lock();
 	for (i = 0; i < CBFC_HASH_BUCKETS; i++) {
 		hlist_for_each_entry(f, &q->hash[i], hnode) {
-			if (!f->qlen || !cbfc_can_fail_over(q, f->sess))
+			if (!f->qlen || !cbfc_can_fail_over(q, f->sess, f->head))
 				continue;
 			/* wait_since: 0 while the heartbeat is off. */
+			waited = f->stalled && f->wait_since ?
+				 now - f->wait_since : 0;
+			if (deq && f->stalled && !cbfc_flow_take_stalled(q, f))
+				continue;
 			fail = cbfc_fail_new(sch, f->sess,
-					     DMSC_EVENT_NEXTHOP_DOWN,
-					     f->stalled && f->wait_since ?
-					     now - f->wait_since : 0);
+					     DMSC_EVENT_NEXTHOP_DOWN, waited);
 			if (!fail) {
-				q->st.drop_nomem += f->qlen;
+				/* Held: the reset tries again, or frees. */
+				if (!deq)
+					q->st.drop_nomem += f->qlen;
 				continue;
 			}
 			dmsc_session_fail(f->sess, true);
 			q->st.link_failures++;
 			/* The reset that follows zeroes the counts. */
-			while (f->qlen)
-				__skb_queue_tail(&fail->skbs,
-						 cbfc_flow_pop(sch, f));
+			while (f->qlen) {
+				skb = cbfc_flow_pop(sch, f);
+				if (deq) {
+					q->drops_deq++;
+					q->drops_deq_len += qdisc_pkt_len(skb);
+				}
+				__skb_queue_tail(&fail->skbs, skb);
+			}
 			f->tail = NULL;
+			if (deq)
+				cbfc_flow_done(q, f);
 			list_add_tail(&fail->list, &fails);
 		}
 	}
@@ -1002,8 +1064,8 @@ static void cbfc_fail_link(struct Qdisc *sch)
 	 * Then the sessions that last went out here with nothing queued
 	 * now: the work finds them (dmsc_session_fail_link), first. Once
 	 * a link down: the resets that follow while the device stays down
-	 * (a second deactivation, the qdisc's deletion or destroy) find
-	 * nothing new, until a packet comes.
+	 * (a second deactivation, the qdisc's deletion or destroy) and the
+	 * looks of a held qdisc find nothing new, until a packet comes.
 	 */
 	if (q->down && list_empty(&fails))
 		return;
@@ -1014,6 +1076,72 @@ static void cbfc_fail_link(struct Qdisc *sch)
 	spin_unlock_bh(&q->fo_lock);
 	q->down = true;
 	queue_work(system_highpri_wq, &q->fo_work);
+}
+
+/*
+ * The packets at the head of each flow that were encapsulated for a
+ * primary list its session has left (cbfc_old_path), re-sent on the
+ * backup: those a link down finds queued, steered just before their
+ * session moved. From a held dequeue (@deq) not a stalled flow's, which
+ * the failover wakes; from the reset every flow's, since it frees the
+ * rest.
+ */
+static void cbfc_resend_old(struct Qdisc *sch, bool deq)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	struct hlist_node *tmp;
+	struct cbfc_flow *f;
+	unsigned int i;
+
+	for (i = 0; i < CBFC_HASH_BUCKETS; i++)
+		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode)
+			if (f->qlen && !(deq && f->stalled) &&
+			    cbfc_old_path(q, f->sess, f->head))
+				cbfc_flow_resend(sch, f);
+}
+
+/*
+ * A packet of @s came here encapsulated for its tunnel's backup list
+ * while @s is on its primary (cbfc_early_path): the hook bypassed a
+ * primary's first hop that lost its carrier (srv6.c, dmsc_srv6_bypass).
+ * That link is down for @s, and the qdisc behind it may see so only at
+ * its reset, or never (a carrier back before linkwatch deactivated the
+ * device). So @s fails over here, as that qdisc's link-down failover
+ * would (cbfc_fail_link): onto its backup's credit (or marked failed),
+ * with a nexthop-down event naming that device, its tunnel to the
+ * backup; and its packets here are charged to the backup hop, which
+ * sees them, not to the primary's, which never would. A packet for the
+ * backup with no primary's first hop down (one queued before an
+ * operator's switch back) changes nothing. Under the qdisc lock, from
+ * enqueue.
+ */
+static void cbfc_fail_early(struct Qdisc *sch, struct dmsc_session *s)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	const struct dmsc_tunnel_cfg *cfg;
+	struct dmsc_tunnel *tun;
+	struct cbfc_fail *fail;
+	int ifindex = 0;
+
+	/* Failed already: no credit to move, and no second event. */
+	if (READ_ONCE(s->failed) || READ_ONCE(s->dead))
+		return;
+	rcu_read_lock();
+	cfg = cbfc_backup_cfg(q, s, &tun);
+	if (cfg && READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY)
+		ifindex = dmsc_srv6_primary_down(q->dn->net, cfg);
+	rcu_read_unlock();
+	if (!ifindex)
+		return;
+	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_DOWN, 0);
+	if (!fail)
+		return;
+	fail->ifindex = ifindex;
+	fail->tunnel_down = true;
+	dmsc_session_fail(s, true);
+	q->st.link_failures++;
+	dmsc_tunnel_steer_backup(q->dn, s->tunnel);
+	cbfc_fail_queue(q, fail);
 }
 
 /*
@@ -1198,10 +1326,63 @@ static void cbfc_failover_work(struct work_struct *work)
 			     &q->fo_idle);
 	list_for_each_entry_safe(fail, tmp, &list, list) {
 		list_del(&fail->list);
+		/* Before the switch, which moves them with no event. */
+		if (fail->tunnel_down)
+			atomic64_add(dmsc_session_fail_tunnel(q->dn,
+							      fail->sess->tunnel,
+							      fail->ifindex),
+				     &q->fo_idle);
 		cbfc_failover(q, fail);
 		dmsc_session_put(fail->sess);
 		kfree(fail);
 	}
+}
+
+/*
+ * The device has lost its carrier, and the core has not deactivated it
+ * yet (linkwatch does, and resets the qdisc, up to a second later for a
+ * NIC). Whatever is dequeued now goes into a link that cannot carry it:
+ * veth drops it with its peer down, a NIC whose driver did not stop its
+ * queue loses it. So nothing leaves, and the link-down failover the
+ * reset would make is made now (cbfc_fail_link): the credited flows and
+ * their packets go to the backup, and the tunnels with them. Packets
+ * that come meanwhile for the primary list, of sessions that moved
+ * (here, or by the backup's qdisc: cbfc_fail_early), are re-sent on the
+ * backup (cbfc_resend_old); those that cannot fail over wait for the
+ * reset, which frees them as before. A carrier that comes back before
+ * linkwatch (a short flap, no reset) is seen by the watchdog, which
+ * looks every CBFC_HOLD_POLL_NS meanwhile; the tunnels stay on their
+ * backups, as after a heartbeat failure.
+ */
+static bool cbfc_hold(struct Qdisc *sch)
+{
+	struct cbfc_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	u64 now;
+
+	if (likely(netif_carrier_ok(dev))) {
+		q->held = false;
+		return false;
+	}
+	now = ktime_get_ns();
+	if (!q->held) {
+		/* A new link down, whatever the last one left. */
+		q->held = true;
+		q->down = false;
+		q->hold_next = now;
+		q->st.carrier_holds++;
+	}
+	/* Once a poll: packets of other tunnels may keep coming meanwhile. */
+	if (now >= q->hold_next) {
+		if (netif_running(dev) && check_net(dev_net(dev))) {
+			cbfc_fail_link(sch, true);
+			cbfc_resend_old(sch, true);
+		}
+		q->hold_next = now + CBFC_HOLD_POLL_NS;
+	}
+	if (sch->q.qlen)
+		qdisc_watchdog_schedule_ns(&q->watchdog, q->hold_next);
+	return true;
 }
 
 static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
@@ -1220,6 +1401,8 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 			cbfc_heartbeat(sch, now);
 	}
 	if (!sch->q.qlen)
+		return NULL;
+	if (unlikely(cbfc_hold(sch)))
 		return NULL;
 	if (q->rate) {
 		now = ktime_get_ns();
@@ -1356,8 +1539,10 @@ static void cbfc_reset(struct Qdisc *sch)
 
 	if (!q->hash)
 		return;
-	if (cbfc_link_down(qdisc_dev(sch)))
-		cbfc_fail_link(sch);
+	if (cbfc_link_down(qdisc_dev(sch))) {
+		cbfc_fail_link(sch, false);
+		cbfc_resend_old(sch, false);
+	}
 	/*
 	 * First off every session's stalled list: from then on no credit
 	 * update can put a flow of ours on q->wake, which is emptied next.
@@ -1391,6 +1576,7 @@ static void cbfc_reset(struct Qdisc *sch)
 	q->drops_deq_len = 0;
 	q->hb_next = 0;
 	q->time_next = 0;
+	q->held = false;
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
 }

@@ -190,11 +190,11 @@ static void dmsc_encap(struct net *net, struct sk_buff *skb,
  * for unmarked packets; a mark may select another table, so marked
  * packets look their route up each time.
  */
-static struct dst_entry *dmsc_srv6_route(struct net *net, struct sk_buff *skb,
+static struct dst_entry *dmsc_srv6_route(struct net *net, u32 mark,
 					 const struct dmsc_tunnel_cfg *cfg,
 					 struct dmsc_path *path, u8 proto)
 {
-	bool cache = !skb->mark;
+	bool cache = !mark;
 	struct dst_entry *dst;
 	struct flowi6 fl6 = {};
 
@@ -208,7 +208,7 @@ static struct dst_entry *dmsc_srv6_route(struct net *net, struct sk_buff *skb,
 
 	fl6.daddr = path->segs[0];
 	fl6.saddr = cfg->src;
-	fl6.flowi6_mark = skb->mark;
+	fl6.flowi6_mark = mark;
 	fl6.flowi6_proto = path->srh ? NEXTHDR_ROUTING : proto;
 	dst = ip6_route_output(net, NULL, &fl6);
 	if (dst->error) {
@@ -242,24 +242,22 @@ static void dmsc_srv6_too_big(struct sk_buff *skb, u8 family, u32 mtu)
 }
 
 /*
- * A primary list whose first hop leaves through a device that lost its
- * carrier, and which the core has deactivated for it, is not taken while
- * the tunnel has a backup whose own first hop has carrier: the packet
- * goes onto the backup list. A deactivated device drops whatever it is
- * given (linkwatch points its queues at noop_qdisc, and 6.1 counts that
- * nowhere), and IPv6 keeps routes through it, so the cached route still
- * leads there. This bridges the moment between the deactivation and the
- * failover a cbfc qdisc makes when the core then resets it (sch_cbfc.c,
- * cbfc_fail_link), which moves the tunnel's sessions onto the backup's
- * credit or fails them (what a cbfc qdisc on the backup's device charged
- * the bypassed packets meanwhile: Documentation/cbfc.md), or the
- * operator's switch where no cbfc qdisc is. Only once
- * deactivated: a carrier lost for less than linkwatch's delay comes back
- * with no reset and no failover, and packets a cbfc qdisc charged to the
- * primary's credit on the backup's device would be charged to a hop that
- * never sees them. It moves no state: with the device active again the
- * primary carries the packets. Two reads of a device the packet is about
- * to reach; NULL if there is nothing better to send on.
+ * A primary list whose first hop leaves through a device that has lost
+ * its carrier is not taken while the tunnel has a backup whose own first
+ * hop has carrier: the packet goes onto the backup list. IPv6 keeps
+ * routes through such a device, so the cached route still leads there,
+ * and what is sent into it is lost: linkwatch soon points its queues at
+ * noop_qdisc, which drops whatever it is given (6.1 counts that
+ * nowhere), and a packet that read the device's qdisc just before that
+ * is lost too. From the carrier's loss, not from the deactivation: that
+ * race is then between the loss and linkwatch, not a window of every
+ * packet's. A cbfc qdisc on the backup's device moves a credit session
+ * whose packet comes this way onto its backup's credit, with its event
+ * (sch_cbfc.c, cbfc_fail_early), so that a carrier that comes back with
+ * no reset leaves nothing charged to the primary's hop. No tunnel state
+ * changes here: with the carrier back the primary carries the packets
+ * of a tunnel no qdisc moved. One read of a bit of the device the packet
+ * is about to reach; NULL if there is nothing better to send on.
  */
 static struct dst_entry *dmsc_srv6_bypass(struct net *net,
 					  struct sk_buff *skb,
@@ -271,14 +269,12 @@ static struct dst_entry *dmsc_srv6_bypass(struct net *net,
 	struct dmsc_path *backup;
 	struct dst_entry *bdst;
 
-	if (likely(netif_carrier_ok(dev)) || !cfg->has_backup ||
-	    rcu_access_pointer(netdev_get_tx_queue(dev, 0)->qdisc) !=
-	    &noop_qdisc)
+	if (likely(netif_carrier_ok(dev)) || !cfg->has_backup)
 		return NULL;
 	backup = (struct dmsc_path *)&cfg->paths[DMSC_BACKUP_IDX];
 	if (*pathp == backup)
 		return NULL;
-	bdst = dmsc_srv6_route(net, skb, cfg, backup, proto);
+	bdst = dmsc_srv6_route(net, skb->mark, cfg, backup, proto);
 	if (!bdst)
 		return NULL;
 	if (!netif_carrier_ok(bdst->dev)) {
@@ -290,11 +286,36 @@ static struct dst_entry *dmsc_srv6_bypass(struct net *net,
 }
 
 /*
+ * The ifindex of the device through which the first of @cfg's primary
+ * lists that has lost its carrier leaves, 0 if none has: the link whose
+ * packets the hook now sends on the backup (dmsc_srv6_bypass). By the
+ * cached routes, as the hook. Under RCU; any context but hardirq.
+ */
+int dmsc_srv6_primary_down(struct net *net, const struct dmsc_tunnel_cfg *cfg)
+{
+	struct dst_entry *dst;
+	int ifindex = 0;
+	u32 i;
+
+	for (i = 0; i < cfg->n_paths && !ifindex; i++) {
+		dst = dmsc_srv6_route(net, 0, cfg,
+				      (struct dmsc_path *)&cfg->paths[i],
+				      IPPROTO_IPV6);
+		if (!dst)
+			continue;
+		if (!netif_carrier_ok(dst->dev))
+			ifindex = dst->dev->ifindex;
+		dst_release(dst);
+	}
+	return ifindex;
+}
+
+/*
  * Encapsulate a non-GSO inner packet of @family (network header at
  * skb->data, transport header set, inner route attached) onto *@pathp and
  * send it. The skb is consumed whatever the outcome. *@pathp is the list
- * it went on: the backup's when the first hop of the list asked for was
- * deactivated for its carrier (dmsc_srv6_bypass).
+ * it went on: the backup's when the first hop of the list asked for has
+ * lost its carrier (dmsc_srv6_bypass).
  *
  * A CHECKSUM_PARTIAL packet stays partial, as in the kernel's seg6
  * encap: iptunnel_handle_offloads() records the inner headers and marks
@@ -313,7 +334,7 @@ enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 	unsigned int mtu, headroom;
 	struct dmsc_path *path;
 
-	dst = dmsc_srv6_route(net, skb, cfg, *pathp, proto);
+	dst = dmsc_srv6_route(net, skb->mark, cfg, *pathp, proto);
 	if (!dst) {
 		kfree_skb(skb);
 		return DMSC_TX_NOROUTE;

@@ -1007,6 +1007,50 @@ test_link_down_idle() {
 	dmesg_clean || fail "kernel log"
 }
 
+# The link to the primary's next hop goes down where no cbfc qdisc is to
+# see it (va has none): the hook sends the next packets on the backup
+# (dmsc_srv6_bypass), and the backup's qdisc, the first to see the
+# session's packets come that way, moves it onto its backup reservation
+# with a nexthop-down event naming va (cbfc_fail_early). The packets are
+# charged to the backup hop, which sees them, not to the primary's 6000
+# bytes: before, they were, and the session stalled after 5 of the 10.
+test_link_down_bypass() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	local va sent
+	hb_setup
+	tc -n "$a" qdisc del dev va root
+	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
+	va=$(ip -n "$a" -j link show va | jq '.[0].ifindex')
+	hb_begin 1 6000 backup-nexthop fc00:2::2 backup-credit 100000
+	wait_until "(( \$(bn cat /sys/class/net/vs/statistics/tx_packets) >= 5 ))" ||
+		fail "the first 5 did not reach the sink's link"
+	ip -n "$b" link set vb down
+	wait_until "[[ \"\$(an cat /sys/class/net/va/operstate)\" =~ ^(down|lowerlayerdown)$ ]]" ||
+		fail "va did not lose its carrier"
+	hb_send 10 5
+	wait_until "(( \$(qd credited_packets va2) == 10 ))" || true
+	wait_until "grep -q tunnel-backup '$T/events'" || true
+	sleep 0.2
+	hb_stop
+	cat "$T/events"
+	sent=$(hb_sess sent)
+	echo "link down, no qdisc on it: va2 charged $(qd credited_packets va2) packets, link_failures $(qd link_failures va2); session on_backup $(hb_sess on_backup) failed $(hb_sess failed) sent $sent available $(hb_sess available); sink: packets gaps out-of-order = $SINK_TOTALS"
+	sink_all 15
+	check "(( \$(qd credited_packets va2) == 10 && \$(qd link_failures va2) == 1 && \$(qd failovers va2) == 1 && \$(qd credit_stalls va2) == 0 ))" \
+		"va2: credited_packets $(qd credited_packets va2) link_failures $(qd link_failures va2) failovers $(qd failovers va2) credit_stalls $(qd credit_stalls va2), not 10 1 1 0"
+	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
+		"on_backup $(hb_sess on_backup) failed $(hb_sess failed), not 1 and 0"
+	# The 10 on the backup's credit, in inner IP bytes (1052 each).
+	check "(( \$(hb_sess available) == 100000 - 10 * 1052 ))" \
+		"available $(hb_sess available), not 100000 - 10 x 1052"
+	check "(( \$(grep -c nexthop-down '$T/events') == 1 )) && grep nexthop-down '$T/events' | grep -qE '\"ifindex\": ?$va,'" \
+		"not one nexthop-down event naming va ($va)"
+	check "(( \$(dns $a -j -s tunnel show 1 | num switches) == 1 )) && dns $a -j tunnel show 1 | grep -qE '\"active\": ?\"backup\"'" \
+		"tunnel 1: switches $(dns "$a" -j -s tunnel show 1 | num switches), not on its backup once"
+	dmesg_clean || fail "kernel log"
+}
+
 # A session without a tunnel only fails: the event, the counters, and its
 # waiting packets dropped as drop_failed.
 test_heartbeat_no_tunnel() {
@@ -1292,6 +1336,7 @@ CASES=(
 	test_backup_mode "cbfc: a backup hop that returns credit in another form than the primary's (backup-mode): after the move the session takes the backup's form and refuses the other"
 	test_backup_credit_switch "cbfc: tunnel switched to its backup: the session moves onto the backup's credit, packets queued for the primary are re-sent on the backup, not charged to it; back on the primary the session fails"
 	test_link_down_idle "cbfc: the link goes down with nothing queued: the session its packets last took fails over, the next packets reach the sink through the backup"
+	test_link_down_bypass "cbfc: the link goes down where no cbfc qdisc sees it: the backup's qdisc moves the session onto the backup's credit at its first packet, with the event"
 	test_link_down "cbfc: the link to the next hop goes down (carrier lost, set down, deleted): at once the tunnel is on its backup, the waiting packets reach the sink through it; without a backup they go with the link"
 	test_heartbeat_no_tunnel "cbfc: next hop silent, no tunnel: the waiting packets are dropped as failed, heartbeat 0 is off"
 	test_heartbeat_teardown "cbfc: qdisc, netns and module go while packets wait and failovers are pending"

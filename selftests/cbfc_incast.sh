@@ -413,12 +413,17 @@ test_incast_failover() {
 	kill "$MON" 2>/dev/null || true
 	wait "$MON" 2>/dev/null || true
 	MON=
-	local lf fo df dn via wire got lost a1
-	a1=$(tc -n "$pe1" -s -j qdisc show dev a1)
-	lf=$(jq '[.. | .link_failures? // empty] | first // 0' <<<"$a1")
-	fo=$(jq '[.. | .failovers? // empty] | first // 0' <<<"$a1")
-	df=$(jq '[.. | .drop_failed? // empty] | first // 0' <<<"$a1")
-	dn=$(jq '[.. | .drop_nomem? // empty] | first // 0' <<<"$a1")
+	local lf fo df dn ch via wire got lost qd
+	# The link's failover is counted where it is made: by a1's qdisc
+	# (its reset, or a dequeue that found the carrier lost), or by
+	# a2's, where the hook sent the first packets it bypassed a1 with
+	# (cbfc_fail_early). Both, summed.
+	qd=$(tc -n "$pe1" -s -j qdisc show dev a1; tc -n "$pe1" -s -j qdisc show dev a2)
+	ch=$(jq -s '[.[][] | .carrier_holds // 0] | add' <<<"$qd")
+	lf=$(jq -s '[.[][] | .link_failures // 0] | add' <<<"$qd")
+	fo=$(jq -s '[.[][] | .failovers // 0] | add' <<<"$qd")
+	df=$(jq -s '[.[][] | .drop_failed // 0] | add' <<<"$qd")
+	dn=$(jq -s '[.[][] | .drop_nomem // 0] | add' <<<"$qd")
 	via=$(ip netns exec "$bp" cat /sys/class/net/b2/statistics/tx_packets)
 	# What PE1 had handed to the link as it went (veth drops it, the far
 	# end being down: a1's tx_dropped), or what reached P as its end
@@ -430,12 +435,12 @@ test_incast_failover() {
 		$(ip netns exec "$p" cat /sys/class/net/p1/statistics/rx_dropped) +
 		$(ip netns exec "$p" awk '$1 == "Ip6InNoRoutes" { print $2 }' /proc/net/snmp6) ))
 	read -r got lost <<<"$TOTALS"
-	echo "failover: $got packets, $lost lost PSNs; on the link as it went down: at most $wire (a1 tx_dropped, p1 rx_dropped, P's Ip6InNoRoutes)"
-	echo "failover: link down $(awk -v t="${T_DOWN/,/.}" -v s="${T_START/,/.}" 'BEGIN { printf "%.2f", t - s }') s into the run; PE1 link_failures $lf, failovers $fo; $via packets through the backup, $(jq .totals.out_of_order "$T/sink.json") out of order at the sink; events: $(grep -oE 'nexthop-down|tunnel-backup' "$T/events" | sort | uniq -c | tr -s ' \n' ' ')"
+	echo "failover: $got packets, $lost lost PSNs; on the link as it went down: at most $wire (a1 tx_dropped $(ip netns exec "$pe1" cat /sys/class/net/a1/statistics/tx_dropped), p1 rx_dropped, P's Ip6InNoRoutes); a1's qdisc held for the lost carrier $ch times"
+	echo "failover: link down $(awk -v t="${T_DOWN/,/.}" -v s="${T_START/,/.}" 'BEGIN { printf "%.2f", t - s }') s into the run; PE1 (a1 and a2) link_failures $lf (a1: $(jq -s '[.[0][] | .link_failures // 0] | add' <<<"$qd")), failovers $fo; $via packets through the backup, $(jq .totals.out_of_order "$T/sink.json") out of order at the sink; events: $(grep -oE 'nexthop-down|tunnel-backup' "$T/events" | sort | uniq -c | tr -s ' \n' ' ')"
 	check "(( got + lost == N * ${#SENDERS[@]} && lost <= wire ))" \
 		"failover: the sink saw $got packets and $lost lost PSNs of $((N * ${#SENDERS[@]})), at most $wire lost on the link"
 	check "(( lf >= 1 && fo == lf && df == 0 && dn == 0 ))" \
-		"failover: PE1 link_failures $lf failovers $fo drop_failed $df drop_nomem $dn"
+		"failover: PE1 (a1 and a2) link_failures $lf failovers $fo drop_failed $df drop_nomem $dn"
 	# The rest went through bp, less what P and PE2 held then: on a
 	# KASAN kernel, whose queues build before PE1, 321 of the 1333.
 	check "(( via >= N / 5 ))" "failover: only $via packets through the backup"

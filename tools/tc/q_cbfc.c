@@ -242,6 +242,8 @@ static int cbfc_print_xstats(struct qdisc_util *qu, FILE *f,
 			" link_failures %llu", st.link_failures);
 	print_color_u64(PRINT_ANY, COLOR_NONE, "failovers", " failovers %llu",
 			st.failovers);
+	print_color_u64(PRINT_ANY, COLOR_NONE, "carrier_holds",
+			" carrier_holds %llu", st.carrier_holds);
 	print_color_u64(PRINT_ANY, COLOR_NONE, "credited_packets",
 			" credited_packets %llu", st.credited_packets);
 	print_color_u64(PRINT_ANY, COLOR_NONE, "plain_packets",

@@ -62,6 +62,10 @@ struct tc_cbfc_xstats {
 					 * down: flows with packets queued, and
 					 * sessions last sent here with none
 					 */
+	__u64	carrier_holds;		/* times the device lost its carrier
+					 * with packets queued: held for the
+					 * reset, not sent into the link
+					 */
 };
 
 /*
