@@ -517,9 +517,9 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 		    READ_ONCE(s->failed) || READ_ONCE(s->on_backup))
 			continue;
 		/* Early marks the tunnels this walk moves: switched below. */
-		if (!dmsc_tunnel_steer_backup(dn, s->tunnel))
+		if (!dmsc_tunnel_steer_backup(dn, s->tunnel) ||
+		    !dmsc_session_fail_primary(s))
 			continue;
-		dmsc_session_fail(s, true);
 		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
 					   ifindex, 0);
 		/* As cbfc_failover(): what the hook sent the backup's way. */
@@ -554,16 +554,25 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 unsigned int dmsc_session_fail_tunnel(struct dmsc_net *dn, u32 tunnel,
 				      int ifindex)
 {
+	struct dmsc_tunnel *tun;
 	struct dmsc_session *s;
 	unsigned int n = 0;
 
 	mutex_lock(&dn->lock);
+	/*
+	 * Still moved early: not if the operator switched it back or took
+	 * its backup away meanwhile.
+	 */
+	tun = dmsc_tunnel_lookup(dn, tunnel);
+	if (!tun || READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY ||
+	    !dmsc_dereference(dn, tun->cfg)->has_backup) {
+		mutex_unlock(&dn->lock);
+		return 0;
+	}
 	list_for_each_entry(s, &dn->session_list, list) {
 		if (s->tunnel != tunnel || !s->has_nexthop ||
-		    READ_ONCE(s->dead) || READ_ONCE(s->failed) ||
-		    READ_ONCE(s->on_backup))
+		    !dmsc_session_fail_primary(s))
 			continue;
-		dmsc_session_fail(s, true);
 		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
 					   ifindex, 0);
 		rcu_read_lock();
@@ -774,6 +783,37 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg,
 	return true;
 }
 
+/* dmsc_session_fail() (below), under s->lock. */
+static bool __dmsc_session_fail(struct dmsc_session *s, bool can_move)
+{
+	bool moved = false;
+	u64 sent;
+
+	if (READ_ONCE(s->dead) || READ_ONCE(s->failed))
+		return false;
+	if (can_move && s->has_backup && !s->on_backup && s->tunnel) {
+		sent = atomic64_read(&s->sent);
+		WRITE_ONCE(s->base, sent);
+		WRITE_ONCE(s->credit, s->backup_credit);
+		/* The backup hop's heartbeat counts from the move. */
+		atomic64_set(&s->last_update, ktime_get_ns());
+		/* base, credit: before on_backup (dmsc_session_nexthop). */
+		smp_store_release(&s->on_backup, true);
+		/*
+		 * on_backup before freed: an update of the old hop that
+		 * sees the new freed sees the move (dmsc_session_credit);
+		 * a charge that sees the new freed sees the new credit
+		 * (dmsc_session_charge).
+		 */
+		smp_wmb();
+		atomic64_set(&s->freed, sent);
+		moved = true;
+	} else {
+		WRITE_ONCE(s->failed, true);
+	}
+	return moved;
+}
+
 /*
  * The next hop of @s failed: the heartbeat, or its link went down, or its
  * tunnel moved to its backup list. A session with a backup reservation
@@ -807,36 +847,32 @@ bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 arg,
  */
 bool dmsc_session_fail(struct dmsc_session *s, bool can_move)
 {
-	bool moved = false;
-	u64 sent;
+	bool moved;
 
 	spin_lock_bh(&s->lock);
-	if (READ_ONCE(s->dead) || READ_ONCE(s->failed)) {
-		spin_unlock_bh(&s->lock);
-		return false;
-	}
-	if (can_move && s->has_backup && !s->on_backup && s->tunnel) {
-		sent = atomic64_read(&s->sent);
-		WRITE_ONCE(s->base, sent);
-		WRITE_ONCE(s->credit, s->backup_credit);
-		/* The backup hop's heartbeat counts from the move. */
-		atomic64_set(&s->last_update, ktime_get_ns());
-		/* base, credit: before on_backup (dmsc_session_nexthop). */
-		smp_store_release(&s->on_backup, true);
-		/*
-		 * on_backup before freed: an update of the old hop that
-		 * sees the new freed sees the move (dmsc_session_credit);
-		 * a charge that sees the new freed sees the new credit
-		 * (dmsc_session_charge).
-		 */
-		smp_wmb();
-		atomic64_set(&s->freed, sent);
-		moved = true;
-	} else {
-		WRITE_ONCE(s->failed, true);
-	}
+	moved = __dmsc_session_fail(s, can_move);
 	spin_unlock_bh(&s->lock);
 	return moved;
+}
+
+/*
+ * dmsc_session_fail(@s, true) for a session still on its primary's
+ * credit: false, with nothing done, when it is dead, failed or moved
+ * already. Two qdiscs may see one link go down at once (the link's own
+ * and the backup's, sch_cbfc.c; or the failover work's walks beside a
+ * qdisc's reset): the first fails the session over, and the others must
+ * neither mark the moved session failed nor tell of it again.
+ */
+bool dmsc_session_fail_primary(struct dmsc_session *s)
+{
+	bool live;
+
+	spin_lock_bh(&s->lock);
+	live = !READ_ONCE(s->dead) && !READ_ONCE(s->failed) && !s->on_backup;
+	if (live)
+		__dmsc_session_fail(s, true);
+	spin_unlock_bh(&s->lock);
+	return live;
 }
 
 /*

@@ -208,7 +208,7 @@ struct dmsc_tunnel_cfg;
 enum dmsc_tx dmsc_srv6_xmit(struct net *net, struct sk_buff *skb,
 			    const struct dmsc_tunnel_cfg *cfg,
 			    struct dmsc_path **pathp, u8 family);
-int dmsc_srv6_primary_down(struct net *net, const struct dmsc_tunnel_cfg *cfg);
+int dmsc_srv6_primary_down(const struct dmsc_tunnel_cfg *cfg);
 
 /*
  * tunnel.c. A flow hashes into one of DMSC_BUCKETS buckets, each naming
@@ -554,6 +554,7 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info);
 bool dmsc_session_credit(struct dmsc_session *s, bool delta, u64 val,
 			 bool on_backup);
 bool dmsc_session_fail(struct dmsc_session *s, bool can_move);
+bool dmsc_session_fail_primary(struct dmsc_session *s);
 int dmsc_session_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 /* creditret.c */

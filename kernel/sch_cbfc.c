@@ -154,6 +154,7 @@ struct cbfc_sched {
 	bool fo_link;			/* under fo_lock: the link went down */
 	bool down;			/* the link-down reset ran; until a packet */
 	bool held;			/* dequeue holds: the carrier is lost */
+	bool hold_new;			/* packets came or flows woke since */
 	u64 hold_next;			/* ns: the held qdisc's next look */
 	int ifindex;			/* the device's, from init */
 	unsigned long cookie;		/* this qdisc, for sessions: not 0 */
@@ -432,36 +433,40 @@ static bool cbfc_old_path(struct cbfc_sched *q, struct dmsc_session *s,
 
 /*
  * Is @skb, of session @s, which is on its primary, encapsulated for the
- * backup list: sent there by the hook while the primary's first hop had
- * lost its carrier (srv6.c, dmsc_srv6_bypass)? Its session's next hop is
- * still the primary's, behind that link: this qdisc is not where it
- * went (cbfc_fail_early). Only when last_qdisc would change.
+ * backup list while its tunnel is on its primary (*@early false) or
+ * moved early to the backup (*@early true)? Sent there by the hook
+ * while the primary's first hop had lost its carrier (srv6.c,
+ * dmsc_srv6_bypass), or after a link-down failover elsewhere moved the
+ * tunnel: its session's next hop is still the primary's, behind that
+ * link (cbfc_fail_early). Only when last_qdisc would change.
  */
 static bool cbfc_early_path(struct cbfc_sched *q, struct dmsc_session *s,
-			    const struct sk_buff *skb)
+			    const struct sk_buff *skb, bool *early)
 {
 	const struct dmsc_tunnel_cfg *cfg;
 	struct dmsc_tunnel *tun;
-	bool early = false;
+	bool ret = false;
+	u32 active;
 
 	if (READ_ONCE(s->on_backup) || !s->tunnel ||
 	    skb->protocol != htons(ETH_P_IPV6))
 		return false;
 	rcu_read_lock();
 	cfg = cbfc_backup_cfg(q, s, &tun);
-	if (cfg && READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY) {
+	active = cfg ? READ_ONCE(tun->active) : DMSC_ACTIVE_BACKUP;
+	if (active == DMSC_ACTIVE_PRIMARY || active == DMSC_ACTIVE_EARLY) {
 		const struct in6_addr *da = &ipv6_hdr(skb)->daddr;
 		u32 i;
 
-		early = ipv6_addr_equal(da,
-					&cfg->paths[DMSC_BACKUP_IDX].segs[0]);
+		ret = ipv6_addr_equal(da, &cfg->paths[DMSC_BACKUP_IDX].segs[0]);
 		/* A primary list that starts there too: not told apart. */
-		for (i = 0; early && i < cfg->n_paths; i++)
+		for (i = 0; ret && i < cfg->n_paths; i++)
 			if (ipv6_addr_equal(da, &cfg->paths[i].segs[0]))
-				early = false;
+				ret = false;
+		*early = active == DMSC_ACTIVE_EARLY;
 	}
 	rcu_read_unlock();
-	return early;
+	return ret;
 }
 
 /*
@@ -535,7 +540,8 @@ static void cbfc_flow_drop_new(struct cbfc_sched *q, struct cbfc_flow *f)
 
 static int cbfc_enqueue_segs(struct sk_buff *skb, struct Qdisc *sch,
 			     struct sk_buff **to_free);
-static void cbfc_fail_early(struct Qdisc *sch, struct dmsc_session *s);
+static bool cbfc_fail_early(struct Qdisc *sch, struct dmsc_session *s,
+			    const struct sk_buff *skb);
 
 static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			struct sk_buff **to_free)
@@ -596,14 +602,11 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->credited_qlen++;
 		q->st.backlog_credited += qdisc_pkt_len(skb);
 		/* Where its next hop is: for a link down (cbfc_fail_link). */
-		if (unlikely(READ_ONCE(f->sess->last_qdisc) != q->cookie)) {
-			if (!cbfc_early_path(q, f->sess, skb))
-				WRITE_ONCE(f->sess->last_qdisc, q->cookie);
-			else
-				cbfc_fail_early(sch, f->sess);
-		}
+		if (unlikely(READ_ONCE(f->sess->last_qdisc) != q->cookie) &&
+		    !cbfc_fail_early(sch, f->sess, skb))
+			WRITE_ONCE(f->sess->last_qdisc, q->cookie);
 		/* Not while held: the carrier's loss is one link down. */
-		if (!q->held)
+		if (!q->held || netif_carrier_ok(qdisc_dev(sch)))
 			q->down = false;
 	}
 	skb->next = NULL;
@@ -624,6 +627,8 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	sch->q.qlen++;
 	qdisc_qstats_backlog_inc(sch, skb);
+	/* Something new for a held qdisc's next look (cbfc_hold). */
+	q->hold_new = true;
 	return NET_XMIT_SUCCESS;
 }
 
@@ -816,6 +821,13 @@ static struct cbfc_fail *cbfc_fail_new(struct Qdisc *sch,
 	fail->waited_us = div_u64(waited, NSEC_PER_USEC);
 	__skb_queue_head_init(&fail->skbs);
 	return fail;
+}
+
+/* A failover not made after all: its reference goes. */
+static void cbfc_fail_free(struct cbfc_fail *fail)
+{
+	dmsc_session_put(fail->sess);
+	kfree(fail);
 }
 
 /* BH off already from the dequeue and the core's reset, not from destroy. */
@@ -1036,7 +1048,11 @@ static void cbfc_fail_link(struct Qdisc *sch, bool deq)
 					q->st.drop_nomem += f->qlen;
 				continue;
 			}
-			dmsc_session_fail(f->sess, true);
+			/* Moved by the backup's qdisc just now: re-sent. */
+			if (!dmsc_session_fail_primary(f->sess)) {
+				cbfc_fail_free(fail);
+				continue;
+			}
 			q->st.link_failures++;
 			/* The reset that follows zeroes the counts. */
 			while (f->qlen) {
@@ -1103,45 +1119,59 @@ static void cbfc_resend_old(struct Qdisc *sch, bool deq)
 /*
  * A packet of @s came here encapsulated for its tunnel's backup list
  * while @s is on its primary (cbfc_early_path): the hook bypassed a
- * primary's first hop that lost its carrier (srv6.c, dmsc_srv6_bypass).
- * That link is down for @s, and the qdisc behind it may see so only at
- * its reset, or never (a carrier back before linkwatch deactivated the
- * device). So @s fails over here, as that qdisc's link-down failover
- * would (cbfc_fail_link): onto its backup's credit (or marked failed),
- * with a nexthop-down event naming that device, its tunnel to the
- * backup; and its packets here are charged to the backup hop, which
- * sees them, not to the primary's, which never would. A packet for the
- * backup with no primary's first hop down (one queued before an
- * operator's switch back) changes nothing. Under the qdisc lock, from
- * enqueue.
+ * primary's first hop that lost its carrier (srv6.c, dmsc_srv6_bypass),
+ * or a failover moved the tunnel early for such a link. That link is
+ * down for @s, and the qdisc behind it may see so only at its reset, or
+ * never (a carrier back before linkwatch deactivated the device; no
+ * qdisc there). So @s fails over here, as that qdisc's link-down
+ * failover would (cbfc_fail_link): onto its backup's credit (or marked
+ * failed), with a nexthop-down event naming that device, its tunnel to
+ * the backup, and then the tunnel's other sessions (the work,
+ * dmsc_session_fail_tunnel); its packets here are charged to the backup
+ * hop, which sees them, not to the primary's, which never would. The
+ * device is found by the primaries' cached routes, as the hook left them
+ * (a marked packet's are not cached, and then nothing is done here).
+ * Returns whether the packet must leave the session's last_qdisc as it
+ * is: a packet of the primary's, or one for the backup of a tunnel on
+ * its primary with no first hop down (queued before an operator's
+ * switch back). Under the qdisc lock, from enqueue.
  */
-static void cbfc_fail_early(struct Qdisc *sch, struct dmsc_session *s)
+static bool cbfc_fail_early(struct Qdisc *sch, struct dmsc_session *s,
+			    const struct sk_buff *skb)
 {
 	struct cbfc_sched *q = qdisc_priv(sch);
 	const struct dmsc_tunnel_cfg *cfg;
 	struct dmsc_tunnel *tun;
 	struct cbfc_fail *fail;
 	int ifindex = 0;
+	bool early;
 
-	/* Failed already: no credit to move, and no second event. */
-	if (READ_ONCE(s->failed) || READ_ONCE(s->dead))
-		return;
+	if (!cbfc_early_path(q, s, skb, &early))
+		return false;
+	/* Failed already, or never charged: nothing to move, no event. */
+	if (!s->has_nexthop || READ_ONCE(s->failed) || READ_ONCE(s->dead))
+		return !early;
 	rcu_read_lock();
 	cfg = cbfc_backup_cfg(q, s, &tun);
-	if (cfg && READ_ONCE(tun->active) == DMSC_ACTIVE_PRIMARY)
-		ifindex = dmsc_srv6_primary_down(q->dn->net, cfg);
+	if (cfg)
+		ifindex = dmsc_srv6_primary_down(cfg);
 	rcu_read_unlock();
 	if (!ifindex)
-		return;
+		return !early;
 	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_DOWN, 0);
 	if (!fail)
-		return;
+		return true;
+	/* The link's own qdisc, or another CPU here, got there first. */
+	if (!dmsc_session_fail_primary(s)) {
+		cbfc_fail_free(fail);
+		return true;
+	}
 	fail->ifindex = ifindex;
 	fail->tunnel_down = true;
-	dmsc_session_fail(s, true);
 	q->st.link_failures++;
 	dmsc_tunnel_steer_backup(q->dn, s->tunnel);
 	cbfc_fail_queue(q, fail);
+	return true;
 }
 
 /*
@@ -1370,10 +1400,16 @@ static bool cbfc_hold(struct Qdisc *sch)
 		q->held = true;
 		q->down = false;
 		q->hold_next = now;
+		q->hold_new = true;
 		q->st.carrier_holds++;
 	}
-	/* Once a poll: packets of other tunnels may keep coming meanwhile. */
-	if (now >= q->hold_next) {
+	/*
+	 * At most once a poll, and only with packets come or flows woken
+	 * since the last look: packets that cannot fail over (the plain
+	 * band, sessions with no tunnel) may be held until the reset.
+	 */
+	if (now >= q->hold_next && q->hold_new) {
+		q->hold_new = false;
 		if (netif_running(dev) && check_net(dev_net(dev))) {
 			cbfc_fail_link(sch, true);
 			cbfc_resend_old(sch, true);
@@ -1381,7 +1417,9 @@ static bool cbfc_hold(struct Qdisc *sch)
 		q->hold_next = now + CBFC_HOLD_POLL_NS;
 	}
 	if (sch->q.qlen)
-		qdisc_watchdog_schedule_ns(&q->watchdog, q->hold_next);
+		qdisc_watchdog_schedule_ns(&q->watchdog,
+					   max(q->hold_next,
+					       now + CBFC_HOLD_POLL_NS));
 	return true;
 }
 
@@ -1393,8 +1431,10 @@ static struct sk_buff *cbfc_dequeue_one(struct Qdisc *sch)
 	unsigned int len, clen;
 	u64 now = 0;
 
-	if (!llist_empty(&q->wake))
+	if (!llist_empty(&q->wake)) {
 		cbfc_wake_flows(q);
+		q->hold_new = true;
+	}
 	if (q->hb_next) {
 		now = ktime_get_ns();
 		if (now >= q->hb_next)
@@ -1541,6 +1581,11 @@ static void cbfc_reset(struct Qdisc *sch)
 		return;
 	if (cbfc_link_down(qdisc_dev(sch))) {
 		cbfc_fail_link(sch, false);
+		/*
+		 * Every flow's: a stalled one emptied here goes to q->idle
+		 * still stalled, which is sound only because what follows
+		 * detaches and frees every flow.
+		 */
 		cbfc_resend_old(sch, false);
 	}
 	/*

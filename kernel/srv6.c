@@ -289,18 +289,21 @@ static struct dst_entry *dmsc_srv6_bypass(struct net *net,
  * The ifindex of the device through which the first of @cfg's primary
  * lists that has lost its carrier leaves, 0 if none has: the link whose
  * packets the hook now sends on the backup (dmsc_srv6_bypass). By the
- * cached routes, as the hook. Under RCU; any context but hardirq.
+ * routes the hook cached for unmarked packets: no lookup here (a
+ * carrier's change makes the core's routes look anew, and the hook
+ * does so first); a list with none cached counts as up. Under RCU.
  */
-int dmsc_srv6_primary_down(struct net *net, const struct dmsc_tunnel_cfg *cfg)
+int dmsc_srv6_primary_down(const struct dmsc_tunnel_cfg *cfg)
 {
 	struct dst_entry *dst;
 	int ifindex = 0;
 	u32 i;
 
 	for (i = 0; i < cfg->n_paths && !ifindex; i++) {
-		dst = dmsc_srv6_route(net, 0, cfg,
-				      (struct dmsc_path *)&cfg->paths[i],
-				      IPPROTO_IPV6);
+		local_bh_disable();
+		dst = dst_cache_get((struct dst_cache *)
+				    &cfg->paths[i].dst_cache);
+		local_bh_enable();
 		if (!dst)
 			continue;
 		if (!netif_carrier_ok(dst->dev))
