@@ -58,13 +58,18 @@ struct tc_cbfc_xstats {
 	__u64	plain_packets;		/* packets sent from the plain band */
 	__u64	drop_oversize;		/* head larger than its session's credit */
 	__u64	drop_failed;		/* waiting when the next hop failed, no backup */
-	__u64	link_failures;		/* sessions failed over as the link went
-					 * down: flows with packets queued, and
-					 * sessions last sent here with none
+	__u64	link_failures;		/* sessions failed over as the link to
+					 * their next hop went down: flows with
+					 * packets queued, sessions last sent
+					 * here with none, and on a tunnel's
+					 * backup device those whose packets
+					 * came bypassing it, with their
+					 * tunnel's others
 					 */
-	__u64	carrier_holds;		/* times the device lost its carrier
-					 * with packets queued: held for the
-					 * reset, not sent into the link
+	__u64	carrier_holds;		/* times a dequeue found the device's
+					 * carrier lost with packets queued:
+					 * held, not sent into the link, and
+					 * failed over then
 					 */
 };
 
