@@ -490,6 +490,21 @@ static int dmsc_session_fill(struct sk_buff *msg, struct dmsc_session *s)
 }
 
 /*
+ * @s failed over as the link through device @ifindex went down: its
+ * nexthop-down event, and its flows waiting in any qdisc go on, as
+ * cbfc_failover() has them (those may hold what the hook sent the
+ * backup's way). Under dn->lock, in process context.
+ */
+static void dmsc_session_failed_down(struct dmsc_net *dn,
+				     struct dmsc_session *s, int ifindex)
+{
+	dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN, ifindex, 0);
+	rcu_read_lock();
+	dmsc_cbfc_wake(s);
+	rcu_read_unlock();
+}
+
+/*
  * The link under the cbfc qdisc @qdisc (a cookie) of device @ifindex went
  * down, and the qdisc failed over the sessions it had packets of
  * (sch_cbfc.c, cbfc_fail_link). The others whose packets last went out
@@ -520,12 +535,7 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 		if (!dmsc_tunnel_steer_backup(dn, s->tunnel) ||
 		    !dmsc_session_fail_primary(s))
 			continue;
-		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
-					   ifindex, 0);
-		/* As cbfc_failover(): what the hook sent the backup's way. */
-		rcu_read_lock();
-		dmsc_cbfc_wake(s);
-		rcu_read_unlock();
+		dmsc_session_failed_down(dn, s, ifindex);
 		n++;
 	}
 	if (n) {
@@ -573,11 +583,7 @@ unsigned int dmsc_session_fail_tunnel(struct dmsc_net *dn, u32 tunnel,
 		if (s->tunnel != tunnel || !s->has_nexthop ||
 		    !dmsc_session_fail_primary(s))
 			continue;
-		dmsc_session_notify_failed(dn, s, DMSC_EVENT_NEXTHOP_DOWN,
-					   ifindex, 0);
-		rcu_read_lock();
-		dmsc_cbfc_wake(s);
-		rcu_read_unlock();
+		dmsc_session_failed_down(dn, s, ifindex);
 		n++;
 	}
 	mutex_unlock(&dn->lock);
