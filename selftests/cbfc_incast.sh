@@ -473,13 +473,13 @@ CASES=(
 	test_incast_failover "cbfc incast, the PE1-P link down a third of the way: PE1 fails over to the backup at once, nothing lost but what was on the link"
 )
 # Not slow, but it lost 1 to 3 packets that were never on the link in
-# about one run in three on 6.1 (Documentation/cbfc.md, "What it does
-# not cover"). The cause found (new packets steered into the device
-# linkwatch had deactivated, uncounted on 6.1) is mended in the hook;
-# a packet requeued into the core's gso_skb at the link-down would
-# still be lost uncounted. It stays in make check-deep until runs on
-# both kernels show that one never comes; its failure is a finding,
-# not noise.
+# about one run in three on 6.1 (Documentation/cbfc.md, "Link down").
+# The cause found (new packets steered into the device linkwatch was
+# deactivating, uncounted on 6.1) is mended: the hook bypasses from the
+# carrier's loss, and the qdiscs fail over as soon as either sees it. A
+# packet requeued into the core's gso_skb at the link-down would still
+# be lost uncounted. It stays in make check-deep until more runs on both
+# kernels show that none is lost; its failure is a finding, not noise.
 DEEP_CASES="test_incast_failover"
 cases_only CASES "${DMSC_INCAST_CASES:-}"
 ktap_run "${CASES[@]}"

@@ -720,9 +720,9 @@ p1_link_up() {
 # The far end of pe1's link to p1 goes down: pe1's p1 loses its carrier,
 # linkwatch points its queues at noop_qdisc, and IPv6 keeps the route
 # through it. The flows of the list through p1 go on the backup while the
-# device is down (the device dropped them before), the tunnel stays on
-# its primary (no switch, no event), and the primary takes them back when
-# the device is up again.
+# carrier is lost (the device dropped them before), the tunnel stays on
+# its primary (no switch, no event: no cbfc qdisc here), and the primary
+# takes them back when the device is up again.
 test_backup_nocarrier() {
 	setup_case
 	d1 tunnel add 1 src $SRC path $SID_P1,$DX4 path $SID_P2,$DX4 \
