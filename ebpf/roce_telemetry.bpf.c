@@ -420,9 +420,11 @@ static __always_inline enum parse ip_hdr(struct __sk_buff *skb, struct pkt *p,
 
 /*
  * Close the rate window once it has lasted RT_RATE_WINDOW_NS and fold it
- * into the EWMA. The window's length is the real time since it began (a
- * gap without packets lowers the sample, as it should). Integer only:
- * bytes in a window stay far below 2^64 / 1e9 (18 GB).
+ * into the averages of a window's bytes, packets and length, whose ratio
+ * the readers take (roce_telemetry.h): shifts and adds, no division. The
+ * window's length is the real time since it began (a gap without packets
+ * lowers the rate, as it should). A window's bytes stay far below
+ * 2^(64 - RT_RATE_FRAC), as they arrive within RT_RATE_WINDOW_NS.
  */
 static __always_inline void rate_account(struct rt_qp *q, __u64 now,
 					 __u32 bytes)
@@ -430,23 +432,25 @@ static __always_inline void rate_account(struct rt_qp *q, __u64 now,
 	__u64 el = now - q->win_start_ns;
 
 	if (el >= RT_RATE_WINDOW_NS) {
-		__u64 Bps = q->win_bytes * 1000000000ull / el;
-		/* Packets per 1000 s: el in microseconds keeps it in range. */
-		__u64 mpps = q->win_packets * 1000000000ull / (el / 1000);
+		__u64 b = q->win_bytes << RT_RATE_FRAC;
+		__u64 n = q->win_packets << RT_RATE_FRAC;
 
-		if (!q->rate_Bps && !q->rate_mpps) {
-			/* The first window: the estimate starts at it. */
-			q->rate_Bps = Bps;
-			q->rate_mpps = mpps;
-		} else if (el >= RT_RATE_STALE * RT_RATE_WINDOW_NS) {
-			/* Idle long enough that the old rate has decayed away. */
-			q->rate_Bps = Bps;
-			q->rate_mpps = mpps;
+		if (!q->avg_ns || el >= RT_RATE_STALE * RT_RATE_WINDOW_NS) {
+			/*
+			 * The first window, or one after an idleness long
+			 * enough that the old rate has decayed away: the
+			 * estimate starts at it.
+			 */
+			q->avg_bytes = b;
+			q->avg_packets = n;
+			q->avg_ns = el;
 		} else {
-			q->rate_Bps += (Bps >> RT_RATE_SHIFT) -
-				       (q->rate_Bps >> RT_RATE_SHIFT);
-			q->rate_mpps += (mpps >> RT_RATE_SHIFT) -
-					(q->rate_mpps >> RT_RATE_SHIFT);
+			q->avg_bytes += (b >> RT_RATE_SHIFT) -
+					(q->avg_bytes >> RT_RATE_SHIFT);
+			q->avg_packets += (n >> RT_RATE_SHIFT) -
+					  (q->avg_packets >> RT_RATE_SHIFT);
+			q->avg_ns += (el >> RT_RATE_SHIFT) -
+				     (q->avg_ns >> RT_RATE_SHIFT);
 		}
 		q->win_start_ns = now;
 		q->win_bytes = 0;

@@ -25,16 +25,22 @@
 #define RT_ROCE_PORT	4791
 
 /*
- * The per-QP rate estimate: an exponentially weighted moving average of
- * the rate over windows of at least RT_RATE_WINDOW_NS, each new window
- * weighing 1/2^RT_RATE_SHIFT (as the kernel's gen_estimator, whose
- * default is a 1/4 gain per 250 ms: ours answers faster, as a loss burst
- * on a WAN path matters within a second). A window closes at the first
- * packet after it has lasted RT_RATE_WINDOW_NS, so an idle QP keeps its
- * last estimate in the map; readers decay it (agent/lib/telemetry.c).
+ * The per-QP rate estimate: bytes and packets are summed over windows of
+ * at least RT_RATE_WINDOW_NS, and each window closed moves three
+ * exponentially weighted moving averages 1/2^RT_RATE_SHIFT of the way to
+ * it: of its bytes, of its packets and of its length in ns. The rate is
+ * the ratio of the averages (bytes over ns), which the readers take
+ * (agent/lib/telemetry.c): the program has no division to do. Bytes and
+ * packets are averaged in 1/2^RT_RATE_FRAC units, so that a window of a
+ * few packets is not rounded away. The gain is the kernel's gen_estimator's
+ * idea (a 1/4 gain per 250 ms by default: ours answers faster, as a loss
+ * burst on a WAN path matters within a second). A window closes at the
+ * first packet after it has lasted RT_RATE_WINDOW_NS, so an idle QP keeps
+ * its last averages in the map; readers fold in the window that is due.
  */
 #define RT_RATE_WINDOW_NS	100000000ull	/* 100 ms */
 #define RT_RATE_SHIFT		3
+#define RT_RATE_FRAC		8
 /* After this many windows without a packet the old rate means nothing. */
 #define RT_RATE_STALE		8
 
@@ -63,10 +69,20 @@ enum rt_op_class {
 };
 
 /*
- * The fields every packet writes come first, so that an in-order packet
- * touches the value's first 136 bytes and nothing after them. The bitmap
- * (256 bytes) is read and written only when a PSN is skipped or arrives
- * late, and for RT_PSN_WINDOW packets after that (roce_telemetry.bpf.c).
+ * Laid out for the cache. The hash map's element is a 48-byte header
+ * (struct htab_elem, the same on 6.1, 6.12 and 6.18), the key rounded up
+ * to 48 bytes, then this value: 576 bytes in all with the value's 480, a
+ * multiple of 64, so that every element starts on a cache line of its
+ * own (at 544, without the spare bytes, every other one started in the
+ * middle of one and its key, lock and counters spread over a line more).
+ * The lookup reads the element's first two lines (its hash at byte 40,
+ * the key at 48 to 92); the lock is in the second, at 96, with the PSN
+ * state and the packet count. An in-order send or write then writes the
+ * third line (bytes to ops[RT_OP_WRITE]), a rate window's close the
+ * fourth (the other opcode classes and the averages); the counters after
+ * them are written only on loss or reordering. The bitmap (256 bytes) is
+ * read and written only when a PSN is skipped or arrives late, and for
+ * RT_PSN_WINDOW packets after that (roce_telemetry.bpf.c).
  */
 struct rt_qp {
 	struct bpf_spin_lock lock;	/* the PSN state is one sequence */
@@ -85,17 +101,23 @@ struct rt_qp {
 	__u64 win_packets;
 	__u64 srv6_packets;	/* of packets, inside an outer IPv6 (SRv6) */
 	__u64 ops[RT_OP_CLASSES];
-	/* Written only on loss, reordering or a rate window's close. */
+	/* Written when a rate window closes. */
+	__u64 avg_bytes;	/* EWMA of a window's bytes, x 2^RT_RATE_FRAC */
+	__u64 avg_packets;	/* EWMA of a window's packets, x 2^RT_RATE_FRAC */
+	__u64 avg_ns;		/* EWMA of a window's length; 0: none closed */
+	/* Written only on loss or reordering, and by the first packet. */
 	__u64 lost;		/* PSNs skipped and not (yet) arrived: psn_gaps */
 	__u64 out_of_order;	/* behind the highest, not seen before */
 	__u64 duplicates;	/* behind the highest, seen before */
 	__u64 too_old;		/* further behind than the window */
 	__u64 first_ns;		/* bpf_ktime_get_ns() of the first */
-	__u64 rate_Bps;		/* EWMA: bytes per second */
-	__u64 rate_mpps;	/* EWMA: packets per 1000 seconds */
 	/* Bit psn % RT_PSN_WINDOW, for PSNs within span: not arrived. */
 	__u64 missing[RT_WINDOW_WORDS];
+	__u64 spare[3];		/* the element to 576 bytes (above) */
 };
+
+_Static_assert(sizeof(struct rt_qp) == 480,
+	       "struct rt_qp: the hash map's element must stay a multiple of 64 bytes");
 
 /* Per attachment point (device, direction), per CPU. */
 enum rt_dev_counter {

@@ -593,24 +593,26 @@ void telemetry_qp_rate(const struct rt_qp *q, uint64_t now, double *Bps,
 		       double *pps)
 {
 	uint64_t el = now > q->win_start_ns ? now - q->win_start_ns : 0;
-	double rb = (double)q->rate_Bps, rp = (double)q->rate_mpps / 1000;
+	double unit = 1 << RT_RATE_FRAC;
+	double ab = (double)q->avg_bytes / unit, ap = (double)q->avg_packets / unit;
+	double an = (double)q->avg_ns;
 
 	if (q->packets && el >= RT_RATE_WINDOW_NS) {
-		double sb = (double)q->win_bytes * 1e9 / (double)el;
-		double sp = (double)q->win_packets * 1e9 / (double)el;
+		double wb = (double)q->win_bytes, wp = (double)q->win_packets;
 		double g = 1.0 / (1 << RT_RATE_SHIFT);
 
-		if ((!q->rate_Bps && !q->rate_mpps) ||
-		    el >= RT_RATE_STALE * RT_RATE_WINDOW_NS) {
-			rb = sb;
-			rp = sp;
+		if (!q->avg_ns || el >= RT_RATE_STALE * RT_RATE_WINDOW_NS) {
+			ab = wb;
+			ap = wp;
+			an = (double)el;
 		} else {
-			rb += g * (sb - rb);
-			rp += g * (sp - rp);
+			ab += g * (wb - ab);
+			ap += g * (wp - ap);
+			an += g * ((double)el - an);
 		}
 	}
-	*Bps = rb;
-	*pps = rp;
+	*Bps = an > 0 ? ab * 1e9 / an : 0;
+	*pps = an > 0 ? ap * 1e9 / an : 0;
 }
 
 static void print_qp(const struct telemetry_qp *e, uint64_t now)

@@ -63,9 +63,11 @@ struct telemetry_snap {
 
 /*
  * The QP's rate estimate at @now (CLOCK_MONOTONIC ns): the program's
- * EWMA, with the window in progress folded in once it is due, as the
- * program would at the next packet; an idle QP's rate so decays to near
- * zero within RT_RATE_STALE windows. Bytes and packets per second.
+ * averages of a window's bytes, packets and length, with the window in
+ * progress folded in once it is due, as the program would at the next
+ * packet, and then divided: bytes (packets) over ns. An idle QP's rate so
+ * decays to near zero within RT_RATE_STALE windows. Bytes and packets per
+ * second; 0 before the first window closes.
  */
 void telemetry_qp_rate(const struct rt_qp *q, uint64_t now, double *Bps,
 		       double *pps);

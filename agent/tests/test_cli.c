@@ -9,6 +9,7 @@
  * messages good command lines build.
  */
 #include <arpa/inet.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -645,20 +646,31 @@ static void check_batch(void)
 
 /*
  * The reader's side of the rate estimate: a window not yet due leaves the
- * program's EWMA as it is, a due one is folded in with gain 1/8, a stale
- * one replaces it.
+ * program's averages as they are, a due one is folded into each with gain
+ * 1/8 before the division, a stale one replaces them. The averages are
+ * 100 bytes and 1 packet per 100 ms window: 1000 B/s, 10 pps.
  */
 static void check_rate(void)
 {
 	struct rt_qp q = { .packets = 100, .win_start_ns = 1000000000ull,
 			   .win_bytes = 400, .win_packets = 4,
-			   .rate_Bps = 1000, .rate_mpps = 10000 };
+			   .avg_bytes = 100 << RT_RATE_FRAC,
+			   .avg_packets = 1 << RT_RATE_FRAC,
+			   .avg_ns = 100000000ull };
 	double B, p;
 
 	telemetry_qp_rate(&q, q.win_start_ns + 50000000, &B, &p);
-	ktap_check(B == 1000 && p == 10, "rate: a window not due leaves the EWMA");
+	ktap_check(B == 1000 && p == 10, "rate: a window not due leaves the averages");
+	telemetry_qp_rate(&q, q.win_start_ns + 100000000, &B, &p);
+	ktap_check(B == 1375 && p == 13.75, "rate: a due window is folded in at 1/8");
+	/*
+	 * A window twice as long moves the length's average too: 137.5
+	 * bytes in 112.5 ms, not the mean of 1000 and 2000 B/s at 1/8
+	 * (1125 B/s) that averaging each window's rate would give.
+	 */
 	telemetry_qp_rate(&q, q.win_start_ns + 200000000, &B, &p);
-	ktap_check(B == 1125 && p == 11.25, "rate: a due window is folded in at 1/8");
+	ktap_check(fabs(B - 137.5e9 / 112.5e6) < 1e-6 && fabs(p - 1.375e9 / 112.5e6) < 1e-9,
+		   "rate: the ratio of the averages, a long window weighing more");
 	telemetry_qp_rate(&q, q.win_start_ns + 1000000000, &B, &p);
 	ktap_check(B == 400 && p == 4, "rate: after 8 idle windows the window alone");
 }
@@ -669,7 +681,7 @@ int main(void)
 	int rc;
 
 	ktap_plan(sizeof(bad_cases) / sizeof(*bad_cases) +
-		  sizeof(good_cases) / sizeof(*good_cases) + 32);
+		  sizeof(good_cases) / sizeof(*good_cases) + 33);
 	for (i = 0; i < sizeof(bad_cases) / sizeof(*bad_cases); i++)
 		bad(bad_cases[i][0], bad_cases[i][1]);
 	for (i = 0; i < sizeof(good_cases) / sizeof(*good_cases); i++)

@@ -43,6 +43,12 @@ static int run(int prog, unsigned char *b, size_t len)
 	return err ? err : (int)o.retval;
 }
 
+/* Per second, from an average (x 2^RT_RATE_FRAC) over the average ns. */
+static double rt_rate(__u64 avg, __u64 avg_ns)
+{
+	return avg_ns ? (double)avg / (1 << RT_RATE_FRAC) * 1e9 / (double)avg_ns : 0;
+}
+
 static int qp_get(int map, unsigned int qpn, struct rt_qp *q)
 {
 	struct rt_qp_key k;
@@ -281,11 +287,12 @@ int main(void)
 	     "RC write only with its RETH counts as a write");
 
 	/*
-	 * The rate estimate: 10 packets every 5 ms for 2.5 s. The EWMA
-	 * (gain 1/8 per 100 ms window) must be within 15% of the rate the
-	 * packets were actually sent at, bytes and packets; then, after more
-	 * than RT_RATE_STALE idle windows, one packet must reset it, not
-	 * leave the old rate standing.
+	 * The rate estimate: 10 packets every 5 ms for 2.5 s. The averages
+	 * of a window's bytes, packets and length (gain 1/8 per 100 ms
+	 * window), divided as the readers do (rt_rate()), must be within 15%
+	 * of the rate the packets were actually sent at, bytes and packets;
+	 * then, after more than RT_RATE_STALE idle windows, one packet must
+	 * reset them, not leave the old rate standing.
 	 */
 	struct timespec t0, t1, nap = { 0, 5000000 };
 	unsigned int sent = 0;
@@ -301,8 +308,8 @@ int main(void)
 		 2500000000ll);
 	want = sent / ((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	qp_get(qps, 950, &q);
-	got = (double)q.rate_mpps / 1000;
-	gotB = (double)q.rate_Bps;
+	got = rt_rate(q.avg_packets, q.avg_ns);
+	gotB = rt_rate(q.avg_bytes, q.avg_ns);
 	snprintf(name, sizeof(name),
 		 "rate estimate %.0f pps, %.0f B/s; sent at %.0f pps of 32 B",
 		 got, gotB, want);
@@ -315,8 +322,8 @@ int main(void)
 	qp_get(qps, 950, &q);
 	snprintf(name, sizeof(name),
 		 "after 1 s idle the estimate restarts: %.1f pps, was %.0f",
-		 (double)q.rate_mpps / 1000, got);
-	ktap((double)q.rate_mpps / 1000 < 0.1 * got, name);
+		 rt_rate(q.avg_packets, q.avg_ns), got);
+	ktap(rt_rate(q.avg_packets, q.avg_ns) < 0.1 * got, name);
 
 	/* Fill the QP map: what does not fit is counted, nothing else breaks. */
 	struct rt_qp_key k, *prev = NULL, cur;
