@@ -55,6 +55,10 @@ static const char *const dir_names[] = { "ingress", "egress" };
 static const char *const prog_pins[] = { "rt_ingress", "rt_egress" };
 static const char *const map_pins[] = { "rt_qps", "rt_devs", "rt_attach" };
 enum { M_QPS, M_DEVS, M_ATTACH, N_MAPS };
+/* What this dmsc's program keeps: pins of another version's may differ. */
+static const __u32 map_value_sizes[N_MAPS] = {
+	sizeof(struct rt_qp), sizeof(struct rt_dev), sizeof(struct rt_attach),
+};
 
 struct pins {
 	char dir[128];		/* the namespace's pin directory */
@@ -188,6 +192,8 @@ static void tm_unpin(struct pins *t)
 /* Open the pins. 0, -ENOENT when there are none, or -1 after an error. */
 static int tm_open_pins(struct pins *t)
 {
+	struct bpf_map_info info;
+	__u32 info_len;
 	char path[256];
 
 	if (access(t->dir, F_OK))
@@ -198,6 +204,14 @@ static int tm_open_pins(struct pins *t)
 		if (t->map[i] < 0) {
 			errorf("%s: %s (remove %s to start over)", path,
 			       strerror(errno), t->dir);
+			return -1;
+		}
+		info_len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(t->map[i], &info, &info_len) ||
+		    info.value_size != map_value_sizes[i]) {
+			errorf("%s: values of %u bytes, not %u: made by another version of dmsc (detach with it, or remove %s to start over)",
+			       path, info.value_size, map_value_sizes[i], t->dir);
 			return -1;
 		}
 	}

@@ -60,8 +60,8 @@ static const struct metric qp_metrics[QM_N] = {
 	[QM_NEXT] = { "dmsc_roce_qp_next_psn", "gauge", "One past the highest PSN seen." },
 	[QM_LAST] = { "dmsc_roce_qp_last_seen_timestamp_seconds", "gauge", "Unix time of the QP's latest packet." },
 	[QM_OPS] = { "dmsc_roce_qp_opcode_class_packets_total", "counter", "Packets of the QP by opcode class." },
-	[QM_RATE_B] = { "dmsc_roce_qp_rate_bytes_per_second", "gauge", "EWMA of the QP's rate (100 ms windows, gain 1/8)." },
-	[QM_RATE_P] = { "dmsc_roce_qp_rate_packets_per_second", "gauge", "EWMA of the QP's packet rate (100 ms windows, gain 1/8)." },
+	[QM_RATE_B] = { "dmsc_roce_qp_rate_bytes_per_second", "gauge", "The QP's rate: moving averages (gain 1/8) of 100 ms windows' bytes over their length." },
+	[QM_RATE_P] = { "dmsc_roce_qp_rate_packets_per_second", "gauge", "The QP's packet rate: moving averages (gain 1/8) of 100 ms windows' packets over their length." },
 };
 
 static const char *const op_classes[RT_OP_CLASSES] = {
