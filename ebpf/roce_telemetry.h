@@ -78,9 +78,9 @@ enum rt_op_class {
  * The lookup reads the element's first two lines (its hash at byte 40,
  * the key at 48 to 92); the lock is in the second, at 96, with the PSN
  * state and the packet count. An in-order send or write then writes the
- * third line (bytes to ops[RT_OP_WRITE]), a rate window's close the
- * fourth (the other opcode classes and the averages); the counters after
- * them are written only on loss or reordering. The bitmap (256 bytes) is
+ * third line (bytes to ops[RT_OP_WRITE]); the fourth holds the other
+ * opcode classes and the averages a rate window's close writes; the
+ * counters after them are written only on loss or reordering. The bitmap (256 bytes) is
  * read and written only when a PSN is skipped or arrives late, and for
  * RT_PSN_WINDOW packets after that (roce_telemetry.bpf.c).
  */
