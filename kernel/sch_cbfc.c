@@ -294,12 +294,16 @@ static struct dmsc_session *cbfc_session_get(struct cbfc_sched *q,
 	return s;
 }
 
-/* Off its session's stalled list (a no-op when not on it). */
-static void cbfc_flow_detach(struct cbfc_flow *f)
+/* Off its session's stalled list: whether it was on it (else a no-op). */
+static bool cbfc_flow_detach(struct cbfc_flow *f)
 {
+	bool waiting;
+
 	spin_lock_bh(&f->sess->lock);
+	waiting = !list_empty(&f->sess_node);
 	list_del_init(&f->sess_node);
 	spin_unlock_bh(&f->sess->lock);
+	return waiting;
 }
 
 /* Back in the round; under the qdisc lock. */
@@ -855,13 +859,9 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	struct dmsc_session *s = f->sess;
 	struct cbfc_fail *fail;
 	struct sk_buff *skb;
-	bool waiting, stale;
+	bool stale;
 
-	spin_lock(&s->lock);
-	waiting = !list_empty(&f->sess_node);
-	list_del_init(&f->sess_node);
-	spin_unlock(&s->lock);
-	if (!waiting)
+	if (!cbfc_flow_detach(f))
 		return;		/* credit came just now: it is on q->wake */
 	q->st.heartbeat_failures++;
 	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_FAILED, waited);
@@ -992,24 +992,6 @@ static bool cbfc_can_fail_over(struct cbfc_sched *q, struct dmsc_session *s,
 }
 
 /*
- * Off its session's stalled list and back in the round, if it is on that
- * list; false when credit came just now and it is on q->wake (then the
- * next dequeue unstalls it, and it is left alone until then).
- */
-static bool cbfc_flow_take_stalled(struct cbfc_sched *q, struct cbfc_flow *f)
-{
-	bool waiting;
-
-	spin_lock(&f->sess->lock);
-	waiting = !list_empty(&f->sess_node);
-	list_del_init(&f->sess_node);
-	spin_unlock(&f->sess->lock);
-	if (waiting)
-		cbfc_flow_unstall(q, f);
-	return waiting;
-}
-
-/*
  * Then a credited flow that can fail over does, as on a heartbeat
  * failure but at once: its next hop is behind this link, and its
  * packets, never sent, go out on the backup through the work. From the
@@ -1038,8 +1020,12 @@ static void cbfc_fail_link(struct Qdisc *sch, bool deq)
 			/* wait_since: 0 while the heartbeat is off. */
 			waited = f->stalled && f->wait_since ?
 				 now - f->wait_since : 0;
-			if (deq && f->stalled && !cbfc_flow_take_stalled(q, f))
-				continue;
+			/* One on q->wake is left for a later look. */
+			if (deq && f->stalled) {
+				if (!cbfc_flow_detach(f))
+					continue;
+				cbfc_flow_unstall(q, f);
+			}
 			fail = cbfc_fail_new(sch, f->sess,
 					     DMSC_EVENT_NEXTHOP_DOWN, waited);
 			if (!fail) {
