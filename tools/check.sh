@@ -17,11 +17,13 @@ failed_steps=()
 # that fails without a failure the counter sees (a "not ok", broken KTAP)
 # gets a "not ok" line of its own, so a crash or a build failure is counted.
 step() {
-	local name=$1 log="$logdir/$1.log" rc
+	local name=$1 log="$logdir/$1.log" rc started=$SECONDS
 	shift
 	echo "# ==== $name: $*"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	# Where make check's time goes, read off any log (CI's too).
+	echo "# ==== $name: exit $rc after $((SECONDS - started)) s"
 	if [ "$rc" != 0 ] && tools/ktap-count.sh -q "$log"; then
 		echo "not ok - $name: exit $rc" | tee -a "$log"
 	fi
