@@ -601,9 +601,10 @@ CASES=(
 	test_pull_in "cbfc credit returns: a session backing off from an unreachable prevhop does not hold back another's return"
 	test_teardown "cbfc credit returns: namespaces deleted after traffic, clean log"
 )
-# The work's timing (keepalives, pull-in) and the delta form are the
-# module's own, the same on any kernel; the older kernels run the chain,
-# loss, forged returns (the IPsec check) and teardown.
-NEWEST_CASES="test_held test_pull_in test_resv_loss_delta"
+# The work's timing (keepalives, pull-in), the delta form and what lost
+# RESVs do to the totals are the module's own, the same on any kernel;
+# the older kernels run the chain (the returns' socket, hook and netem),
+# forged returns (the IPsec check) and teardown.
+NEWEST_CASES="test_held test_pull_in test_resv_loss test_resv_loss_delta"
 cases_only CASES "${DMSC_CREDIT_CASES:-}"
 ktap_run "${CASES[@]}"

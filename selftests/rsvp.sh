@@ -740,7 +740,13 @@ CASES=(
 	test_policy_credit "rsvp: an SMO policy's credit flow is set up by the source's sr role on every hop, torn down on withdraw, moved when its hops change, signalled again after a restart"
 )
 # The agent's loop drives the same speaker on every kernel: newest only.
-NEWEST_CASES="test_agent_speakers test_policy_credit"
+# So do the speaker's retries and PathErr, the backup list's session and
+# the speaker's following of the module's events, all userspace and genl
+# logic: the older kernels keep what crosses their code, the set-up and
+# teardown over raw RSVP sockets (with the kernel's credit-return hook
+# and tshark on the wire) and the bad input.
+NEWEST_CASES="test_agent_speakers test_policy_credit test_silent_hop
+	test_backup_credit test_failover_events"
 # make check-deep runs these too (selftests/lib.sh): the first waits out
 # RFC 2205 refresh and expiry periods; test_policy_credit, in make check,
 # runs every transit speaker as an agent and reads dmsc agent show rsvp,
