@@ -191,6 +191,7 @@ static int solve(int argc, char **argv, int json)
 		fprintf(stderr, "mpte: solve needs --topology and --demands\n");
 		goto out;
 	}
+	mpte_trace_phase(NULL);
 	tj = load_json(tpath, "topology");
 	dj = tj ? load_json(dpath, "demands") : NULL;
 	if (!tj || !dj)
@@ -206,6 +207,7 @@ static int solve(int argc, char **argv, int json)
 		goto out;
 	}
 	ctx = mpte_new(t, ds, &opt);
+	mpte_trace_phase("parse, context");
 	mpte_solve(ctx);
 	for (i = 0; i < nev; i++) {
 		int r;
@@ -262,6 +264,8 @@ static int solve(int argc, char **argv, int json)
 		/* tens of MB at scale: fewer, larger writes */
 		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 		mpte_result_print(ctx, stdout);
+		fflush(stdout);
+		mpte_trace_phase("JSON result");
 	} else if (brief) {
 		printf("max utilisation %.6f lower bound %.6f", ctx->max_util,
 		       ctx->lower_bound);

@@ -359,7 +359,9 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 	 * only cancels a cycle it closed (less load); a re-balance after it
 	 * (as before it) would undo the work and cost 3 % on wan1000.
 	 */
+	mpte_trace_phase("finish: paths final, polish");
 	mpte_prefer_cheap(ctx, which);
+	mpte_trace_phase("finish: cheap pass");
 	/*
 	 * Finalise's own cut here, not the path LP: it only minimises the
 	 * max, so on demands off the bottleneck its vertex may put flow
@@ -378,6 +380,7 @@ void mpte_finish(struct mpte_ctx *ctx, const unsigned char *which,
 		for (di = 0; di < ctx->ds->n; di++)
 			if (!which || which[di])
 				mpte_compute_backup(ctx, di);
+	mpte_trace_phase("finish: final cut, backups");
 }
 
 struct mpte_sid_cache *mpte_sids(struct mpte_ctx *ctx)
@@ -429,8 +432,11 @@ int mpte_solve(struct mpte_ctx *ctx)
 
 	ctx->cold = true;
 	mpte_sid_path_budget(ctx);
+	mpte_trace_phase(NULL);
 	sids_prefill(ctx);
+	mpte_trace_phase("IGP trees of the ingresses");
 	r = mpte_admit(ctx);
+	mpte_trace_phase("admission and optimiser");
 
 	mpte_finish(ctx, NULL, NULL);
 	ctx->cold = false;

@@ -46,6 +46,31 @@ double mpte_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * With MPTE_TRACE set, say on stderr how long the part of a run called
+ * what took since the last mark, in wall and in process CPU seconds (on
+ * a shared machine the wall clock is not only ours).  NULL only marks.
+ */
+void mpte_trace_phase(const char *what)
+{
+	static double wall0, cpu0;
+	double w = mpte_now(), c = cpu_now();
+
+	if (what && getenv("MPTE_TRACE"))
+		fprintf(stderr, "mpte: %s: %.2f s wall, %.2f s CPU\n", what,
+			w - wall0, c - cpu0);
+	wall0 = w;
+	cpu0 = c;
+}
+
 static unsigned int hash_name(const char *s)
 {
 	unsigned int h = 2166136261u;	/* FNV-1a */

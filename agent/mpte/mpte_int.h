@@ -433,5 +433,6 @@ void *mpte_xcalloc(size_t n, size_t sz);
 void *mpte_xrealloc(void *p, size_t sz);
 char *mpte_xstrdup(const char *s);
 double mpte_now(void);
+void mpte_trace_phase(const char *what);
 
 #endif

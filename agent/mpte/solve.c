@@ -1147,6 +1147,9 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 		best_lb = ctx->lower_bound;	/* only a stopping rule here */
 	/* the node cuts: often the answer at once (fat-trees) */
 	lb = mpte_cut_bound(ctx, false);
+	if (getenv("MPTE_TRACE"))
+		fprintf(stderr, "mpte: optimise phase %d, %d active, cut bound %.6f\n",
+			phase, nactive, lb);
 	if (lb > best_lb)
 		best_lb = lb;
 	ctx->uref = u;
@@ -1175,7 +1178,7 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 
 	level_sweeps = 0;
 	for (;;) {
-		double prev = u;
+		double prev = u, ts = mpte_now();
 		int stop;
 
 		if (phase != PHASE_HELD)
@@ -1186,6 +1189,9 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 		sweeps++;
 		level_sweeps++;
 		u = mpte_current_max_util(ctx, NULL);
+		if (getenv("MPTE_TRACE"))
+			fprintf(stderr, "mpte: sweep %d (phase %d) u %.6f in %.2f s\n",
+				ctx->iterations, phase, u, mpte_now() - ts);
 		if (u < best_u * (1 - STALL_GAIN)) {
 			best_u = u;
 			since_best = 0;
@@ -1211,6 +1217,9 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 			if (whole && !dist)
 				dist = mpte_xcalloc(ctx->ds->n, sizeof(double));
 			lb = lower_bound(ctx, dist);
+			if (getenv("MPTE_TRACE"))
+				fprintf(stderr, "mpte: dual bound %.6f at sweep %d, u %.6f\n",
+					lb, ctx->iterations, u);
 			if (lb > best_lb)
 				best_lb = lb;
 			if (dist && lb > dual) {
