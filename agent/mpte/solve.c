@@ -1084,6 +1084,43 @@ static bool warm(const struct mpte_ctx *ctx)
 }
 
 /*
+ * The dual bounds taken in one run of the optimiser, and, when they are
+ * bounds on the whole (every admitted demand active), the dual behind
+ * the best of them: its lengths and each demand's distance (bound.c).
+ */
+struct dual_keep {
+	bool whole;
+	double *dist;		/* scratch for the next bound */
+	double *best_dist, *best_y, best;
+};
+
+/* The dual bound under the current lengths; the best one's dual kept. */
+static double dual_bound(struct mpte_ctx *ctx, struct dual_keep *k,
+			 double u)
+{
+	int narcs = ctx->t->narcs;
+	double lb;
+
+	if (k->whole && !k->dist)
+		k->dist = mpte_xcalloc(ctx->ds->n, sizeof(double));
+	lb = lower_bound(ctx, k->dist);
+	if (getenv("MPTE_TRACE"))
+		fprintf(stderr, "mpte: dual bound %.6f at sweep %d, u %.6f\n",
+			lb, ctx->iterations, u);
+	if (k->dist && lb > k->best) {
+		double *x = k->best_dist;
+
+		k->best = lb;
+		k->best_dist = k->dist;
+		k->dist = x;
+		if (!k->best_y)
+			k->best_y = mpte_xcalloc(narcs, sizeof(double));
+		memcpy(k->best_y, ctx->len, narcs * sizeof(double));
+	}
+	return lb;
+}
+
+/*
  * Optimise the active demands.  Demands without paths get their first
  * route in the first sweep (sequential shortest path under congestion
  * lengths, already a decent start).  PHASE_FREE lets a demand hold up to
@@ -1109,8 +1146,8 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 	struct mpte_held *held = NULL;
 	/* every admitted demand active: the bound is one on the whole, and
 	 * its dual is kept (bound.c) */
-	bool whole = !polish;
-	double *dist = NULL, *dual_dist = NULL, *dual_y = NULL, dual = 0;
+	struct dual_keep dk = { .whole = !polish };
+	bool first_routes;
 
 	for (di = 0; di < ctx->ds->n; di++) {
 		if (ctx->st[di].active) {
@@ -1118,13 +1155,15 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 			if (!ctx->st[di].npaths)
 				est += 2 * ctx->st[di].admitted;
 		} else if (ctx->st[di].status == MPTE_ADMITTED) {
-			whole = false;
+			dk.whole = false;
 		}
 	}
 	if (!nactive) {
 		ctx->max_util = mpte_current_max_util(ctx, NULL);
 		return 0;
 	}
+	/* a re-plan's first routes are few, its sweeps cheap: not there */
+	first_routes = ctx->cold && !polish && est > 0;
 	for (a = 0; a < t->narcs; a++)
 		if (!ctx->failed[a])
 			cap += t->arcs[a].capacity;
@@ -1168,6 +1207,7 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 		if (u <= goal(ctx, best_lb, ecmp_goal))
 			goto done;
 		phase = PHASE_HELD;
+		first_routes = false;	/* ECMP's, re-balanced */
 		ctx->restricted = 1;
 		budget = RESTRICTED_SWEEPS;
 		beta = START_BETA;
@@ -1198,6 +1238,22 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 		} else {
 			since_best++;
 		}
+		/*
+		 * A cold solve's first routes, made under lengths that a
+		 * first guess of U far below it makes sharp: where they meet
+		 * the optimum at once, the bound says so now, not after a
+		 * second sweep (and the polish of that sweep's split paths):
+		 * on the WANs of bench.py the first sweep's U is the optimum
+		 * and the dual of its lengths proves it (wan1000: 0.783170,
+		 * 10,000 nodes: 0.841380).  Where it does not, one bound
+		 * more in the whole solve.
+		 */
+		if (first_routes && sweeps == 1 && phase == PHASE_FREE &&
+		    u > goal(ctx, best_lb, ecmp_goal)) {
+			lb = dual_bound(ctx, &dk, u);
+			if (lb > best_lb)
+				best_lb = lb;
+		}
 		/* re-centring only rescales all lengths alike, but keeps the
 		 * exponents in range when the max moves */
 		if (fabs(u - ctx->uref) > 0.01 * u) {
@@ -1214,26 +1270,9 @@ static int optimise(struct mpte_ctx *ctx, enum phase start)
 			continue;
 		/* the dual bound costs a sweep's Dijkstras: only when needed */
 		if (phase == PHASE_FREE && u > goal(ctx, best_lb, ecmp_goal)) {
-			if (whole && !dist)
-				dist = mpte_xcalloc(ctx->ds->n, sizeof(double));
-			lb = lower_bound(ctx, dist);
-			if (getenv("MPTE_TRACE"))
-				fprintf(stderr, "mpte: dual bound %.6f at sweep %d, u %.6f\n",
-					lb, ctx->iterations, u);
+			lb = dual_bound(ctx, &dk, u);
 			if (lb > best_lb)
 				best_lb = lb;
-			if (dist && lb > dual) {
-				double *x = dual_dist;
-
-				dual = lb;
-				dual_dist = dist;
-				dist = x;
-				if (!dual_y)
-					dual_y = mpte_xcalloc(t->narcs,
-							      sizeof(double));
-				memcpy(dual_y, ctx->len,
-				       t->narcs * sizeof(double));
-			}
 		}
 		if (getenv("MPTE_TRACE"))
 			fprintf(stderr, "mpte: phase %d sweep %d beta %g u %.6f lb %.6f\n",
@@ -1314,12 +1353,12 @@ done:
 			break;
 	if (di == ctx->ds->n && !polish) {
 		ctx->lower_bound = best_lb;
-		mpte_lbrec_set(ctx, &ctx->lb_last, best_lb, dual_y, dual_dist,
-			       dual);
+		mpte_lbrec_set(ctx, &ctx->lb_last, best_lb, dk.best_y,
+			       dk.best_dist, dk.best);
 	}
-	free(dist);
-	free(dual_dist);
-	free(dual_y);
+	free(dk.dist);
+	free(dk.best_dist);
+	free(dk.best_y);
 	ctx->solve_seconds += mpte_now() - t0;
 	return 0;
 }
