@@ -148,12 +148,25 @@ struct mpte_filter {
 	const unsigned char *node_off;	/* optional per-node exclusions */
 	const unsigned char *failed;	/* failed arcs (context-wide) */
 	double per_hop;			/* added to every arc's length */
+	/* only the distances are read, not which of equally short paths
+	 * the search took (its pred, the order it settled nodes at one
+	 * distance in): the faster radix heap then (graph.c) */
+	bool dist_only;
 };
 
 /* A heap entry: key and node side by side (graph.c). */
 struct mpte_heap_ent {
 	double key;
 	int node;
+};
+
+/* A radix heap over the keys' bits (graph.c), made on first use. */
+#define MPTE_RADIX_BUCKETS 65
+struct mpte_radix {
+	struct mpte_heap_ent *b[MPTE_RADIX_BUCKETS];
+	int len[MPTE_RADIX_BUCKETS], cap[MPTE_RADIX_BUCKETS];
+	uint64_t last;			/* the last key popped */
+	int size;
 };
 
 /* Reusable Dijkstra workspace. */
@@ -168,6 +181,7 @@ struct mpte_sp {
 	int ntouched;
 	int *settled;			/* nodes in the order settled */
 	int nsettled;
+	struct mpte_radix *radix;	/* NULL until a dist_only search */
 };
 
 /*

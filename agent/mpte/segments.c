@@ -352,6 +352,9 @@ static void tree_build(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 	} else {
 		memset(&f, 0, sizeof(f));
 		f.failed = c->ctx->failed;
+		/* distances, and nodes in an order of them: the counts
+		 * below are the same for any order among equal ones */
+		f.dist_only = true;
 		mpte_dijkstra(t, sp, &root, 1, NULL, &f, NULL, 0);
 		for (i = 0; i < t->nnodes; i++)
 			s->dist[i] = sp->dist[i];

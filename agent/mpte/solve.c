@@ -678,7 +678,8 @@ void mpte_path_set_flow(struct mpte_ctx *ctx, int di, double scale)
  * when no member of the group is active.
  */
 static bool group_sp_into(const struct mpte_ctx *ctx,
-			  const struct mpte_group *gr, struct mpte_sp *sp)
+			  const struct mpte_group *gr, struct mpte_sp *sp,
+			  bool dist_only)
 {
 	struct mpte_filter f;
 	int k;
@@ -693,6 +694,7 @@ static bool group_sp_into(const struct mpte_ctx *ctx,
 	f.include_all = gr->include_all;
 	f.exclude_any = gr->exclude_any;
 	f.failed = ctx->failed;
+	f.dist_only = dist_only;
 	mpte_dijkstra(ctx->t, sp, gr->ingress, gr->ningress,
 		      ctx->len, &f, gr->targets, gr->ntargets);
 	return true;
@@ -701,7 +703,7 @@ static bool group_sp_into(const struct mpte_ctx *ctx,
 static bool group_shortest_paths(struct mpte_ctx *ctx,
 				 const struct mpte_group *gr)
 {
-	return group_sp_into(ctx, gr, &ctx->sp);
+	return group_sp_into(ctx, gr, &ctx->sp, false);
 }
 
 /*
@@ -823,7 +825,8 @@ static void lb_group(void *arg, int g, int w)
 	double moved = 0, *sum = j->sum ? j->sum : &moved;
 	int k, p;
 
-	if (!group_sp_into(ctx, gr, sp))
+	/* the distances only: the bound is the same with any ties */
+	if (!group_sp_into(ctx, gr, sp, true))
 		return;
 	for (k = 0; k < gr->nmembers; k++) {
 		int di = gr->members[k], v;
