@@ -435,6 +435,8 @@ int mpte_solve(struct mpte_ctx *ctx)
 	mpte_trace_phase(NULL);
 	sids_prefill(ctx);
 	mpte_trace_phase("IGP trees of the ingresses");
+	mpte_hop_limits_prefill(ctx);
+	mpte_trace_phase("hop counts");
 	r = mpte_admit(ctx);
 	mpte_trace_phase("admission and optimiser");
 

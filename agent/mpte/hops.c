@@ -67,10 +67,11 @@ static int limit_for(const struct mpte_ctx *ctx, int di, int h)
 	return (int)lim;
 }
 
-/* Fill fewest hops and limits for every member of demand di's group. */
-static void compute_group(struct mpte_ctx *ctx, int di)
+/* Fill fewest hops and limits for every member of group gr, searching
+ * in sp. */
+static void group_hops(struct mpte_ctx *ctx, const struct mpte_group *gr,
+		       struct mpte_sp *sp)
 {
-	const struct mpte_group *gr = &ctx->groups[ctx->st[di].group];
 	struct mpte_filter f;
 	int k, j;
 
@@ -79,15 +80,14 @@ static void compute_group(struct mpte_ctx *ctx, int di)
 	f.include_all = gr->include_all;
 	f.exclude_any = gr->exclude_any;
 	f.failed = ctx->failed;
-	/* sp2: callers compute the limit before their own search in sp2 */
-	mpte_bfs(ctx->t, &ctx->sp2, gr->ingress, gr->ningress, &f,
+	mpte_bfs(ctx->t, sp, gr->ingress, gr->ningress, &f,
 		 gr->targets, gr->ntargets);
 	for (k = 0; k < gr->nmembers; k++) {
 		int m = gr->members[k], h = -1;
 		const struct mpte_demand *d = &ctx->ds->d[m];
 
 		for (j = 0; j < d->negress; j++) {
-			double x = ctx->sp2.dist[d->egress[j]];
+			double x = sp->dist[d->egress[j]];
 
 			if (x != HUGE_VAL_D && (h < 0 || x < h))
 				h = (int)(x + 0.5);
@@ -95,6 +95,35 @@ static void compute_group(struct mpte_ctx *ctx, int di)
 		ctx->fewest_hops[m] = h;
 		ctx->hop_limit[m] = limit_for(ctx, m, h);
 	}
+}
+
+/* sp2: callers compute the limit before their own search in sp2 */
+static void compute_group(struct mpte_ctx *ctx, int di)
+{
+	group_hops(ctx, &ctx->groups[ctx->st[di].group], &ctx->sp2);
+}
+
+static void prefill_group(void *arg, int g, int w)
+{
+	struct mpte_ctx *ctx = arg;
+
+	group_hops(ctx, &ctx->groups[g], &ctx->wsp[w]);
+}
+
+/*
+ * Every group's hop counts, searched side by side (par.c): a cold solve
+ * asks for all of them at once, in its check of which demands can be
+ * routed (one search a group: 10,000 on the 10,000-node WAN).  Each
+ * group writes its own members' counts only, and a count is the same
+ * whoever searched, so the result is the same on any number of threads.
+ * Not below the size where threads pay: those are searched on demand,
+ * as before.
+ */
+void mpte_hop_limits_prefill(struct mpte_ctx *ctx)
+{
+	if ((double)ctx->ngroups * ctx->t->nnodes < ctx->par_min_work)
+		return;
+	mpte_par_for(ctx->ngroups, mpte_par_width(ctx), prefill_group, ctx);
 }
 
 int mpte_hop_limit(struct mpte_ctx *ctx, int di)

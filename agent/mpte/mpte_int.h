@@ -364,6 +364,7 @@ double mpte_max_stretch(const struct mpte_ctx *ctx, int di);
 int mpte_hop_limit(struct mpte_ctx *ctx, int di);	/* INT_MAX: none */
 int mpte_fewest_hops(struct mpte_ctx *ctx, int di);	/* -1: no path */
 void mpte_hop_limits_invalidate(struct mpte_ctx *ctx);
+void mpte_hop_limits_prefill(struct mpte_ctx *ctx);
 int mpte_hop_bounded_path(struct mpte_ctx *ctx, int di, const double *w,
 			  const struct mpte_filter *f, int limit, int *arcs,
 			  int max, double *dist);
