@@ -425,6 +425,7 @@ struct json_object *mpte_segments_json(struct mpte_sid_cache *c,
 int mpte_max_sids(const struct mpte_ctx *ctx, int di);
 /* root's IGP tree (distances; *count: shortest routes, capped at 2); NULL
  * when the topology is too large to keep trees */
+bool mpte_sid_trees_kept(const struct mpte_sid_cache *c);
 const double *mpte_sid_tree(struct mpte_sid_cache *c, int root,
 			    const unsigned char **count);
 /* and its arc into each node with one IGP route (count 1), -1 if none;

@@ -533,6 +533,12 @@ static bool unique_shortest(struct mpte_sid_cache *c, const struct sid_tree *tr,
 	       l->count[v] == 1;
 }
 
+/* Whether trees are kept (else mpte_sid_tree() gives none). */
+bool mpte_sid_trees_kept(const struct mpte_sid_cache *c)
+{
+	return !c->local;
+}
+
 const double *mpte_sid_tree(struct mpte_sid_cache *c, int root,
 			    const unsigned char **count)
 {
