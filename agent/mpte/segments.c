@@ -60,6 +60,8 @@ struct mpte_sid_cache {
 	struct mpte_sp sp;
 	int *order;
 	double *igp;		/* IGP metric in CSR order (out_arc[k]'s) */
+	double *igp_arc;	/* and by arc: the trees' lengths, read from
+				 * one array, not from the arcs' records */
 	double uniform;		/* every arc's IGP metric, if all are equal
 				 * and positive; else 0 */
 	/* large topologies: searches from a few heads, grown on demand;
@@ -96,8 +98,11 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 	c->order = mpte_xcalloc(ctx->t->nnodes, sizeof(int));
 	c->moved = mpte_xcalloc(ctx->t->nnodes, 1);
 	c->igp = mpte_xcalloc(ctx->t->narcs, sizeof(double));
-	for (i = 0; i < ctx->t->narcs; i++)
+	c->igp_arc = mpte_xcalloc(ctx->t->narcs, sizeof(double));
+	for (i = 0; i < ctx->t->narcs; i++) {
 		c->igp[i] = ctx->t->arcs[ctx->t->out_arc[i]].igp_metric;
+		c->igp_arc[i] = ctx->t->arcs[i].igp_metric;
+	}
 	c->uniform = ctx->t->narcs ? c->igp[0] : 0;
 	for (i = 0; i < ctx->t->narcs; i++)
 		if (c->igp[i] != c->uniform || !(c->uniform > 0))
@@ -201,6 +206,7 @@ void mpte_sid_cache_free(struct mpte_sid_cache *c)
 	free(c->order);
 	free(c->moved);
 	free(c->igp);
+	free(c->igp_arc);
 	for (i = 0; i < SID_LOCAL_SEARCHES; i++) {
 		mpte_sp_fini(&c->loc[i].sp);
 		free(c->loc[i].count);
@@ -355,7 +361,7 @@ static void tree_build(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 		/* distances, and nodes in an order of them: the counts
 		 * below are the same for any order among equal ones */
 		f.dist_only = true;
-		mpte_dijkstra(t, sp, &root, 1, NULL, &f, NULL, 0);
+		mpte_dijkstra(t, sp, &root, 1, c->igp_arc, &f, NULL, 0);
 		for (i = 0; i < t->nnodes; i++)
 			s->dist[i] = sp->dist[i];
 		n = sp->nsettled;
