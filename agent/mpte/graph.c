@@ -549,6 +549,11 @@ void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
 {
 	int i, head = 0, left = ntargets;
 	unsigned char *is_target = NULL;
+	/* no colours or exclusions: only failed arcs to skip, as in
+	 * mpte_dijkstra(), without reading the arcs' records */
+	bool plain = f && !f->arc_off && !f->node_off && !f->include_any &&
+		     !f->include_all && !f->exclude_any;
+	const unsigned char *failed = f ? f->failed : NULL;
 
 	mpte_sp_reset(sp);
 	if (ntargets) {
@@ -576,7 +581,8 @@ void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
 
 			if (sp->dist[v] != HUGE_VAL_D)
 				continue;
-			if (f ? !mpte_arc_usable(t, a, f) :
+			if (plain ? failed && failed[a] :
+			    f ? !mpte_arc_usable(t, a, f) :
 			    t->arcs[a].capacity <= 0)
 				continue;
 			mpte_sp_set(sp, v, d, a);
