@@ -381,9 +381,11 @@ static bool is_egress(const struct mpte_demand *d, int v)
  * that have room under ucap now, into buf (nnodes + 1): its length, or
  * -1.  A*, in ctx->sp3, under astar_h() (astar_usable() said it may).
  * A node the IGP cannot take to an egress is not reached at all.
+ * *full says whether a link was passed over for want of room: if not,
+ * the route is as cheap as any with only failed links off.
  */
 static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
-		       double ucap, int *buf)
+		       double ucap, int *buf, bool *full)
 {
 	const struct mpte_topology *t = ctx->t;
 	const struct mpte_demand *d = &ctx->ds->d[di];
@@ -391,7 +393,9 @@ static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
 	const double **to = mpte_xcalloc(d->negress, sizeof(*to));
 	struct mpte_filter f;
 	int i, found = -1;
+	bool plain = !d->include_any && !d->include_all && !d->exclude_any;
 
+	*full = false;
 	for (i = 0; i < d->negress; i++)
 		to[i] = mpte_sid_tree(mpte_sids(ctx), d->egress[i], NULL);
 	mpte_filter_for(ctx, d, &f);
@@ -420,9 +424,13 @@ static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
 			int a = t->out_arc[k], v = t->out_to[k];
 			double nd, h;
 
-			if ((sp->done[v] & 1) || !mpte_arc_usable(t, a, &f) ||
-			    link_off(ctx, a, ucap))
+			if ((sp->done[v] & 1) ||
+			    (plain ? ctx->failed[a] : !mpte_arc_usable(t, a, &f)))
 				continue;
+			if (link_off(ctx, a, ucap)) {
+				*full = true;
+				continue;
+			}
 			nd = sp->dist[u] + cost[a];
 			if (!(nd < sp->dist[v]))
 				continue;
@@ -455,13 +463,40 @@ static int member_move(struct mpte_ctx *ctx, int di, const int *q, int n,
 static int member_move(struct mpte_ctx *ctx, int di, const int *q, int n,
 		       const double *cost, double ucap, bool *stale);
 
+/* The dearest of demand di's paths that carry flow. */
+static double dearest(const struct mpte_ctx *ctx, int di, const double *cost)
+{
+	const struct mpte_dstate *s = &ctx->st[di];
+	double w = 0;
+	int p;
+
+	for (p = 0; p < s->npaths; p++)
+		if (s->paths[p].flow > 0) {
+			double c = cost_of(cost, s->paths[p].arcs,
+					   s->paths[p].len);
+
+			if (c > w)
+				w = c;
+		}
+	return w;
+}
+
 /*
  * A pass with A*: each eligible member in group order, its route
  * searched at its turn, under the links full then (no batch, no route
  * a move before it made stale).  Returns how many members moved.
+ *
+ * floor[di] (-1: not known) is the cost of di's cheapest route with
+ * only failed links off: what a search that met no full link found.  A
+ * member none of whose paths is dearer cannot move (cheapen() moves
+ * flow only off paths dearer than the route found, which costs no less)
+ * and is not searched: the same moves, without the searches that cost
+ * most, around full links, for nothing (in the later passes most
+ * members sit on such a route, and the cheap pass fills it).
  */
 static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
-		      const double *cost, double ucap, int *buf, bool *stale)
+		      const double *cost, double ucap, int *buf, bool *stale,
+		      double *floor, int *searched)
 {
 	int g, k, moved = 0;
 
@@ -470,13 +505,18 @@ static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
 
 		for (k = 0; k < gr->nmembers; k++) {
 			int di = gr->members[k], n;
+			bool full;
 
-			if (!eligible(ctx, di, which))
+			if (!eligible(ctx, di, which) ||
+			    (floor[di] >= 0 && dearest(ctx, di, cost) <= floor[di]))
 				continue;
-			n = astar_route(ctx, di, cost, ucap, buf);
-			if (n >= 0)
-				moved += member_move(ctx, di, buf, n, cost, ucap,
-						     stale);
+			n = astar_route(ctx, di, cost, ucap, buf, &full);
+			(*searched)++;
+			if (n < 0)
+				continue;
+			if (!full)
+				floor[di] = cost_of(cost, buf, n);
+			moved += member_move(ctx, di, buf, n, cost, ucap, stale);
 		}
 	}
 	return moved;
@@ -484,6 +524,7 @@ static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
 
 void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 {
+	double *floor = NULL;
 	bool astar;
 	const struct mpte_topology *t = ctx->t;
 	struct cheap_batch b = { .ctx = ctx, .which = which };
@@ -521,13 +562,19 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 	/* where batches would be made: smaller instances and re-plans
 	 * search as they always did */
 	astar = batch > 1 && astar_usable(ctx, cost);
+	if (astar) {
+		floor = mpte_xcalloc(ctx->ds->n, sizeof(double));
+		for (k = 0; k < ctx->ds->n; k++)
+			floor[k] = -1;
+	}
 
 	for (pass = 0; pass < CHEAP_PASSES; pass++) {
 		double t0 = mpte_now();
 		int moved = 0, again = 0;
 
 		if (astar)
-			moved = astar_pass(ctx, which, cost, ucap, buf, &stale);
+			moved = astar_pass(ctx, which, cost, ucap, buf, &stale,
+					   floor, &again);
 		for (b.g0 = 0; !astar && b.g0 < ctx->ngroups; b.g0 += batch) {
 			int nb = ctx->ngroups - b.g0 < batch ?
 				 ctx->ngroups - b.g0 : batch, i;
@@ -566,8 +613,9 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 			}
 		}
 		if (getenv("MPTE_TRACE"))
-			fprintf(stderr, "mpte: cheap pass %d%s moved %d, %d groups searched again, in %.2f s\n",
-				pass, astar ? " (A*)" : "", moved, again,
+			fprintf(stderr, "mpte: cheap pass %d moved %d, %d %s, in %.2f s\n",
+				pass, moved, again, astar ?
+				"demands searched by A*" : "groups searched again",
 				mpte_now() - t0);
 		if (!moved)
 			break;
@@ -577,6 +625,7 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 	free(b.buf);
 	free(b.route);
 	free(b.searched);
+	free(floor);
 	free(cost);
 	free(off);
 	free(buf);
