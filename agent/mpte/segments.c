@@ -32,6 +32,9 @@
 _Static_assert(MPTE_DEFAULT_MAX_SIDS == DMSC_MAX_SEGS,
 	       "the solver's default SID limit is the data plane's");
 
+/* whole IGP metrics up to this: the trees' search keeps a bucket per
+ * distance (dial()) */
+#define SID_DIAL_MAX	65535
 /* a tree is 9 bytes a node; one per head node while they fit in this */
 #define SID_CACHE_BYTES (1UL << 30)
 #define SID_LOCAL_SEARCHES 8	/* searches kept, the least recently used reused */
@@ -62,6 +65,8 @@ struct mpte_sid_cache {
 	double *igp;		/* IGP metric in CSR order (out_arc[k]'s) */
 	double *igp_arc;	/* and by arc: the trees' lengths, read from
 				 * one array, not from the arcs' records */
+	int int_max;		/* the largest IGP metric, if all are whole
+				 * numbers up to SID_DIAL_MAX; else -1 */
 	double uniform;		/* every arc's IGP metric, if all are equal
 				 * and positive; else 0 */
 	/* large topologies: searches from a few heads, grown on demand;
@@ -102,6 +107,15 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 	for (i = 0; i < ctx->t->narcs; i++) {
 		c->igp[i] = ctx->t->arcs[ctx->t->out_arc[i]].igp_metric;
 		c->igp_arc[i] = ctx->t->arcs[i].igp_metric;
+	}
+	c->int_max = 0;
+	for (i = 0; i < ctx->t->narcs; i++) {
+		double w = c->igp[i];
+
+		if (w != floor(w) || w < 0 || w > SID_DIAL_MAX)
+			c->int_max = -1;
+		else if (c->int_max >= 0 && w > c->int_max)
+			c->int_max = (int)w;
 	}
 	c->uniform = ctx->t->narcs ? c->igp[0] : 0;
 	for (i = 0; i < ctx->t->narcs; i++)
@@ -251,6 +265,78 @@ static int bfs(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 }
 
 /*
+ * With whole IGP metrics up to int_max (IS-IS and OSPF metrics are
+ * integers), Dial's search: a bucket per distance, int_max + 1 of them
+ * used round, since every distance waiting lies within int_max of the
+ * one being settled; a node moves between buckets in O(1) (a doubly
+ * linked list), so there is no heap.  The distances are sums of whole
+ * numbers, exact, so the same as the Dijkstra's to the bit; nodes come
+ * out in an order of non-decreasing distance, which is all the counting
+ * below needs.  Fills s->dist and order; returns the number of nodes
+ * reached.
+ */
+static int dial(struct mpte_sid_cache *c, struct sid_tree *s, int root,
+		int *order)
+{
+	const struct mpte_topology *t = c->ctx->t;
+	const unsigned char *failed = c->ctx->failed;
+	int nb = c->int_max + 1, left = 1, n = 0, i;
+	int *head = mpte_xcalloc(nb, sizeof(int));
+	int *next = mpte_xcalloc(2 * (size_t)t->nnodes, sizeof(int));
+	int *prev = next + t->nnodes;
+	long cur = 0;
+
+	for (i = 0; i < nb; i++)
+		head[i] = -1;
+	for (i = 0; i < t->nnodes; i++)
+		s->dist[i] = HUGE_VAL_D;
+	s->dist[root] = 0;
+	head[0] = root;
+	next[root] = prev[root] = -1;
+	while (left) {
+		int b = (int)(cur % nb), u, k;
+
+		if (head[b] < 0) {
+			cur++;
+			continue;
+		}
+		u = head[b];
+		head[b] = next[u];
+		if (next[u] >= 0)
+			prev[next[u]] = -1;
+		left--;
+		order[n++] = u;
+		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
+			int v = t->out_to[k], bv;
+			double nd = (double)cur + c->igp[k];
+
+			if (failed[t->out_arc[k]] || !(nd < s->dist[v]))
+				continue;
+			if (s->dist[v] == HUGE_VAL_D) {
+				left++;
+			} else {	/* out of its bucket */
+				if (prev[v] >= 0)
+					next[prev[v]] = next[v];
+				else
+					head[(long)s->dist[v] % nb] = next[v];
+				if (next[v] >= 0)
+					prev[next[v]] = prev[v];
+			}
+			s->dist[v] = nd;
+			bv = (int)((long)nd % nb);
+			prev[v] = -1;
+			next[v] = head[bv];
+			if (head[bv] >= 0)
+				prev[head[bv]] = v;
+			head[bv] = v;
+		}
+	}
+	free(head);
+	free(next);
+	return n;
+}
+
+/*
  * Counting the IGP's shortest routes, capped at 2.  What is counted are
  * the walks from the root over tight arcs: the ones an ECMP router can
  * forward a packet along, since a router at distance d may hand it to
@@ -355,6 +441,8 @@ static void tree_build(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 	memset(s->count, 0, t->nnodes);
 	if (c->uniform) {
 		n = bfs(c, s, root, order);
+	} else if (c->int_max >= 0) {
+		n = dial(c, s, root, order);
 	} else {
 		memset(&f, 0, sizeof(f));
 		f.failed = c->ctx->failed;

@@ -1293,9 +1293,11 @@ static void lp_case(const char *name, int seed, int max_paths)
 }
 
 /*
- * The same routing on one thread as on two: the dual bound's searches
- * and the cheap pass's batches run side by side (par.c), and their
- * results must not depend on how many threads did them.  A 600-node
+ * The same routing on one thread as on two: the dual bound's searches,
+ * the IGP trees, the hop counts and the cheap pass's batches run side by
+ * side (par.c), and their results must not depend on how many threads
+ * did them (the cheap pass batches only where it cannot search by A*:
+ * the torus with a one-way link).  A 600-node
  * torus, 1,500 demands: over 512 demand groups, so the cheap pass batches; the
  * bound's searches and the trees' are made parallel at any size.  The
  * whole result is compared, after the cold solve, a failure and the
@@ -1319,8 +1321,10 @@ static struct mpte_ctx *solve_threads(struct mpte_topology *t,
 }
 
 /* A w x h torus: no cut a handful of demands fill, so the optimiser
- * works (a random tree with extra links is decided by its cuts). */
-static struct json_object *gen_torus(int w, int h)
+ * works (a random tree with extra links is decided by its cuts).  With
+ * one_way, one more link, one way only: the cheap pass cannot take the
+ * IGP trees for its A* then, and searches its groups in batches. */
+static struct json_object *gen_torus(int w, int h, bool one_way)
 {
 	struct json_object *t = json_object_new_object();
 	struct json_object *nodes = gen_nodes(w * h);
@@ -1341,6 +1345,16 @@ static struct json_object *gen_torus(int w, int h)
 					       json_object_new_int(rint_(1, 10)));
 			json_object_array_add(links, l);
 		}
+	if (one_way) {
+		struct json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "from", json_object_new_string(name(0)));
+		json_object_object_add(l, "to", json_object_new_string(name(w + 1)));
+		json_object_object_add(l, "capacity", json_object_new_double(100));
+		json_object_object_add(l, "bidirectional",
+				       json_object_new_boolean(0));
+		json_object_array_add(links, l);
+	}
 	json_object_object_add(t, "nodes", nodes);
 	json_object_object_add(t, "links", links);
 	return t;
@@ -1373,7 +1387,7 @@ static int same_output(struct mpte_ctx *a, struct mpte_ctx *b,
 	return differ;
 }
 
-static int t_threads_same_routing(void)
+static int threads_same_routing(bool one_way)
 {
 	static const char *const fail[] = { "n30-n31" };
 	struct json_object *tj, *dj;
@@ -1384,7 +1398,7 @@ static int t_threads_same_routing(void)
 	int di, p, i, same = 0;
 
 	rng = 0x2545f4914f6cdd1dULL * 4242;
-	tj = gen_torus(25, 24);
+	tj = gen_torus(25, 24, one_way);
 	dj = gen_demands(600, 1500, 0, MPTE_DEFAULT_MAX_PATHS);
 	t = mpte_topology_from_json(tj, err, sizeof(err));
 	CHECK(t, "topology: %s", err);
@@ -1515,6 +1529,7 @@ int main(void)
 			 first + i);
 		ktap_result(one_two_failures(first + i, 1), nm);
 	}
-	ktap_result(t_threads_same_routing(), "threads_same_routing");
+	ktap_result(threads_same_routing(false), "threads_same_routing");
+	ktap_result(threads_same_routing(true), "threads_same_routing_batches");
 	return ktap_failed ? 1 : 0;
 }
