@@ -334,13 +334,15 @@ static bool routes_fit(const struct mpte_ctx *ctx, const struct mpte_group *gr,
  * its group (nearly all 10,000 nodes of the 10,000-node WAN, 30,000
  * times in three passes: two fifths of its run).
  */
-static bool astar_usable(struct mpte_ctx *ctx, const double *cost)
+static bool astar_usable(struct mpte_ctx *ctx, const double *cost,
+			 double *slack)
 {
 	const struct mpte_topology *t = ctx->t;
 	int a;
 
 	if (!mpte_sid_trees_kept(mpte_sids(ctx)))
 		return false;
+	*slack = HUGE_VAL_D;
 	for (a = 0; a < t->narcs; a++) {
 		const struct mpte_arc *x = &t->arcs[a];
 
@@ -350,8 +352,38 @@ static bool astar_usable(struct mpte_ctx *ctx, const double *cost)
 		    ctx->failed[x->reverse] ||
 		    t->arcs[x->reverse].igp_metric != x->igp_metric)
 			return false;
+		if (cost[a] - x->igp_metric < *slack)
+			*slack = cost[a] - x->igp_metric;
 	}
 	return true;
+}
+
+/*
+ * No route of demand di costs less than its IGP distance plus slack
+ * (the least cost over IGP metric of an arc) a hop, over the fewest hops
+ * it can take: a floor known before any search.  On a fat-tree, where
+ * every path the optimiser keeps is a shortest one, it is every
+ * demand's cost, and the pass searches none (A* with the fat-tree's
+ * ties between its many shortest paths cost three times the group
+ * searches it replaced).
+ */
+static double floor_first(struct mpte_ctx *ctx, int di, double slack)
+{
+	const struct mpte_demand *d = &ctx->ds->d[di];
+	int h = mpte_fewest_hops(ctx, di), i, j;
+	double best = HUGE_VAL_D;
+
+	for (j = 0; j < d->negress; j++) {
+		const double *to = mpte_sid_tree(mpte_sids(ctx), d->egress[j],
+						 NULL);
+
+		for (i = 0; i < d->ningress; i++)
+			if (to[d->ingress[i]] < best)
+				best = to[d->ingress[i]];
+	}
+	if (best == HUGE_VAL_D)
+		return -1;
+	return best + slack * (h > 0 ? h : 0);
 }
 
 /* The heuristic: the IGP distance from v to the nearest egress. */
@@ -487,8 +519,9 @@ static double dearest(const struct mpte_ctx *ctx, int di, const double *cost)
  * a move before it made stale).  Returns how many members moved.
  *
  * floor[di] (-1: not known) is the cost of di's cheapest route with
- * only failed links off: what a search that met no full link found.  A
- * member none of whose paths is dearer cannot move (cheapen() moves
+ * only failed links off, what a search that met no full link found, or
+ * first a lower bound on it (floor_first()).  A member none of whose
+ * paths is dearer cannot move (cheapen() moves
  * flow only off paths dearer than the route found, which costs no less)
  * and is not searched: the same moves, without the searches that cost
  * most, around full links, for nothing (in the later passes most
@@ -496,7 +529,7 @@ static double dearest(const struct mpte_ctx *ctx, int di, const double *cost)
  */
 static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
 		      const double *cost, double ucap, int *buf, bool *stale,
-		      double *floor, int *searched)
+		      double *floor, double slack, int *searched)
 {
 	int g, k, moved = 0;
 
@@ -507,8 +540,11 @@ static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
 			int di = gr->members[k], n;
 			bool full;
 
-			if (!eligible(ctx, di, which) ||
-			    (floor[di] >= 0 && dearest(ctx, di, cost) <= floor[di]))
+			if (!eligible(ctx, di, which))
+				continue;
+			if (floor[di] < 0)
+				floor[di] = floor_first(ctx, di, slack);
+			if (floor[di] >= 0 && dearest(ctx, di, cost) <= floor[di])
 				continue;
 			n = astar_route(ctx, di, cost, ucap, buf, &full);
 			(*searched)++;
@@ -524,7 +560,7 @@ static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
 
 void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 {
-	double *floor = NULL;
+	double *floor = NULL, slack = 0;
 	bool astar;
 	const struct mpte_topology *t = ctx->t;
 	struct cheap_batch b = { .ctx = ctx, .which = which };
@@ -561,7 +597,7 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 		b.buf[w] = mpte_xcalloc(t->nnodes + 1, sizeof(int));
 	/* where batches would be made: smaller instances and re-plans
 	 * search as they always did */
-	astar = batch > 1 && astar_usable(ctx, cost);
+	astar = batch > 1 && astar_usable(ctx, cost, &slack);
 	if (astar) {
 		floor = mpte_xcalloc(ctx->ds->n, sizeof(double));
 		for (k = 0; k < ctx->ds->n; k++)
@@ -574,7 +610,7 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 
 		if (astar)
 			moved = astar_pass(ctx, which, cost, ucap, buf, &stale,
-					   floor, &again);
+					   floor, slack, &again);
 		for (b.g0 = 0; !astar && b.g0 < ctx->ngroups; b.g0 += batch) {
 			int nb = ctx->ngroups - b.g0 < batch ?
 				 ctx->ngroups - b.g0 : batch, i;
