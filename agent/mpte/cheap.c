@@ -363,9 +363,9 @@ static bool astar_usable(struct mpte_ctx *ctx, const double *cost,
  * (the least cost over IGP metric of an arc) a hop, over the fewest hops
  * it can take: a floor known before any search.  On a fat-tree, where
  * every path the optimiser keeps is a shortest one, it is every
- * demand's cost, and the pass searches none (A* with the fat-tree's
- * ties between its many shortest paths cost three times the group
- * searches it replaced).
+ * demand's cost, and the pass searches none (A* among the fat-tree's
+ * ties between its many shortest paths took 1.1 s CPU for its 10,000
+ * demands, where the group searches had taken 0.4 s).
  */
 static double floor_first(struct mpte_ctx *ctx, int di, double slack)
 {

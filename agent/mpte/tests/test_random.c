@@ -1471,7 +1471,7 @@ int main(void)
 	}
 	ktap_plan(4 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) +
 		  (int)ARRAY_SIZE(capped_regressions_half_pct) + ni +
-		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 2);
+		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 3);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
