@@ -37,27 +37,51 @@
 #define IP_MF		0x2000	/* not in the uapi headers */
 #define IP_OFFSET	0x1fff
 
+/*
+ * The QPs: an open-addressed table (roce_telemetry.h, and qp_find() and
+ * qp_insert() below), the PSN bitmaps beside it, one per slot.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RT_MAX_QPS);
-	__type(key, struct rt_qp_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_QP_SLOTS);
+	__type(key, __u32);
 	__type(value, struct rt_qp);
 } rt_qps SEC(".maps");
 
-/*
- * A zeroed QP to create entries from: too big for the 512-byte stack, and
- * bytes, not a struct rt_qp, as the verifier lets no helper read a lock.
- */
-struct rt_qp_bytes {
-	__u8 b[sizeof(struct rt_qp)];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, RT_QP_SLOTS);
 	__type(key, __u32);
-	__type(value, struct rt_qp_bytes);
-} rt_zero SEC(".maps");
+	__type(value, struct rt_qp_psns);
+} rt_psns SEC(".maps");
+
+/*
+ * Insertion locks, striped by the slot a key hashes to: a new QP's
+ * search for its key and its claim of a free slot are one step for all
+ * CPUs that see its first packets (qp_insert()). A bpf_spin_lock cannot
+ * be it: the claim takes the slot's own, and a program holds one at most.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_QP_INS_LOCKS);
+	__type(key, __u32);
+	__type(value, __u64);
+} rt_qp_ins SEC(".maps");
+
+/*
+ * [RT_COUNT_CLAIMED]: slots taken by the program, ever; [RT_COUNT_FREED]:
+ * slots freed by dmsc, ever (it alone writes that one). The difference is
+ * the QPs held, at most RT_MAX_QPS.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_COUNT_N);
+	__type(key, __u32);
+	__type(value, __u64);
+} rt_qp_count SEC(".maps");
+
+/* Mixed into the slots' hash; dmsc sets it at load (it is in .rodata). */
+const volatile __u64 rt_seed = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -270,19 +294,19 @@ static __always_inline __s32 psn_diff(__u32 a, __u32 b)
  * for a PSN within span that has not arrived, never above hole_top; with
  * holes 0, no bit is set.
  */
-static __always_inline __u64 *word(struct rt_qp *q, __u32 psn)
+static __always_inline __u64 *word(struct rt_qp_psns *m, __u32 psn)
 {
-	return &q->missing[(psn % RT_PSN_WINDOW / 64) & (RT_WINDOW_WORDS - 1)];
+	return &m->missing[(psn % RT_PSN_WINDOW / 64) & (RT_WINDOW_WORDS - 1)];
 }
 
-static __always_inline void bit_clear(struct rt_qp *q, __u32 psn)
+static __always_inline void bit_clear(struct rt_qp_psns *m, __u32 psn)
 {
-	*word(q, psn) &= ~(1ull << (psn % 64));
+	*word(m, psn) &= ~(1ull << (psn % 64));
 }
 
-static __always_inline int bit_test(struct rt_qp *q, __u32 psn)
+static __always_inline int bit_test(struct rt_qp_psns *m, __u32 psn)
 {
-	return *word(q, psn) >> (psn % 64) & 1;
+	return *word(m, psn) >> (psn % 64) & 1;
 }
 
 /*
@@ -290,17 +314,17 @@ static __always_inline int bit_test(struct rt_qp *q, __u32 psn)
  * whole words, the tail of one. One branch per loop turn (its end), so
  * the verifier's work grows with the window, not with its powers.
  */
-static __always_inline void mark_range(struct rt_qp *q, __u32 psn, __u32 n)
+static __always_inline void mark_range(struct rt_qp_psns *m, __u32 psn, __u32 n)
 {
 	__u32 off = psn % 64, whole;
 	int k;
 
 	if (off) {
 		if (off + n < 64) {
-			*word(q, psn) |= ((1ull << n) - 1) << off;
+			*word(m, psn) |= ((1ull << n) - 1) << off;
 			return;
 		}
-		*word(q, psn) |= ~0ull << off;
+		*word(m, psn) |= ~0ull << off;
 		psn += 64 - off;
 		n -= 64 - off;
 	}
@@ -308,12 +332,12 @@ static __always_inline void mark_range(struct rt_qp *q, __u32 psn, __u32 n)
 	for (k = 0; k < RT_WINDOW_WORDS; k++) {
 		if ((__u32)k >= whole)
 			break;
-		*word(q, psn + k * 64) = ~0ull;
+		*word(m, psn + k * 64) = ~0ull;
 	}
 	psn += whole * 64;
 	n %= 64;
 	if (n)
-		*word(q, psn) |= (1ull << n) - 1;
+		*word(m, psn) |= (1ull << n) - 1;
 }
 
 static __always_inline void span_grow(struct rt_qp *q, __u32 n)
@@ -326,7 +350,8 @@ static __always_inline void span_grow(struct rt_qp *q, __u32 n)
  * that joins a flow midway), branch for branch and with the same counts,
  * the bitmap inverted; called with the QP locked.
  */
-static __always_inline void psn_account(struct rt_qp *q, __u32 psn)
+static __always_inline void psn_account(struct rt_qp *q, struct rt_qp_psns *m,
+					__u32 psn)
 {
 	__u32 age, top;
 	__s32 d;
@@ -337,7 +362,7 @@ static __always_inline void psn_account(struct rt_qp *q, __u32 psn)
 	if (d == 0) {
 		if (q->holes) {
 			if (((psn - q->hole_top) & RT_PSN_MASK) <= RT_PSN_WINDOW)
-				bit_clear(q, psn);
+				bit_clear(m, psn);
 			else	/* every mark is a window behind: none left */
 				q->holes = 0;
 		}
@@ -349,10 +374,10 @@ static __always_inline void psn_account(struct rt_qp *q, __u32 psn)
 		/* The skipped PSNs' slots now stand for them: missing. */
 		if (d >= RT_PSN_WINDOW)
 			for (int k = 0; k < RT_WINDOW_WORDS; k++)
-				q->missing[k] = ~0ull;
+				m->missing[k] = ~0ull;
 		else
-			mark_range(q, q->next_psn, (__u32)d);
-		bit_clear(q, psn);
+			mark_range(m, q->next_psn, (__u32)d);
+		bit_clear(m, psn);
 		q->holes = 1;
 		q->hole_top = (psn - 1) & RT_PSN_MASK;
 		q->lost += (__u32)d;
@@ -373,7 +398,7 @@ static __always_inline void psn_account(struct rt_qp *q, __u32 psn)
 		 */
 		top = (q->next_psn - q->span - 1) & RT_PSN_MASK;
 		if (age - q->span - 1) {
-			mark_range(q, psn + 1, age - q->span - 1);
+			mark_range(m, psn + 1, age - q->span - 1);
 			if (!q->holes || psn_diff(top, q->hole_top) > 0)
 				q->hole_top = top;
 			q->holes = 1;
@@ -383,11 +408,11 @@ static __always_inline void psn_account(struct rt_qp *q, __u32 psn)
 		q->out_of_order++;
 		return;
 	}
-	if (!bit_test(q, psn)) {
+	if (!bit_test(m, psn)) {
 		q->duplicates++;
 		return;
 	}
-	bit_clear(q, psn);
+	bit_clear(m, psn);
 	q->lost--;
 	q->out_of_order++;
 }
@@ -557,16 +582,121 @@ static __always_inline enum parse parse(struct __sk_buff *skb, struct pkt *p,
 	return P_ROCE;
 }
 
+/* @s holds @k: five words and one, no branch. Both 8-byte aligned. */
+static __always_inline int key_eq(const struct rt_qp *s,
+				  const struct rt_qp_key *k)
+{
+	const __u64 *a = (const __u64 *)&s->key, *b = (const __u64 *)k;
+	const __u32 *a4 = (const __u32 *)&a[5], *b4 = (const __u32 *)&b[5];
+
+	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) |
+		 (a[3] ^ b[3]) | (a[4] ^ b[4]) | (__u64)(*a4 ^ *b4));
+}
+
+/* The slot @h + @i and its bitmap; NULL never happens (the index is masked). */
+static __always_inline struct rt_qp *slot(__u32 h, __u32 i,
+					  struct rt_qp_psns **m)
+{
+	__u32 idx = (h + i) & (RT_QP_SLOTS - 1);
+
+	*m = bpf_map_lookup_elem(&rt_psns, &idx);
+	return bpf_map_lookup_elem(&rt_qps, &idx);
+}
+
+#define INS_SPIN	256	/* tries at the insertion lock before going on without */
+
+/*
+ * A new QP, or one another CPU has just made: find or claim its slot
+ * among the RT_QP_PROBES from @h. Returns it locked, with its bitmap in
+ * *@mp, or NULL when none is free or RT_MAX_QPS are held (qp_overflow).
+ *
+ * The search and the claim are one step under the key's insertion lock
+ * (rt_qp_ins, by @h): a second CPU with the same new key waits, then
+ * finds the slot the first took. Without it two could take two slots
+ * for one QP: the first passes a slot still in use, dmsc frees it (a
+ * detach), the second takes it, the first a later one. The wait is
+ * bounded; after INS_SPIN tries (the holder is slow: a preempted vCPU)
+ * the CPU goes on without the lock, exact unless all of the above also
+ * happen at that moment.
+ *
+ * A slot is claimed under its own lock, which is what a reader of its
+ * key takes: free (key.ifindex 0, the whole slot 0: dmsc frees by
+ * writing a zeroed one), it gets the key, and its bitmap is cleared.
+ */
+static __always_inline struct rt_qp *qp_insert(const struct rt_qp_key *key,
+						__u32 h,
+						struct rt_qp_psns **mp)
+{
+	__u32 stripe = h & (RT_QP_INS_LOCKS - 1), c0 = RT_COUNT_CLAIMED,
+	      c1 = RT_COUNT_FREED;
+	__u64 *ins, *claimed, *freed, n;
+	struct rt_qp_psns *m;
+	struct rt_qp *q;
+	int i, locked = 0;
+
+	ins = bpf_map_lookup_elem(&rt_qp_ins, &stripe);
+	claimed = bpf_map_lookup_elem(&rt_qp_count, &c0);
+	freed = bpf_map_lookup_elem(&rt_qp_count, &c1);
+	if (!ins || !claimed || !freed)
+		return NULL;
+	/* Full: no search (a packet of a QP that did not fit comes here each time). */
+	if (*(volatile __u64 *)claimed - *(volatile __u64 *)freed >= RT_MAX_QPS)
+		return NULL;
+	for (i = 0; i < INS_SPIN; i++) {
+		if (!*(volatile __u64 *)ins &&
+		    !__sync_val_compare_and_swap(ins, 0, 1)) {
+			locked = 1;
+			break;
+		}
+	}
+	/* Made by another CPU since this one looked? */
+	for (i = 0; i < RT_QP_PROBES; i++) {
+		q = slot(h, i, &m);
+		if (!q || !m)
+			goto none;
+		bpf_spin_lock(&q->lock);
+		if (key_eq(q, key))
+			goto out;
+		bpf_spin_unlock(&q->lock);
+	}
+	for (i = 0; i < RT_QP_PROBES; i++) {
+		q = slot(h, i, &m);
+		if (!q || !m)
+			goto none;
+		bpf_spin_lock(&q->lock);
+		if (!q->key.ifindex) {
+			n = __sync_fetch_and_add(claimed, 1);
+			if (n - *(volatile __u64 *)freed >= RT_MAX_QPS) {
+				__sync_fetch_and_add(claimed, -1);
+				bpf_spin_unlock(&q->lock);
+				goto none;
+			}
+			q->key = *key;
+			for (int k = 0; k < RT_WINDOW_WORDS; k++)
+				m->missing[k] = 0;
+			goto out;
+		}
+		bpf_spin_unlock(&q->lock);
+	}
+none:
+	q = NULL;
+out:
+	if (locked)
+		__sync_lock_test_and_set(ins, 0);
+	*mp = m;
+	return q;
+}
+
 static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 {
 	struct rt_dev_key dk = { .ifindex = skb->ifindex, .dir = dir };
-	struct rt_qp_key key;
-	struct rt_qp_bytes *zero;
+	struct rt_qp_key key __attribute__((aligned(8)));
+	struct rt_qp_psns *m;
 	struct rt_qp *q;
 	struct rt_dev *dev;
 	struct pkt p = { .key = &key };
 	struct roce rc;
-	__u32 payload, psn, cls, zk = 0;
+	__u32 payload, psn, cls, h, i;
 	enum parse r;
 	__u8 op;
 	__u64 now;
@@ -599,37 +729,37 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	key.dqpn = rc.dqpn;
 
 	now = bpf_ktime_get_ns();
-	q = bpf_map_lookup_elem(&rt_qps, &key);
-	if (!q) {
-		zero = bpf_map_lookup_elem(&rt_zero, &zk);
-		if (!zero)
+	/* A QP seen before is in one of its probe slots, most likely the first. */
+	h = rt_qp_hash(&key, rt_seed);
+#pragma clang loop unroll(disable)
+	for (i = 0; i < RT_QP_PROBES; i++) {
+		q = slot(h, i, &m);
+		if (!q || !m)
 			return TC_ACT_UNSPEC;
-		/*
-		 * -EEXIST: another CPU made it first, the lookup finds theirs;
-		 * -E2BIG: the map is full, the lookup finds nothing.
-		 */
-		bpf_map_update_elem(&rt_qps, &key, zero, BPF_NOEXIST);
-		q = bpf_map_lookup_elem(&rt_qps, &key);
-		if (!q) {
-			dev_count(dev, RT_DEV_QP_OVERFLOW);
-			return TC_ACT_UNSPEC;
-		}
+		bpf_spin_lock(&q->lock);
+		if (key_eq(q, &key))
+			goto found;
+		bpf_spin_unlock(&q->lock);
 	}
-	dev->c[RT_DEV_ROCE]++;
-	if (p.encap)
-		dev->c[RT_DEV_SRV6]++;
-
+	q = qp_insert(&key, h, &m);
+	if (!q || !m) {
+		if (q)
+			bpf_spin_unlock(&q->lock);
+		dev_count(dev, RT_DEV_QP_OVERFLOW);
+		return TC_ACT_UNSPEC;
+	}
+found:
 	cls = op_class(op);
 	if (cls >= RT_OP_CLASSES)
 		cls = RT_OP_OTHER;
 
-	bpf_spin_lock(&q->lock);
+	/* q is locked. */
 	if (!q->packets) {
 		q->first_ns = now;
 		q->win_start_ns = now;
 	}
 	rate_account(q, now, payload);
-	psn_account(q, psn);
+	psn_account(q, m, psn);
 	q->packets++;
 	q->bytes += payload;
 	q->srv6_packets += p.encap;
@@ -638,6 +768,9 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	q->last_opcode = op;
 	q->ops[cls]++;
 	bpf_spin_unlock(&q->lock);
+	dev->c[RT_DEV_ROCE]++;
+	if (p.encap)
+		dev->c[RT_DEV_SRV6]++;
 	return TC_ACT_UNSPEC;
 }
 

@@ -69,30 +69,78 @@ enum rt_op_class {
 };
 
 /*
- * Laid out for the cache. The hash map's element is a 48-byte header
- * (struct htab_elem, the same on 6.1, 6.12 and 6.18), the key rounded up
- * to 48 bytes, then this value: 576 bytes in all with the value's 480, a
- * multiple of 64, so that every element starts on a cache line of its
- * own (at 544, without the spare bytes, every other one started in the
- * middle of one and its key, lock and counters spread over a line more).
- * The lookup reads the element's first two lines (its hash at byte 40,
- * the key at 48 to 92); the lock is in the second, at 96, with the PSN
- * state and the packet count. An in-order send or write then writes the
- * third line (bytes to ops[RT_OP_WRITE]); the fourth holds the other
- * opcode classes and the averages a rate window's close writes; the
- * counters after them are written only on loss or reordering. The bitmap (256 bytes) is
- * read and written only when a PSN is skipped or arrives late, and for
- * RT_PSN_WINDOW packets after that (roce_telemetry.bpf.c).
+ * rt_qps is an open-addressed table in an array (roce_telemetry.bpf.c):
+ * a QP's slot is one of RT_QP_PROBES consecutive ones from the slot its
+ * key hashes to (rt_qp_hash()), the first free one when it came. An
+ * array's lookup is inlined by the verifier, no helper call, and the
+ * slot is found from the hash alone, so a packet's QP costs one
+ * dependent miss, to the slot's first line, where the lock and the key
+ * are, instead of the hash map's bucket, then element, then value.
+ * Twice as many slots as RT_MAX_QPS keep the load at most 1/2; at that
+ * load a key's slot is within 34 of its first in 40 simulated fillings
+ * of 16384 random keys, so 64 probes make a full run below RT_MAX_QPS
+ * QPs as good as impossible. (Four times as many slots need only 16
+ * probes, but spread 10,000 QPs over twice the pages: 30-50 ns a packet
+ * more at 10,000 QPs, TLB misses presumably.)
+ */
+#define RT_QP_SLOTS	(2 * RT_MAX_QPS)	/* a power of two */
+#define RT_QP_PROBES	64
+#define RT_QP_INS_LOCKS	4096	/* striped insertion locks, a power of two */
+
+/* rt_qp_count's two counters: QPs held = claimed - freed. */
+enum rt_count { RT_COUNT_CLAIMED, RT_COUNT_FREED, RT_COUNT_N };
+
+/*
+ * The slot's index: a multiplicative hash of the key's 44 bytes, mixed
+ * with @seed (the program's rt_seed, chosen at load), the top bits taken.
+ * Shared by the program and the host tests, which look a QP up by it.
+ */
+static inline __u32 rt_qp_hash(const struct rt_qp_key *k, __u64 seed)
+{
+	const unsigned char *b = (const unsigned char *)k;
+	__u64 w[5], h;
+	__u32 t;
+
+	__builtin_memcpy(w, b, sizeof(w));
+	__builtin_memcpy(&t, b + sizeof(w), sizeof(t));
+	h = (w[0] ^ seed) * 0x9e3779b97f4a7c15ull;
+	h ^= (w[1] + seed) * 0xc2b2ae3d27d4eb4full;
+	h ^= w[2] * 0x165667b19e3779f9ull;
+	h ^= w[3] * 0xd6e8feb86659fd93ull;
+	h ^= (w[4] ^ (__u64)t << 32) * 0xff51afd7ed558ccdull;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (__u32)(h >> 32);
+}
+
+_Static_assert(sizeof(struct rt_qp_key) == 44, "rt_qp_hash() reads 44 bytes");
+
+/*
+ * One slot of rt_qps: the QP's key and counters, laid out for the cache.
+ * Slots are 256 bytes, four cache lines, end to end from the start of a
+ * page, so each starts a line. The first line holds the lock, the key
+ * (compared under the lock) and the PSN state: the lookup's one miss,
+ * written by every packet. An in-order packet writes the second (packet
+ * and byte counts, times, the rate window) and the third (the opcode
+ * classes); a rate window's close writes the averages in the third and
+ * fourth; the loss counters in the fourth change only on loss or
+ * reordering. The PSN bitmap, 256 bytes, is in a parallel array
+ * (struct rt_qp_psns, rt_psns), read only while a loss is in the window:
+ * half the memory an in-order packet would otherwise spread over. A
+ * slot is free when key.ifindex is 0 (no device has index 0); dmsc
+ * frees a detached device's slots by writing a zeroed one under the lock.
  */
 struct rt_qp {
 	struct bpf_spin_lock lock;	/* the PSN state is one sequence */
 	__u32 next_psn;		/* one past the highest PSN seen */
+	struct rt_qp_key key;	/* 8-byte aligned: compared a word at a time */
 	__u32 span;		/* PSNs accounted below next, capped at the window */
 	__u32 last_psn;		/* PSN of the latest arrival */
 	__u32 hole_top;		/* highest PSN ever marked in missing[] */
+	/* Second line. */
 	__u8 holes;		/* missing[] may hold bits an in-order PSN must clear */
 	__u8 last_opcode;
-	__u8 pad[2];
+	__u8 pad[6];
 	__u64 packets;		/* RoCEv2 packets with a well-formed BTH */
 	__u64 bytes;		/* their UDP payload: BTH to ICRC, as the sink */
 	__u64 last_ns;		/* bpf_ktime_get_ns() of the latest */
@@ -100,9 +148,11 @@ struct rt_qp {
 	__u64 win_bytes;	/* bytes and packets in it so far */
 	__u64 win_packets;
 	__u64 srv6_packets;	/* of packets, inside an outer IPv6 (SRv6) */
+	/* Third line. */
 	__u64 ops[RT_OP_CLASSES];
 	/* Written when a rate window closes. */
 	__u64 avg_bytes;	/* EWMA of a window's bytes, x 2^RT_RATE_FRAC */
+	/* Fourth line. */
 	__u64 avg_packets;	/* EWMA of a window's packets, x 2^RT_RATE_FRAC */
 	__u64 avg_ns;		/* EWMA of a window's length; 0: none closed */
 	/* Written only on loss or reordering, and by the first packet. */
@@ -111,13 +161,25 @@ struct rt_qp {
 	__u64 duplicates;	/* behind the highest, seen before */
 	__u64 too_old;		/* further behind than the window */
 	__u64 first_ns;		/* bpf_ktime_get_ns() of the first */
-	/* Bit psn % RT_PSN_WINDOW, for PSNs within span: not arrived. */
-	__u64 missing[RT_WINDOW_WORDS];
-	__u64 spare[3];		/* the element to 576 bytes (above) */
+	__u64 spare;
 };
 
-_Static_assert(sizeof(struct rt_qp) == 480,
-	       "struct rt_qp: the hash map's element must stay a multiple of 64 bytes");
+_Static_assert(sizeof(struct rt_qp) == 256,
+	       "struct rt_qp: a slot must stay four cache lines");
+_Static_assert(__builtin_offsetof(struct rt_qp, key) == 8 &&
+	       __builtin_offsetof(struct rt_qp, holes) == 64 &&
+	       __builtin_offsetof(struct rt_qp, ops) == 128 &&
+	       __builtin_offsetof(struct rt_qp, avg_packets) == 192,
+	       "struct rt_qp: the lines as described");
+
+/*
+ * The PSN bitmap of the QP in the slot of the same index in rt_qps, under
+ * that slot's lock. Bit psn % RT_PSN_WINDOW, for PSNs within span: not
+ * arrived. Cleared by the program when a QP takes the slot.
+ */
+struct rt_qp_psns {
+	__u64 missing[RT_WINDOW_WORDS];
+};
 
 /* Per attachment point (device, direction), per CPU. */
 enum rt_dev_counter {

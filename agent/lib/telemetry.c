@@ -3,7 +3,7 @@
  * dmsc telemetry: the RoCEv2 tc program through its libbpf skeleton.
  *
  * State lives in the kernel, not in a daemon: the first attach in a
- * network namespace loads the object and pins its two programs and three
+ * network namespace loads the object and pins its two programs and four
  * maps in a directory named after the namespace's cookie (never reused,
  * unlike an inode number), and later commands open the pins. The attach
  * map records each (device, direction) and whether dmsc added the clsact
@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -53,11 +54,14 @@
 
 static const char *const dir_names[] = { "ingress", "egress" };
 static const char *const prog_pins[] = { "rt_ingress", "rt_egress" };
-static const char *const map_pins[] = { "rt_qps", "rt_devs", "rt_attach" };
-enum { M_QPS, M_DEVS, M_ATTACH, N_MAPS };
+static const char *const map_pins[] = {
+	"rt_qps", "rt_devs", "rt_attach", "rt_qp_count",
+};
+enum { M_QPS, M_DEVS, M_ATTACH, M_COUNT, N_MAPS };
 /* What this dmsc's program keeps: pins of another version's may differ. */
 static const __u32 map_value_sizes[N_MAPS] = {
 	sizeof(struct rt_qp), sizeof(struct rt_dev), sizeof(struct rt_attach),
+	sizeof(__u64),
 };
 
 struct pins {
@@ -234,18 +238,38 @@ static int tm_load(struct pins *t)
 	struct bpf_map *maps[N_MAPS];
 	struct bpf_program *progs[2];
 	char path[256];
+	__u64 seed;
 	int err;
 
 	libbpf_set_print(libbpf_print);
-	skel = roce_telemetry_bpf__open_and_load();
+	skel = roce_telemetry_bpf__open();
 	if (!skel) {
 		errorf("cannot load the telemetry program: %s",
 		       strerror(errno));
 		return -1;
 	}
+	/*
+	 * The slots' hash seed, so that no one can pick keys that crowd
+	 * one run of slots on every host alike. No entropy: the clock.
+	 */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		seed = ((__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec) *
+		       0x9e3779b97f4a7c15ull;
+	}
+	skel->rodata->rt_seed = seed;
+	err = roce_telemetry_bpf__load(skel);
+	if (err) {
+		errorf("cannot load the telemetry program: %s", strerror(-err));
+		roce_telemetry_bpf__destroy(skel);
+		return -1;
+	}
 	maps[M_QPS] = skel->maps.rt_qps;
 	maps[M_DEVS] = skel->maps.rt_devs;
 	maps[M_ATTACH] = skel->maps.rt_attach;
+	maps[M_COUNT] = skel->maps.rt_qp_count;
 	progs[RT_INGRESS] = skel->progs.rt_ingress;
 	progs[RT_EGRESS] = skel->progs.rt_egress;
 	if (mkdir(t->dir, 0700) && errno != EEXIST) {
@@ -339,20 +363,78 @@ static int tc_filters_left(int ifindex)
 	return n;
 }
 
-/* Delete every QP of (ifindex, dir) from the QP map. */
-static void qps_forget(int map, int ifindex, int dir)
+/*
+ * Every QP slot in use, read under its lock (BPF_F_LOCK), a batch of
+ * slots a system call; @fn(@arg, slot index, slot) for each. 0, or -1
+ * with errno.
+ */
+static int qps_walk(int map, void (*fn)(void *arg, __u32 i, const struct rt_qp *q),
+		    void *arg)
 {
-	struct rt_qp_key k, next, *prev = NULL;
+	enum { BATCH = 1024 };
+	struct rt_qp *v = malloc(BATCH * sizeof(*v));
+	__u32 *keys = malloc(BATCH * sizeof(*keys)), next = 0, n;
+	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_F_LOCK);
+	bool first = true;
+	int err = 0;
 
-	/* Deleting the current key breaks the walk: step first, then delete. */
-	while (!bpf_map_get_next_key(map, prev, &next)) {
-		if (prev && (int)prev->ifindex == ifindex && prev->dir == dir)
-			bpf_map_delete_elem(map, prev);
-		k = next;
-		prev = &k;
+	if (!v || !keys) {
+		free(v);
+		free(keys);
+		errno = ENOMEM;
+		return -1;
 	}
-	if (prev && (int)prev->ifindex == ifindex && prev->dir == dir)
-		bpf_map_delete_elem(map, prev);
+	do {
+		n = BATCH;
+		err = bpf_map_lookup_batch(map, first ? NULL : &next, &next,
+					   keys, v, &n, &o);
+		if (err && errno != ENOENT)
+			break;
+		first = false;
+		for (__u32 i = 0; i < n; i++)
+			if (v[i].key.ifindex)
+				fn(arg, keys[i], &v[i]);
+	} while (!err);
+	free(v);
+	free(keys);
+	return err && errno != ENOENT ? -1 : 0;
+}
+
+struct forget {
+	int map;
+	__u32 ifindex, dir;
+	__u64 freed;
+};
+
+static void forget_one(void *arg, __u32 i, const struct rt_qp *q)
+{
+	static const struct rt_qp zero;
+	struct forget *f = arg;
+
+	if (q->key.ifindex != f->ifindex || q->key.dir != f->dir)
+		return;
+	/* Under the slot's lock, as the program claims it: a free slot is all 0. */
+	if (!bpf_map_update_elem(f->map, &i, &zero, BPF_F_LOCK))
+		f->freed++;
+}
+
+/*
+ * Free every QP slot of (ifindex, dir), and count them freed: the
+ * program holds at most RT_MAX_QPS QPs, claimed less freed. dmsc alone
+ * writes the freed count, under its lock.
+ */
+static void qps_forget(const struct pins *t, int ifindex, int dir)
+{
+	struct forget f = { .map = t->map[M_QPS], .ifindex = (__u32)ifindex,
+			    .dir = (__u32)dir };
+	__u32 k = RT_COUNT_FREED;
+	__u64 freed;
+
+	qps_walk(f.map, forget_one, &f);
+	if (f.freed && !bpf_map_lookup_elem(t->map[M_COUNT], &k, &freed)) {
+		freed += f.freed;
+		bpf_map_update_elem(t->map[M_COUNT], &k, &freed, BPF_ANY);
+	}
 }
 
 static bool attach_map_empty(int map)
@@ -385,7 +467,7 @@ static bool prune_gone(struct pins *t)
 	for (size_t i = 0; i < n; i++) {
 		bpf_map_delete_elem(t->map[M_ATTACH], &gone[i]);
 		bpf_map_delete_elem(t->map[M_DEVS], &gone[i]);
-		qps_forget(t->map[M_QPS], (int)gone[i].ifindex, (int)gone[i].dir);
+		qps_forget(t, (int)gone[i].ifindex, (int)gone[i].dir);
 	}
 	if (n && attach_map_empty(t->map[M_ATTACH])) {
 		tm_unpin(t);
@@ -437,7 +519,7 @@ static int do_attach(struct pins *t, const struct telemetry_req *req,
 		goto undo;
 	}
 	free(zero);
-	qps_forget(t->map[M_QPS], ifindex, req->dir);
+	qps_forget(t, ifindex, req->dir);
 
 	libbpf_quiet = true;
 	err = bpf_tc_hook_create(&hook);
@@ -512,7 +594,7 @@ static int do_detach(struct pins *t, const struct telemetry_req *req,
 	}
 	bpf_map_delete_elem(t->map[M_ATTACH], &dk);
 	bpf_map_delete_elem(t->map[M_DEVS], &dk);
-	qps_forget(t->map[M_QPS], ifindex, req->dir);
+	qps_forget(t, ifindex, req->dir);
 	if (at.created_clsact) {
 		if (!bpf_map_lookup_elem(t->map[M_ATTACH], &other, &at_other)) {
 			/* Still in use by our other direction: it removes it. */
@@ -570,23 +652,39 @@ static int dk_cmp(const void *a, const void *b)
 	return x->dir < y->dir ? -1 : x->dir > y->dir;
 }
 
+struct qps_read {
+	struct telemetry_qp *v;
+	size_t n;
+};
+
+static void read_one(void *arg, __u32 i, const struct rt_qp *q)
+{
+	struct qps_read *r = arg;
+
+	(void)i;
+	/* At most RT_MAX_QPS are held; more only for a moment (a detach). */
+	if (r->n < RT_MAX_QPS) {
+		r->v[r->n].k = q->key;
+		r->v[r->n++].v = *q;
+	}
+}
+
 /* Every QP, read under its lock (BPF_F_LOCK), sorted. */
 static struct telemetry_qp *qps_read(int map, size_t *n)
 {
-	struct telemetry_qp *v = calloc(RT_MAX_QPS, sizeof(*v));
-	struct rt_qp_key k, cur, *prev = NULL;
+	struct qps_read r = { .v = calloc(RT_MAX_QPS, sizeof(*r.v)) };
 
 	*n = 0;
-	if (!v)
+	if (!r.v)
 		return NULL;
-	while (*n < RT_MAX_QPS && !bpf_map_get_next_key(map, prev, &k)) {
-		cur = k;
-		prev = &cur;
-		if (!bpf_map_lookup_elem_flags(map, &k, &v[*n].v, BPF_F_LOCK))
-			v[(*n)++].k = k;
+	if (qps_walk(map, read_one, &r)) {
+		errorf("cannot read the QPs: %s", strerror(errno));
+		free(r.v);
+		return NULL;
 	}
-	qsort(v, *n, sizeof(*v), qp_cmp);
-	return v;
+	qsort(r.v, r.n, sizeof(*r.v), qp_cmp);
+	*n = r.n;
+	return r.v;
 }
 
 static const char *const op_class_names[RT_OP_CLASSES] = {

@@ -49,9 +49,14 @@ static double rt_rate(__u64 avg, __u64 avg_ns)
 	return avg_ns ? (double)avg / (1 << RT_RATE_FRAC) * 1e9 / (double)avg_ns : 0;
 }
 
+/*
+ * The QP's slot, as the program finds it: among RT_QP_PROBES from where
+ * its key hashes to (the seed is 0 here), read under its lock.
+ */
 static int qp_get(int map, unsigned int qpn, struct rt_qp *q)
 {
 	struct rt_qp_key k;
+	__u32 h;
 
 	memset(&k, 0, sizeof(k));
 	k.ifindex = 1;			/* test runs see the loopback device */
@@ -61,7 +66,29 @@ static int qp_get(int map, unsigned int qpn, struct rt_qp *q)
 	k.dqpn = qpn;
 	memcpy(k.src, "\x0a\x00\x00\x01", 4);
 	memcpy(k.dst, "\x0a\x00\x00\x02", 4);
-	return bpf_map_lookup_elem_flags(map, &k, q, BPF_F_LOCK);
+	h = rt_qp_hash(&k, 0);
+	for (__u32 i = 0; i < RT_QP_PROBES; i++) {
+		__u32 idx = (h + i) & (RT_QP_SLOTS - 1);
+
+		if (bpf_map_lookup_elem_flags(map, &idx, q, BPF_F_LOCK))
+			return -1;
+		if (!memcmp(&q->key, &k, sizeof(k)))
+			return 0;
+	}
+	return -1;
+}
+
+/* QPs held: slots in use. */
+static unsigned int qps_held(int map)
+{
+	unsigned int n = 0;
+	struct rt_qp q;
+
+	for (__u32 i = 0; i < RT_QP_SLOTS; i++)
+		if (!bpf_map_lookup_elem_flags(map, &i, &q, BPF_F_LOCK) &&
+		    q.key.ifindex)
+			n++;
+	return n;
 }
 
 /*
@@ -215,7 +242,7 @@ int main(void)
 		printf("1..0 # SKIP cannot load BPF here: %s\n", strerror(errno));
 		return 0;
 	}
-	printf("1..12\n");
+	printf("1..13\n");
 	prog = bpf_program__fd(skel->progs.rt_ingress);
 	qps = bpf_map__fd(skel->maps.rt_qps);
 	dev = calloc((size_t)ncpu, sizeof(*dev));
@@ -326,15 +353,9 @@ int main(void)
 	ktap(rt_rate(q.avg_packets, q.avg_ns) < 0.1 * got, name);
 
 	/* Fill the QP map: what does not fit is counted, nothing else breaks. */
-	struct rt_qp_key k, *prev = NULL, cur;
-	unsigned int have = 0, extra = 100, ok = 1;
+	unsigned int have = qps_held(qps), extra = 100, ok = 1;
 	unsigned long long over = 0;
 
-	while (!bpf_map_get_next_key(qps, prev, &k)) {
-		cur = k;
-		prev = &cur;
-		have++;
-	}
 	for (unsigned int i = 0; i < RT_MAX_QPS - have + extra; i++)
 		if (run(prog, b, frame(b, 0x04, 0, 20000 + i, 0, 16)) != -1)
 			ok = 0;
@@ -345,6 +366,60 @@ int main(void)
 		 over, extra);
 	ktap(ok && over == extra && !qp_get(qps, 20000, &q) && q.packets == 1 &&
 	     qp_get(qps, 20000 + RT_MAX_QPS - have, &q), name);
+
+	/*
+	 * Free a slot as dmsc does at a detach (a zeroed slot written under
+	 * its lock, the freed count raised): a QP further along a probe run
+	 * through it is still found there, not made again in the freed slot,
+	 * and one new QP fits again, the next does not.
+	 */
+	{
+		static const struct rt_qp zero;
+		int cnt = bpf_map__fd(skel->maps.rt_qp_count);
+		__u32 kf = RT_COUNT_FREED, home = 0, at = 0;
+		unsigned long long over2 = 0;
+		unsigned int qpn = 0, copies = 0;
+		struct rt_qp s;
+		__u64 freed = 0;
+
+		for (unsigned int i = 0; i < RT_MAX_QPS - have && !qpn; i++) {
+			struct rt_qp_key k;
+
+			if (qp_get(qps, 20000 + i, &q))
+				continue;
+			k = q.key;
+			home = rt_qp_hash(&k, 0) & (RT_QP_SLOTS - 1);
+			for (at = home; at != ((home + RT_QP_PROBES) & (RT_QP_SLOTS - 1));
+			     at = (at + 1) & (RT_QP_SLOTS - 1)) {
+				if (bpf_map_lookup_elem_flags(qps, &at, &s, BPF_F_LOCK))
+					break;
+				if (!memcmp(&s.key, &k, sizeof(k)))
+					break;
+			}
+			if (at != home)
+				qpn = 20000 + i;
+		}
+		ok = qpn && !bpf_map_update_elem(qps, &home, &zero, BPF_F_LOCK) &&
+		     !bpf_map_lookup_elem(cnt, &kf, &freed);
+		freed++;
+		ok = ok && !bpf_map_update_elem(cnt, &kf, &freed, BPF_ANY);
+		run(prog, b, frame(b, 0x04, 0, qpn, 1, 16));
+		for (__u32 i = 0; i < RT_QP_SLOTS; i++)
+			if (!bpf_map_lookup_elem_flags(qps, &i, &s, BPF_F_LOCK) &&
+			    s.key.ifindex && s.key.dqpn == qpn)
+				copies++;
+		ok = ok && !qp_get(qps, qpn, &q) && q.packets == 2 && copies == 1;
+		run(prog, b, frame(b, 0x04, 0, 50000, 0, 16));
+		ok = ok && !qp_get(qps, 50000, &q) && q.packets == 1;
+		run(prog, b, frame(b, 0x04, 0, 50001, 0, 16));
+		bpf_map_lookup_elem(bpf_map__fd(skel->maps.rt_devs), &dk, dev);
+		for (int c = 0; c < ncpu; c++)
+			over2 += dev[c].c[RT_DEV_QP_OVERFLOW];
+		snprintf(name, sizeof(name),
+			 "a freed slot: QP %u (slot %u, %u from its first) found again, %u copies; one new QP fits, overflow %llu more",
+			 qpn, at, (at - home) & (RT_QP_SLOTS - 1), copies, over2 - over);
+		ktap(ok && over2 == over + 1 && qp_get(qps, 50001, &q), name);
+	}
 	free(dev);
 	roce_telemetry_bpf__destroy(skel);
 	printf("# %d passed, %d failed\n", n_test - n_fail, n_fail);
