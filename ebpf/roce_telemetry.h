@@ -181,7 +181,7 @@ struct rt_qp_psns {
 	__u64 missing[RT_WINDOW_WORDS];
 };
 
-/* Per attachment point (device, direction), per CPU. */
+/* Per attachment point (device, direction), per CPU, in rt_devs[slot]. */
 enum rt_dev_counter {
 	RT_DEV_PACKETS,		/* every packet the program ran on */
 	RT_DEV_ROCE,		/* counted in a QP */
@@ -209,6 +209,8 @@ struct rt_attach {
 	__u64 attached_realtime_ns;
 	__u32 prog_id;
 	__u32 created_clsact;	/* dmsc added the clsact qdisc: it removes it */
+	__u32 slot;		/* its counters in rt_devs; its filter's classid */
+	__u32 pad;
 };
 
 #endif /* DMSC_ROCE_TELEMETRY_H */

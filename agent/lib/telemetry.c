@@ -37,7 +37,11 @@
 #include <linux/pkt_sched.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/rtnetlink.h>
+#include <linux/if_ether.h>
 #include <netlink/netlink.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
 #include <netlink/route/classifier.h>
 
 #include "cmd.h"
@@ -364,6 +368,123 @@ static int tc_filters_left(int ifindex)
 }
 
 /*
+ * Add the direct-action bpf filter of @prog_fd at (@ifindex, @dir) with
+ * dmsc's handle and priority, as bpf_tc_attach() does, and with @slot as
+ * its classid (TCA_BPF_CLASSID, which bpf_tc_attach() cannot set): cls_bpf
+ * hands it to the program in skb->tc_classid, the attachment's slot in
+ * rt_devs. 0 or a negative errno.
+ */
+static int tc_attach_slot(int ifindex, int dir, int prog_fd, __u32 slot)
+{
+	struct tcmsg tc = {
+		.tcm_family = AF_UNSPEC,
+		.tcm_ifindex = ifindex,
+		.tcm_handle = TELEMETRY_TC_HANDLE,
+		.tcm_parent = TC_H_MAKE(TC_H_CLSACT, dir == RT_INGRESS ?
+					TC_H_MIN_INGRESS : TC_H_MIN_EGRESS),
+		.tcm_info = TC_H_MAKE((__u32)TELEMETRY_TC_PRIO << 16,
+				      htons(ETH_P_ALL)),
+	};
+	struct bpf_prog_info info;
+	__u32 info_len = sizeof(info);
+	struct nl_sock *sk;
+	struct nl_msg *msg;
+	struct nlattr *opts;
+	char name[64];
+	int err;
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
+		return -errno;
+	/* The name libbpf gives its filters: tc filter show prints it. */
+	snprintf(name, sizeof(name), "%s:[%u]", info.name, info.id);
+	sk = nl_socket_alloc();
+	msg = nlmsg_alloc_simple(RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL);
+	if (!sk || !msg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = nl_connect(sk, NETLINK_ROUTE);
+	if (err) {
+		err = -EIO;
+		goto out;
+	}
+	if (nlmsg_append(msg, &tc, sizeof(tc), NLMSG_ALIGNTO) ||
+	    nla_put_string(msg, TCA_KIND, "bpf") ||
+	    !(opts = nla_nest_start(msg, TCA_OPTIONS)) ||
+	    nla_put_u32(msg, TCA_BPF_FD, (uint32_t)prog_fd) ||
+	    nla_put_string(msg, TCA_BPF_NAME, name) ||
+	    nla_put_u32(msg, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT) ||
+	    nla_put_u32(msg, TCA_BPF_CLASSID, slot) ||
+	    nla_nest_end(msg, opts)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = nl_send_sync(sk, msg);	/* frees msg */
+	msg = NULL;
+	switch (err) {
+	case 0:
+		break;
+	case -NLE_EXIST:
+		err = -EEXIST;
+		break;
+	case -NLE_OBJ_NOTFOUND:
+		err = -ENOENT;
+		break;
+	case -NLE_PERM:
+	case -NLE_NOACCESS:
+		err = -EPERM;
+		break;
+	case -NLE_INVAL:
+		err = -EINVAL;
+		break;
+	case -NLE_NODEV:
+		err = -ENODEV;
+		break;
+	default:
+		err = -EIO;
+	}
+out:
+	nlmsg_free(msg);
+	nl_socket_free(sk);
+	return err;
+}
+
+/* The lowest slot in rt_devs no attachment has; -1: all taken. */
+static int free_slot(const struct pins *t)
+{
+	static bool used[RT_MAX_ATTACH];
+	struct rt_dev_key k, cur, *prev = NULL;
+	struct rt_attach at;
+
+	memset(used, 0, sizeof(used));
+	while (!bpf_map_get_next_key(t->map[M_ATTACH], prev, &k)) {
+		cur = k;
+		prev = &cur;
+		if (!bpf_map_lookup_elem(t->map[M_ATTACH], &k, &at) &&
+		    at.slot < RT_MAX_ATTACH)
+			used[at.slot] = true;
+	}
+	for (int i = 0; i < RT_MAX_ATTACH; i++)
+		if (!used[i])
+			return i;
+	return -1;
+}
+
+/* Zero an attachment's counters on every CPU. */
+static int slot_zero(const struct pins *t, __u32 slot)
+{
+	struct rt_dev *zero = calloc((size_t)ncpus(), sizeof(*zero));
+	int err;
+
+	if (!zero)
+		return -1;
+	err = bpf_map_update_elem(t->map[M_DEVS], &slot, zero, BPF_ANY);
+	free(zero);
+	return err;
+}
+
+/*
  * Every QP slot in use, read under its lock (BPF_F_LOCK), a batch of
  * slots a system call; @fn(@arg, slot index, slot) for each. 0, or -1
  * with errno.
@@ -465,8 +586,11 @@ static bool prune_gone(struct pins *t)
 			gone[n++] = k;
 	}
 	for (size_t i = 0; i < n; i++) {
+		struct rt_attach at;
+
+		if (!bpf_map_lookup_elem(t->map[M_ATTACH], &gone[i], &at))
+			slot_zero(t, at.slot);
 		bpf_map_delete_elem(t->map[M_ATTACH], &gone[i]);
-		bpf_map_delete_elem(t->map[M_DEVS], &gone[i]);
 		qps_forget(t, (int)gone[i].ifindex, (int)gone[i].dir);
 	}
 	if (n && attach_map_empty(t->map[M_ATTACH])) {
@@ -484,8 +608,7 @@ static int do_attach(struct pins *t, const struct telemetry_req *req,
 	struct bpf_prog_info info;
 	__u32 info_len = sizeof(info);
 	struct timespec ts;
-	struct rt_dev *zero;
-	int err, n = ncpus();
+	int err, slot;
 	bool fresh = false;
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 		    .attach_point = req->dir == RT_INGRESS ? BPF_TC_INGRESS :
@@ -510,15 +633,19 @@ static int do_attach(struct pins *t, const struct telemetry_req *req,
 		       dir_names[req->dir]);
 		return EXIT_FAIL;
 	}
-	/* The device's counters, zeroed on every CPU, before packets come. */
-	zero = calloc((size_t)n, sizeof(*zero));
-	if (!zero || bpf_map_update_elem(t->map[M_DEVS], &dk, zero, BPF_ANY)) {
-		errorf("dev \"%s\": cannot add its counters: %s", req->dev,
-		       strerror(errno));
-		free(zero);
+	/* The attachment's counters, zeroed on every CPU, before packets come. */
+	slot = free_slot(t);
+	if (slot < 0) {
+		errorf("dev \"%s\": cannot add its counters: %d attachments in this namespace already",
+		       req->dev, RT_MAX_ATTACH);
 		goto undo;
 	}
-	free(zero);
+	if (slot_zero(t, (__u32)slot)) {
+		errorf("dev \"%s\": cannot add its counters: %s", req->dev,
+		       strerror(errno));
+		goto undo;
+	}
+	at.slot = (__u32)slot;
 	qps_forget(t, ifindex, req->dir);
 
 	libbpf_quiet = true;
@@ -530,8 +657,7 @@ static int do_attach(struct pins *t, const struct telemetry_req *req,
 		goto undo;
 	}
 	at.created_clsact = !err;
-	opts.prog_fd = t->prog[req->dir];
-	err = bpf_tc_attach(&hook, &opts);
+	err = tc_attach_slot(ifindex, req->dir, t->prog[req->dir], at.slot);
 	if (err) {
 		errorf("dev \"%s\" %s: cannot attach: %s%s", req->dev,
 		       dir_names[req->dir], strerror(-err),
@@ -543,7 +669,7 @@ static int do_attach(struct pins *t, const struct telemetry_req *req,
 		goto undo;
 	}
 	memset(&info, 0, sizeof(info));
-	if (!bpf_obj_get_info_by_fd(opts.prog_fd, &info, &info_len))
+	if (!bpf_obj_get_info_by_fd(t->prog[req->dir], &info, &info_len))
 		at.prog_id = info.id;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	at.attached_realtime_ns = (__u64)ts.tv_sec * 1000000000ull +
@@ -556,7 +682,6 @@ static int do_attach(struct pins *t, const struct telemetry_req *req,
 	}
 	return EXIT_OK;
 undo:
-	bpf_map_delete_elem(t->map[M_DEVS], &dk);
 	if (fresh)
 		tm_unpin(t);
 	return EXIT_FAIL;
@@ -593,7 +718,7 @@ static int do_detach(struct pins *t, const struct telemetry_req *req,
 		return EXIT_FAIL;
 	}
 	bpf_map_delete_elem(t->map[M_ATTACH], &dk);
-	bpf_map_delete_elem(t->map[M_DEVS], &dk);
+	slot_zero(t, at.slot);
 	qps_forget(t, ifindex, req->dir);
 	if (at.created_clsact) {
 		if (!bpf_map_lookup_elem(t->map[M_ATTACH], &other, &at_other)) {
@@ -783,13 +908,13 @@ static const char *const dev_counter_names[RT_DEV_COUNTERS] = {
 	[RT_DEV_UNPARSED] = "unparsed", [RT_DEV_QP_OVERFLOW] = "qp_overflow",
 };
 
-static void dev_sum(int map, const struct rt_dev_key *dk, struct rt_dev *sum)
+static void dev_sum(int map, __u32 slot, struct rt_dev *sum)
 {
 	int n = ncpus();
 	struct rt_dev *per = calloc((size_t)n, sizeof(*per));
 
 	memset(sum, 0, sizeof(*sum));
-	if (per && !bpf_map_lookup_elem(map, dk, per))
+	if (per && !bpf_map_lookup_elem(map, &slot, per))
 		for (int c = 0; c < n; c++) {
 			for (int i = 0; i < RT_DEV_COUNTERS; i++)
 				sum->c[i] += per[c].c[i];
@@ -846,7 +971,7 @@ int telemetry_snapshot(struct telemetry_snap *s, int ifindex)
 		    bpf_map_lookup_elem(t.map[M_ATTACH], &k, &d->at))
 			continue;
 		d->k = k;
-		dev_sum(t.map[M_DEVS], &k, &d->sum);
+		dev_sum(t.map[M_DEVS], d->at.slot, &d->sum);
 		if (!if_indextoname(k.ifindex, d->name))
 			snprintf(d->name, sizeof(d->name), "if%u", k.ifindex);
 		s->ndevs++;

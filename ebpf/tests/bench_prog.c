@@ -18,7 +18,9 @@
  * -b times the program in another object file too (an older
  * roce_telemetry.bpf.o: before and after in one run), batch for batch
  * in turn with the one built in, and prints its lines as "before PATH
- * QPS NS". It must have the same rt_ingress program and rt_devs map.
+ * QPS NS". It must have the same rt_ingress program and rt_devs values;
+ * rt_devs may be by slot (an array: a test run's is 0) or by device and
+ * direction (the hash of objects before 2026-11-30).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -94,7 +96,17 @@ struct target {
 	struct roce_telemetry_bpf *skel;
 	struct bpf_object *obj;
 	int prog, devs;
+	const void *dk;		/* the key of the test runs' device counters */
 };
+
+static const struct rt_dev_key lo_key = { .ifindex = 1, .dir = RT_INGRESS };
+static const __u32 slot0;
+
+static const void *dev_key(const struct bpf_map *m)
+{
+	return bpf_map__key_size(m) == sizeof(lo_key) ? (const void *)&lo_key :
+							 (const void *)&slot0;
+}
 
 static int load(struct target *t)
 {
@@ -107,6 +119,7 @@ static int load(struct target *t)
 			return -errno;
 		t->prog = bpf_program__fd(t->skel->progs.rt_ingress);
 		t->devs = bpf_map__fd(t->skel->maps.rt_devs);
+		t->dk = dev_key(t->skel->maps.rt_devs);
 		return 0;
 	}
 	t->obj = bpf_object__open_file(t->name, NULL);
@@ -120,17 +133,17 @@ static int load(struct target *t)
 		return -ENOENT;
 	t->prog = bpf_program__fd(p);
 	t->devs = bpf_map__fd(m);
+	t->dk = dev_key(m);
 	return 0;
 }
 
 /* Every run took the full path: counted in a QP, SRv6 as such. */
 static int counted(const struct target *t, unsigned int n, int ncpu)
 {
-	struct rt_dev_key dk = { .ifindex = 1, .dir = RT_INGRESS };
 	unsigned long long roce = 0, srv6 = 0, want = 2ull * n + 10001;
 	struct rt_dev *dev = calloc((size_t)ncpu, sizeof(*dev));
 
-	if (!dev || bpf_map_lookup_elem(t->devs, &dk, dev)) {
+	if (!dev || bpf_map_lookup_elem(t->devs, t->dk, dev)) {
 		free(dev);
 		return -1;
 	}
@@ -153,7 +166,6 @@ int main(int argc, char **argv)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = -1 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	struct rt_dev_key dk = { .ifindex = 1, .dir = RT_INGRESS };
 	int ncpu = libbpf_num_possible_cpus(), nop, c, np = 1, prog[2], err = 0;
 	struct target t[2] = { { 0 }, { 0 } };
 	struct rt_dev *dev = NULL;
@@ -191,7 +203,7 @@ usage:
 		}
 		prog[j] = t[j].prog;
 		/* test runs come in on the loopback device: its counters must exist. */
-		if (!dev || bpf_map_update_elem(t[j].devs, &dk, dev, BPF_ANY)) {
+		if (!dev || bpf_map_update_elem(t[j].devs, t[j].dk, dev, BPF_ANY)) {
 			fprintf(stderr, "bench_prog: cannot set up the device counters\n");
 			err = -1;
 		}

@@ -229,7 +229,7 @@ static int after_loss(int prog, int qps, unsigned int qpn, char *why,
 int main(void)
 {
 	struct roce_telemetry_bpf *skel;
-	struct rt_dev_key dk = { .ifindex = 1, .dir = RT_INGRESS };
+	__u32 dk = 0;		/* test runs have classid 0: slot 0 */
 	int ncpu = libbpf_num_possible_cpus(), prog, qps;
 	struct rt_dev *dev;
 	unsigned char b[256];
