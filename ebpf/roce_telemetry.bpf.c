@@ -39,7 +39,7 @@
 
 /*
  * The QPs: an open-addressed table (roce_telemetry.h, and qp_find() and
- * qp_insert() below), the PSN bitmaps beside it, one per slot.
+ * qp_claim() below), the PSN bitmaps beside it, one per slot.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -58,7 +58,7 @@ struct {
 /*
  * Insertion locks, striped by the slot a key hashes to: a new QP's
  * search for its key and its claim of a free slot are one step for all
- * CPUs that see its first packets (qp_insert()). A bpf_spin_lock cannot
+ * CPUs that see its first packets (qp_claim()). A bpf_spin_lock cannot
  * be it: the claim takes the slot's own, and a program holds one at most.
  */
 struct {
@@ -614,8 +614,8 @@ static __always_inline struct rt_qp *slot(__u32 h, __u32 i,
 
 /*
  * A new QP, or one another CPU has just made: find or claim its slot
- * among the RT_QP_PROBES from @h. Returns it locked, with its bitmap in
- * *@mp, or NULL when none is free or RT_MAX_QPS are held (qp_overflow).
+ * among the RT_QP_PROBES from @h. Returns the slot's index, or -1 when
+ * none is free or RT_MAX_QPS are held (qp_overflow).
  *
  * The search and the claim are one step under the key's insertion lock
  * (rt_qp_ins, by @h): a second CPU with the same new key waits, then
@@ -629,26 +629,30 @@ static __always_inline struct rt_qp *slot(__u32 h, __u32 i,
  * A slot is claimed under its own lock, which is what a reader of its
  * key takes: free (key.ifindex 0, the whole slot 0: dmsc frees by
  * writing a zeroed one), it gets the key, and its bitmap is cleared.
+ *
+ * A global function: the verifier checks it once, not once for every
+ * way the parser can reach it (its loops are most of the program's
+ * instructions), so it returns an index, not a locked slot.
  */
-static __always_inline struct rt_qp *qp_insert(const struct rt_qp_key *key,
-						__u32 h,
-						struct rt_qp_psns **mp)
+__noinline int qp_claim(const struct rt_qp_key *key, __u32 h)
 {
 	__u32 stripe = h & (RT_QP_INS_LOCKS - 1), c0 = RT_COUNT_CLAIMED,
 	      c1 = RT_COUNT_FREED;
 	__u64 *ins, *claimed, *freed, n;
 	struct rt_qp_psns *m;
 	struct rt_qp *q;
-	int i, locked = 0;
+	int i, locked = 0, found = -1;
 
+	if (!key)
+		return -1;
 	ins = bpf_map_lookup_elem(&rt_qp_ins, &stripe);
 	claimed = bpf_map_lookup_elem(&rt_qp_count, &c0);
 	freed = bpf_map_lookup_elem(&rt_qp_count, &c1);
 	if (!ins || !claimed || !freed)
-		return NULL;
+		return -1;
 	/* Full: no search (a packet of a QP that did not fit comes here each time). */
 	if (*(volatile __u64 *)claimed - *(volatile __u64 *)freed >= RT_MAX_QPS)
-		return NULL;
+		return -1;
 	for (i = 0; i < INS_SPIN; i++) {
 		if (!*(volatile __u64 *)ins &&
 		    !__sync_val_compare_and_swap(ins, 0, 1)) {
@@ -660,38 +664,39 @@ static __always_inline struct rt_qp *qp_insert(const struct rt_qp_key *key,
 	for (i = 0; i < RT_QP_PROBES; i++) {
 		q = slot(h, i, &m);
 		if (!q || !m)
-			goto none;
+			goto out;
 		bpf_spin_lock(&q->lock);
 		if (key_eq(q, key))
-			goto out;
+			found = (h + i) & (RT_QP_SLOTS - 1);
 		bpf_spin_unlock(&q->lock);
+		if (found >= 0)
+			goto out;
 	}
 	for (i = 0; i < RT_QP_PROBES; i++) {
 		q = slot(h, i, &m);
 		if (!q || !m)
-			goto none;
+			goto out;
 		bpf_spin_lock(&q->lock);
 		if (!q->key.ifindex) {
 			n = __sync_fetch_and_add(claimed, 1);
 			if (n - *(volatile __u64 *)freed >= RT_MAX_QPS) {
 				__sync_fetch_and_add(claimed, -1);
 				bpf_spin_unlock(&q->lock);
-				goto none;
+				goto out;
 			}
 			q->key = *key;
 			for (int k = 0; k < RT_WINDOW_WORDS; k++)
 				m->missing[k] = 0;
-			goto out;
+			found = (h + i) & (RT_QP_SLOTS - 1);
 		}
 		bpf_spin_unlock(&q->lock);
+		if (found >= 0)
+			goto out;
 	}
-none:
-	q = NULL;
 out:
 	if (locked)
 		__sync_lock_test_and_set(ins, 0);
-	*mp = m;
-	return q;
+	return found;
 }
 
 static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
@@ -704,6 +709,7 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 	struct pkt p = { .key = &key };
 	struct roce rc;
 	__u32 payload, psn, cls, h, i;
+	int c;
 	enum parse r;
 	__u8 op;
 	__u64 now;
@@ -751,11 +757,18 @@ static __always_inline int observe(struct __sk_buff *skb, __u32 dir)
 			goto found;
 		bpf_spin_unlock(&q->lock);
 	}
-	q = qp_insert(&key, h, &m);
-	if (!q || !m) {
-		if (q)
-			bpf_spin_unlock(&q->lock);
+	c = qp_claim(&key, h);
+	if (c < 0) {
 		dev_count(dev, RT_DEV_QP_OVERFLOW);
+		return TC_ACT_UNSPEC;
+	}
+	q = slot((__u32)c, 0, &m);
+	if (!q || !m)
+		return TC_ACT_UNSPEC;
+	bpf_spin_lock(&q->lock);
+	/* Freed since (its device detached): not counted, as after a detach. */
+	if (!key_eq(q, &key)) {
+		bpf_spin_unlock(&q->lock);
 		return TC_ACT_UNSPEC;
 	}
 found:
