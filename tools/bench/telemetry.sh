@@ -111,7 +111,7 @@ if d["roce_packets"] != want or len(d["qps"]) != int(sys.argv[2]):
     sys.exit("telemetry counted %d packets in %d QPs, not %d in %s" % (d["roce_packets"], len(d["qps"]), want, sys.argv[2]))' \
 			"$T/show.json" "$2" "$per" >&2
 		if [ "$2" -ge 10000 ] && [ ! -e "$T/mem" ]; then
-			bpftool -j map show name rt_qps >"$T/mem" 2>/dev/null || true
+			bpftool -j map show >"$T/mem" 2>/dev/null || true
 		fi
 		"$DMSC" -n "$R" telemetry detach dev r0
 	fi
@@ -168,9 +168,15 @@ for path in ("plain", "srv6"):
             row += " %.0f | %.3f |" % (b, pns / (pns + b))
         print(row)
 if os.path.exists(sys.argv[2]) and os.path.getsize(sys.argv[2]):
-    m = json.load(open(sys.argv[2]))
-    m = m[0] if isinstance(m, list) else m
-    print("rt_qps: %d entries, key %d B, value %d B, memlock %d B = %.0f B per QP" % (
-        m["max_entries"], m["bytes_key"], m["bytes_value"], m["bytes_memlock"],
-        m["bytes_memlock"] / m["max_entries"]))
+    maps = json.load(open(sys.argv[2]))
+    total = 0
+    for m in maps:
+        if m.get("name") in ("rt_qps", "rt_psns"):
+            total += m["bytes_memlock"]
+            print("%s: %d entries, key %d B, value %d B, memlock %d B" % (
+                m["name"], m["max_entries"], m["bytes_key"], m["bytes_value"],
+                m["bytes_memlock"]))
+    # 16384: RT_MAX_QPS, the QPs the table holds at most.
+    print("QP table and bitmaps: %d B = %.0f B per QP held at most (16384)" % (
+        total, total / 16384))
 EOF
