@@ -38,7 +38,7 @@
 #define IP_OFFSET	0x1fff
 
 /*
- * The QPs: an open-addressed table (roce_telemetry.h, and qp_find() and
+ * The QPs: an open-addressed table (roce_telemetry.h, observe() and
  * qp_claim() below), the PSN bitmaps beside it, one per slot.
  */
 struct {
@@ -650,9 +650,6 @@ __noinline int qp_claim(const struct rt_qp_key *key, __u32 h)
 	freed = bpf_map_lookup_elem(&rt_qp_count, &c1);
 	if (!ins || !claimed || !freed)
 		return -1;
-	/* Full: no search (a packet of a QP that did not fit comes here each time). */
-	if (*(volatile __u64 *)claimed - *(volatile __u64 *)freed >= RT_MAX_QPS)
-		return -1;
 	for (i = 0; i < INS_SPIN; i++) {
 		if (!*(volatile __u64 *)ins &&
 		    !__sync_val_compare_and_swap(ins, 0, 1)) {
@@ -672,6 +669,9 @@ __noinline int qp_claim(const struct rt_qp_key *key, __u32 h)
 		if (found >= 0)
 			goto out;
 	}
+	/* Full: no claim (each packet of a QP that did not fit comes here). */
+	if (*(volatile __u64 *)claimed - *(volatile __u64 *)freed >= RT_MAX_QPS)
+		goto out;
 	for (i = 0; i < RT_QP_PROBES; i++) {
 		q = slot(h, i, &m);
 		if (!q || !m)
