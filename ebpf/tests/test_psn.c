@@ -242,7 +242,7 @@ int main(void)
 		printf("1..0 # SKIP cannot load BPF here: %s\n", strerror(errno));
 		return 0;
 	}
-	printf("1..13\n");
+	printf("1..14\n");
 	prog = bpf_program__fd(skel->progs.rt_ingress);
 	qps = bpf_map__fd(skel->maps.rt_qps);
 	dev = calloc((size_t)ncpu, sizeof(*dev));
@@ -382,23 +382,39 @@ int main(void)
 		struct rt_qp s;
 		__u64 freed = 0;
 
-		for (unsigned int i = 0; i < RT_MAX_QPS - have && !qpn; i++) {
+		unsigned int far = 0, far_at = 0;
+
+		/* qpn: one slot from its first; far: three or more (qp_claim() finds it). */
+		for (unsigned int i = 0; i < RT_MAX_QPS - have && (!qpn || !far); i++) {
 			struct rt_qp_key k;
+			__u32 h0;
 
 			if (qp_get(qps, 20000 + i, &q))
 				continue;
 			k = q.key;
-			home = rt_qp_hash(&k, 0) & (RT_QP_SLOTS - 1);
-			for (at = home; at != ((home + RT_QP_PROBES) & (RT_QP_SLOTS - 1));
+			h0 = rt_qp_hash(&k, 0) & (RT_QP_SLOTS - 1);
+			for (at = h0; at != ((h0 + RT_QP_PROBES) & (RT_QP_SLOTS - 1));
 			     at = (at + 1) & (RT_QP_SLOTS - 1)) {
 				if (bpf_map_lookup_elem_flags(qps, &at, &s, BPF_F_LOCK))
 					break;
 				if (!memcmp(&s.key, &k, sizeof(k)))
 					break;
 			}
-			if (at != home)
+			if (!qpn && ((at - h0) & (RT_QP_SLOTS - 1)) == 1) {
 				qpn = 20000 + i;
+				home = h0;
+			} else if (!far && ((at - h0) & (RT_QP_SLOTS - 1)) >= 3) {
+				far = 20000 + i;
+				far_at = (at - h0) & (RT_QP_SLOTS - 1);
+			}
 		}
+		at = (home + 1) & (RT_QP_SLOTS - 1);
+		run(prog, b, frame(b, 0x04, 0, far, 1, 16));
+		ok = far && !qp_get(qps, far, &q) && q.packets == 2;
+		snprintf(name, sizeof(name),
+			 "a QP %u slots from its first (QP %u) is found there: %llu packets",
+			 far_at, far, (unsigned long long)q.packets);
+		ktap(ok, name);
 		ok = qpn && !bpf_map_update_elem(qps, &home, &zero, BPF_F_LOCK) &&
 		     !bpf_map_lookup_elem(cnt, &kf, &freed);
 		freed++;
