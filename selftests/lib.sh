@@ -152,10 +152,15 @@ neigh() {
 		lladdr "$(ip netns exec "$4" cat "/sys/class/net/$5/address")"
 }
 
-# num KEY: the first number of "KEY" in the JSON on stdin. A grep, not
-# python: python's start-up is slow in a TCG VM.
+# num KEY: the first number of "KEY" in the JSON on stdin; fails if there
+# is none. Bash alone: in a TCG VM each process costs 50-100 ms, and the
+# selftests read counters thousands of times (grep | head | grep was three
+# more processes a read; python's start-up is slower still).
 num() {
-	grep -oE "\"$1\": ?[0-9]+" | head -1 | grep -oE '[0-9]+$'
+	local json re="\"$1\": ?([0-9]+)"
+	IFS= read -r -d '' json || true
+	[[ $json =~ $re ]] || return 1
+	echo "${BASH_REMATCH[1]}"
 }
 
 # jq-free JSON field extraction: json_get 'expr' reads JSON on stdin and
@@ -292,7 +297,13 @@ ktap_run() {
 		started=$SECONDS
 		# Not in an && list: errexit must stay in force inside the case.
 		set +e
-		( set -e; trap cleanup_ns EXIT; "$fn" ) >"$log" 2>&1
+		# DMSC_TRACE=1: every command of the case, timed (where it goes).
+		( set -e; trap cleanup_ns EXIT
+		  if [ "${DMSC_TRACE:-0}" = 1 ]; then
+			PS4='+ $EPOCHREALTIME '
+			set -x
+		  fi
+		  "$fn" ) >"$log" 2>&1
 		rc=$?
 		sed 's/^/# /' "$log"
 		# Where a selftest's minutes go (make check's budget is 45).
