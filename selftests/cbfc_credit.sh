@@ -63,6 +63,14 @@ qd() {
 	tc -n "$1" -s -j qdisc show dev "$2" | num "$3"
 }
 
+# The veths' MACs (setup's static neighbours).
+MAC_A1=02:00:00:00:01:01
+MAC_P1=02:00:00:00:02:01
+MAC_P2=02:00:00:00:02:02
+MAC_E2=02:00:00:00:03:01
+MAC_ES=02:00:00:00:03:02
+MAC_SV=02:00:00:00:04:01
+
 setup() {
 	local ns
 	T=$(mktemp -d)
@@ -75,37 +83,46 @@ setup() {
 			net.ipv6.conf.all.accept_dad=0 \
 			net.ipv6.conf.default.accept_dad=0
 	done
-	ip -n "$pe1" link add a1 type veth peer name p1 netns "$p"
-	ip -n "$p" link add p2 type veth peer name e2 netns "$pe2"
-	ip -n "$pe2" link add es type veth peer name sv netns "$s"
-	ip -n "$pe1" addr add 10.9.0.1/32 dev lo
-	ip -n "$pe1" addr add fc00:1::1/64 dev a1 nodad
-	ip -n "$p" addr add fc00:1::2/64 dev p1 nodad
-	ip -n "$p" addr add fc00:2::1/64 dev p2 nodad
-	ip -n "$pe2" addr add fc00:2::2/64 dev e2 nodad
-	ip -n "$pe2" addr add 10.9.9.1/24 dev es
-	ip -n "$s" addr add 10.9.9.2/24 dev sv
-	ip -n "$pe1" link set a1 up
-	ip -n "$p" link set p1 up
-	ip -n "$p" link set p2 up
-	ip -n "$pe2" link set e2 up
-	ip -n "$pe2" link set es up
-	ip -n "$s" link set sv up
+	# ip -batch, one ip a namespace, and fixed MACs for the static
+	# neighbours: each process costs about 0.1 s in a TCG VM.
+	ip -n "$pe1" -batch - <<-EOF
+	link add a1 address $MAC_A1 type veth peer name p1 address $MAC_P1 netns $p
+	addr add 10.9.0.1/32 dev lo
+	addr add fc00:1::1/64 dev a1 nodad
+	link set a1 up
+	neigh replace fc00:1::2 lladdr $MAC_P1 dev a1 nud permanent
+	route add fc00:b1::/64 via fc00:1::2 dev a1
+	route add 10.9.9.0/24 dev a1 src 10.9.0.1
+	EOF
+	ip -n "$p" -batch - <<-EOF
+	link add p2 address $MAC_P2 type veth peer name e2 address $MAC_E2 netns $pe2
+	addr add fc00:1::2/64 dev p1 nodad
+	addr add fc00:2::1/64 dev p2 nodad
+	link set p1 up
+	link set p2 up
+	neigh replace fc00:1::1 lladdr $MAC_A1 dev p1 nud permanent
+	neigh replace fc00:2::2 lladdr $MAC_E2 dev p2 nud permanent
+	route add fc00:b1::e/128 encap seg6local action End dev p1
+	route add fc00:b2::/64 via fc00:2::2 dev p2
+	EOF
+	ip -n "$pe2" -batch - <<-EOF
+	link add es address $MAC_ES type veth peer name sv address $MAC_SV netns $s
+	addr add fc00:2::2/64 dev e2 nodad
+	addr add 10.9.9.1/24 dev es
+	link set e2 up
+	link set es up
+	neigh replace fc00:2::1 lladdr $MAC_P2 dev e2 nud permanent
+	neigh replace 10.9.9.2 lladdr $MAC_SV dev es nud permanent
+	route add fc00:b2::d4/128 encap seg6local action End.DX4 nh4 10.9.9.2 dev e2
+	EOF
+	ip -n "$s" -batch - <<-EOF
+	addr add 10.9.9.2/24 dev sv
+	link set sv up
+	neigh replace 10.9.9.1 lladdr $MAC_ES dev sv nud permanent
+	EOF
 	in_order "$p" p1
 	in_order "$pe2" e2
 	in_order "$s" sv
-	neigh "$pe1" fc00:1::2 a1 "$p" p1
-	neigh "$p" fc00:1::1 p1 "$pe1" a1
-	neigh "$p" fc00:2::2 p2 "$pe2" e2
-	neigh "$pe2" fc00:2::1 e2 "$p" p2
-	neigh "$pe2" 10.9.9.2 es "$s" sv
-	neigh "$s" 10.9.9.1 sv "$pe2" es
-	ip -n "$pe1" -6 route add fc00:b1::/64 via fc00:1::2 dev a1
-	ip -n "$pe1" route add 10.9.9.0/24 dev a1 src 10.9.0.1
-	ip -n "$p" -6 route add fc00:b1::e/128 encap seg6local action End dev p1
-	ip -n "$p" -6 route add fc00:b2::/64 via fc00:2::2 dev p2
-	ip -n "$pe2" -6 route add fc00:b2::d4/128 encap seg6local \
-		action End.DX4 nh4 10.9.9.2 dev e2
 	dns "$pe1" tunnel add 1 src fc00:1::1 path fc00:b1::e,fc00:b2::d4
 	dns "$pe1" rule add dst 10.9.9.0/24 tunnel 1
 	tc -n "$pe1" qdisc add dev a1 root cbfc
@@ -337,6 +354,12 @@ test_resv_loss_delta() {
 	check "(( \$(stat $pe1 cret_rx) > 0 && \$(stat $pe1 cret_mode) == 0 ))" \
 		"delta, no loss: PE1 cret_rx $(stat "$pe1" cret_rx) cret_mode $(stat "$pe1" cret_mode)"
 	echo "delta, no loss: 200 of 200 packets, $(stat "$pe1" cret_rx) delta RESVs applied at PE1"
+	# What lost RESVs do to the delta form (it stalls) is a finding,
+	# not a promise: make check-deep shows it again.
+	if [ "${DMSC_DEEP:-0}" != 1 ]; then
+		dmesg_clean || fail "kernel log"
+		return 0
+	fi
 
 	tc -n "$p" qdisc add dev p1 root netem loss 10%
 	tc -n "$pe2" qdisc add dev e2 root netem loss 10%
@@ -595,7 +618,7 @@ load_module
 CASES=(
 	test_chain "cbfc credit returns: PE1-P-PE2 with 8 packets of credit carries $N packets without loss; freed equals what the next hop forwarded, RESVs per credit_batch"
 	test_resv_loss "cbfc credit returns: 10% of RESVs lost, no data lost, the totals still agree"
-	test_resv_loss_delta "cbfc credit returns: the delta form carries a transfer without loss; with 10% of RESVs lost it leaks credit until the flow stalls"
+	test_resv_loss_delta "cbfc credit returns: the delta form carries a transfer without loss; with 10% of RESVs lost (make check-deep) it leaks credit until the flow stalls"
 	test_forged "cbfc credit returns: forged (wrong source, refused by IPsec policy, wrong form), truncated and absurd RESVs are counted and change nothing"
 	test_held "cbfc credit returns: a hop held back by its next hop keeps its previous hop's heartbeat up (keepalives), and fails without them"
 	test_pull_in "cbfc credit returns: a session backing off from an unreachable prevhop does not hold back another's return"
