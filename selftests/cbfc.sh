@@ -124,7 +124,7 @@ sink_stop() {
 	kill -TERM "$SINK"
 	wait "$SINK" || fail "sink: $(cat "$T/sink.err")"
 	SINK=
-	SINK_TOTALS=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["packets"], t["psn_gaps"], t["out_of_order"])' \
+	SINK_TOTALS=$(jq -r '.totals | "\(.packets) \(.psn_gaps) \(.out_of_order)"' \
 		"$T/sink.json")
 }
 

@@ -136,10 +136,8 @@ stat() {
 # sessions NODE: the node's kernel sessions, one line each:
 # "src dst sport qpn nexthop mode credit" ("-" for a tail's next hop).
 sessions() {
-	dns "$(ns_of "$1")" -j cbfc session show | python3 -c '
-import json, sys
-for s in json.load(sys.stdin):
-    print(s["src"], s["dst"], s["sport"], s["qpn"], s.get("nexthop", "-"), s["mode"], s["credit"])'
+	dns "$(ns_of "$1")" -j cbfc session show |
+	jq -r '.[] | "\(.src) \(.dst) \(.sport) \(.qpn) \(.nexthop // "-") \(.mode) \(.credit)"'
 }
 
 # prevhops NODE: the previous hop of each of the node's kernel sessions.

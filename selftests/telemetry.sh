@@ -151,7 +151,9 @@ sink_start() {
 }
 sink_wait() {
 	wait "$SINK" || fail "sink failed: $(cat "$T/sink.err")"
-	echo "sink: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"])' "$T/sink.json")"
+	# jq, not python, for the one-liners: python's start-up is about a
+	# second in a TCG VM.
+	echo "sink: $(jq -c .totals "$T/sink.json")"
 }
 # send DST ARGS...: from h1, on one CPU (see srv6_steer.sh's send()).
 send() {
@@ -215,8 +217,8 @@ if dev["short"] or dev["bad_version"] or dev["qp_overflow"]:
     bad = print("malformed or overflow counted on clean traffic") or 1
 sys.exit(1 if bad else 0)
 EOF
-	DEV_SRV6=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["srv6_packets"])' "$T/show.json")
-	DEV_ROCE=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["roce_packets"])' "$T/show.json")
+	DEV_SRV6=$(jq -e '.[0].srv6_packets' "$T/show.json")
+	DEV_ROCE=$(jq -e '.[0].roce_packets' "$T/show.json")
 }
 
 # Each case starts from nothing attached, no netem, plain routes, and
@@ -234,7 +236,11 @@ setup_case() {
 
 # Packets the per-CPU backlogs dropped so far (all CPUs, all namespaces).
 softnet_drops() {
-	python3 -c 'print(sum(int(l.split()[1], 16) for l in open("/proc/net/softnet_stat")))'
+	local _ d sum=0
+	while read -r _ d _; do
+		sum=$((sum + 16#$d))
+	done </proc/net/softnet_stat
+	echo "$sum"
 }
 
 netem_on() {	# netem_on NODE DEV
@@ -369,7 +375,7 @@ print(len({(x["dev"], x["direction"]) for x in d if x["dev"].startswith("d")}))'
 	n=$(h1 tc filter show dev d7 egress | grep -c 'rt_egress' || true)
 	check "(( n == 1 ))" "d7 egress: $n filters"
 	# Other namespaces see none of them.
-	n=$(tm h2 -j telemetry show | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+	n=$(tm h2 -j telemetry show | jq length)
 	check "(( n == 0 ))" "h2 shows $n attachments of h1"
 	# A device deleted while attached is forgotten: it can be named no more.
 	h1 ip link del d32

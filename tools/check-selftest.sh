@@ -118,6 +118,14 @@ older=$(DMSC_OLDER_KERNEL=1 DMSC_DEEP=1 "$tmp/lib.sh" 2>&1 | grep '^ok 6 ')
 [ "$older" = "ok 6 newest" ]
 ktap_result $? "lib.sh: DMSC_DEEP=1 runs the NEWEST_CASES on an older kernel" "got '$older'"
 
+# num, the counter reader every selftest leans on: the first number of
+# the key, wherever it is, and a failure (as grep's was) where it is not.
+got=$(bash -c "source '$top/selftests/lib.sh'
+	printf '{\"x\": {\"qlen\": 7},\n \"qlen\": 9}' | num qlen; echo \"rc \$?\"
+	echo '{\"a\": 1, \"qlens\": 2}' | num qlen; echo \"rc \$?\"" 2>&1)
+[ "$got" = $'7\nrc 0\nrc 1' ]
+ktap_result $? "lib.sh: num reads the first number of a key, fails without it" "got '${got//$'\n'/ | }'"
+
 # The count make check would print: every failure once (a broken program
 # and the harness's line about it are one), then the exit status.
 want="11 passed, 8 failed, 4 skipped"
