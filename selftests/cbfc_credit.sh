@@ -149,8 +149,11 @@ sink_stop() {
 	kill -TERM "$SINK"
 	wait "$SINK" || fail "sink: $(cat "$T/sink.err")"
 	SINK=
-	SINK_TOTALS=$(jq -r '.totals | "\(.packets) \(.psn_gaps) \(.out_of_order)"' \
-		"$T/sink.json")
+	# jq -n with input: an empty or incomplete file is an error, as
+	# python's KeyError was.
+	SINK_TOTALS=$(jq -rn 'input.totals | [.packets, .psn_gaps, .out_of_order] |
+		if any(. == null) then error("incomplete totals") else join(" ") end' \
+		"$T/sink.json") || fail "cannot read the sink's totals"
 }
 
 # capture NS DEV: RSVP on a link, to $T/DEV.pcap, until capture_stop.
@@ -357,6 +360,9 @@ test_resv_loss_delta() {
 	# What lost RESVs do to the delta form (it stalls) is a finding,
 	# not a promise: make check-deep shows it again.
 	if [ "${DMSC_DEEP:-0}" != 1 ]; then
+		sink_stop
+		check "[ '$SINK_TOTALS' = '200 0 0' ]" \
+			"delta, no loss: the sink's packets gaps out-of-order = $SINK_TOTALS, not 200 0 0"
 		dmesg_clean || fail "kernel log"
 		return 0
 	fi
@@ -609,7 +615,7 @@ test_teardown() {
 	dmesg_clean || fail "kernel log"
 }
 
-for tool in "$RG" tshark tcpdump python3; do
+for tool in "$RG" tshark tcpdump python3 jq; do
 	command -v "$tool" >/dev/null || [ -x "$tool" ] || {
 		echo "TAP version 13"; echo "1..0 # SKIP $tool missing"; exit 4; }
 done

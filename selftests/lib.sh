@@ -303,6 +303,9 @@ ktap_run() {
 		# DMSC_TRACE=1: every command of the case, timed (where it goes).
 		( set -e; trap cleanup_ns EXIT
 		  if [ "${DMSC_TRACE:-0}" = 1 ]; then
+			# Its own fd: not into an out=$(... 2>&1) of the case.
+			exec {xfd}>&2
+			BASH_XTRACEFD=$xfd
 			PS4='+ $EPOCHREALTIME '
 			set -x
 		  fi

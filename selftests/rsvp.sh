@@ -137,7 +137,7 @@ stat() {
 # "src dst sport qpn nexthop mode credit" ("-" for a tail's next hop).
 sessions() {
 	dns "$(ns_of "$1")" -j cbfc session show |
-	jq -r '.[] | "\(.src) \(.dst) \(.sport) \(.qpn) \(.nexthop // "-") \(.mode) \(.credit)"'
+	jq -rn 'input[] | "\(.src) \(.dst) \(.sport) \(.qpn) \(.nexthop // "-") \(.mode) \(.credit)"'
 }
 
 # prevhops NODE: the previous hop of each of the node's kernel sessions.

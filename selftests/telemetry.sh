@@ -375,7 +375,7 @@ print(len({(x["dev"], x["direction"]) for x in d if x["dev"].startswith("d")}))'
 	n=$(h1 tc filter show dev d7 egress | grep -c 'rt_egress' || true)
 	check "(( n == 1 ))" "d7 egress: $n filters"
 	# Other namespaces see none of them.
-	n=$(tm h2 -j telemetry show | jq length)
+	n=$(tm h2 -j telemetry show | jq -n 'input | length')
 	check "(( n == 0 ))" "h2 shows $n attachments of h1"
 	# A device deleted while attached is forgotten: it can be named no more.
 	h1 ip link del d32
@@ -509,7 +509,7 @@ print("K_pk=%d K_bad=%d S_pk=%d" % (s["packets"], s["psn_gaps"] + s["out_of_orde
 	dmesg_clean || fail "kernel log has warnings"
 }
 
-for tool in "$DMSC" "$RG" bpftool python3 curl; do
+for tool in "$DMSC" "$RG" bpftool python3 curl jq; do
 	command -v "$tool" >/dev/null || { echo "1..0 # SKIP no $tool"; exit 4; }
 done
 dmesg_mark

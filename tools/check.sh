@@ -70,11 +70,11 @@ tests=$(make -s --no-print-directory -C selftests list)
 # The newest kernel runs every selftest. The older ones run those whose
 # code paths differ by kernel version: module load and unload, genl,
 # SRv6 with seg6local, the qdisc, netfilter hooks, eBPF, teardown under
-# traffic. Left to the newest: the control plane's selftests, the rule
-# table's logic and the incast (the qdisc's scheduling, which cbfc.sh's
-# cases cross on every kernel), which drive the module through the same
-# genl API on any kernel (Documentation/testing.md). make check-deep runs
-# every selftest on every kernel.
+# traffic. Left to the newest: the control plane's selftests and the rule
+# table's logic, which drive the module through the same genl API on any
+# kernel, and the incast, the qdisc's own scheduling, whose kernel paths
+# cbfc.sh crosses on every kernel (Documentation/testing.md). make
+# check-deep runs every selftest on every kernel.
 newest_only=(rules.sh cli.sh mpte_install.sh agent_service.sh ynl.sh
 	agent_telemetry.sh agent_roles.sh cbfc_incast.sh)
 # make check-deep (DMSC_DEEP=1, passed into the VM) adds the selftests'
