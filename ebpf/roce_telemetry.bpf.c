@@ -610,6 +610,28 @@ static __always_inline struct rt_qp *slot(__u32 h, __u32 i,
 	return bpf_map_lookup_elem(&rt_qps, &idx);
 }
 
+/* The slot among @h's probes from @from on that holds @key, or -1. */
+static __always_inline int qp_find(const struct rt_qp_key *key, __u32 h,
+				   int from)
+{
+	struct rt_qp_psns *m;
+	struct rt_qp *q;
+	int i, found = -1;
+
+	for (i = from; i < RT_QP_PROBES; i++) {
+		q = slot(h, i, &m);
+		if (!q || !m)
+			return -1;
+		bpf_spin_lock(&q->lock);
+		if (key_eq(q, key))
+			found = (h + i) & (RT_QP_SLOTS - 1);
+		bpf_spin_unlock(&q->lock);
+		if (found >= 0)
+			return found;
+	}
+	return -1;
+}
+
 #define INS_SPIN	256	/* tries at the insertion lock before going on without */
 #define RT_QP_FAST	2	/* slots observe() looks at itself */
 
@@ -654,17 +676,9 @@ __noinline int qp_claim(const struct rt_qp_key *key, __u32 h)
 	if (!ins || !claimed || !freed)
 		return -1;
 	/* An existing QP beyond the first two slots, which the caller saw. */
-	for (i = RT_QP_FAST; i < RT_QP_PROBES; i++) {
-		q = slot(h, i, &m);
-		if (!q || !m)
-			return -1;
-		bpf_spin_lock(&q->lock);
-		if (key_eq(q, key))
-			found = (h + i) & (RT_QP_SLOTS - 1);
-		bpf_spin_unlock(&q->lock);
-		if (found >= 0)
-			return found;
-	}
+	found = qp_find(key, h, RT_QP_FAST);
+	if (found >= 0)
+		return found;
 	for (i = 0; i < INS_SPIN; i++) {
 		if (!*(volatile __u64 *)ins &&
 		    !__sync_val_compare_and_swap(ins, 0, 1)) {
@@ -673,17 +687,9 @@ __noinline int qp_claim(const struct rt_qp_key *key, __u32 h)
 		}
 	}
 	/* Made by another CPU since this one looked? */
-	for (i = 0; i < RT_QP_PROBES; i++) {
-		q = slot(h, i, &m);
-		if (!q || !m)
-			goto out;
-		bpf_spin_lock(&q->lock);
-		if (key_eq(q, key))
-			found = (h + i) & (RT_QP_SLOTS - 1);
-		bpf_spin_unlock(&q->lock);
-		if (found >= 0)
-			goto out;
-	}
+	found = qp_find(key, h, 0);
+	if (found >= 0)
+		goto out;
 	/* Full: no claim (each packet of a QP that did not fit comes here). */
 	if (*(volatile __u64 *)claimed - *(volatile __u64 *)freed >= RT_MAX_QPS)
 		goto out;
