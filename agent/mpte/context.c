@@ -237,6 +237,9 @@ void mpte_free(struct mpte_ctx *ctx)
 	mpte_sp_fini(&ctx->sp);
 	mpte_sp_fini(&ctx->sp2);
 	mpte_sp_fini(&ctx->sp3);
+	if (ctx->sp_next.n)
+		mpte_sp_fini(&ctx->sp_next);
+	free(ctx->arc_ver);
 	for (i = 0; i < ctx->nworkers; i++)
 		mpte_sp_fini(&ctx->wsp[i]);
 	free(ctx->wsp);

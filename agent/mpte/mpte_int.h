@@ -249,6 +249,11 @@ struct mpte_ctx {
 	struct mpte_sp sp;		/* group sweeps */
 	struct mpte_sp sp2;		/* per-demand searches (delay, backup) */
 	struct mpte_sp sp3;		/* a group's fewest-hop tree (first routes) */
+	struct mpte_sp sp_next;		/* the next group's tree, searched beside */
+	int *arc_ver;			/* per arc: the commit that last changed it */
+	int ver;			/* commits counted into arc_ver; 0: off */
+	bool len_fell;			/* a length fell since ver was last bumped */
+	int ahead_used, ahead_redone;	/* trees searched beside: kept, not */
 	struct mpte_sp *wsp;		/* one per worker of mpte_par_for() */
 	int nworkers;			/* how many of wsp; 0 until first used */
 	bool cold;			/* in mpte_solve(), not a re-plan */

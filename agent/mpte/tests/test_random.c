@@ -1414,6 +1414,13 @@ static int threads_same_routing(bool one_way)
 	      "one thread: U %.17g, bound %.17g; two: %.17g, %.17g",
 	      one->max_util, one->lower_bound, two->max_util, two->lower_bound);
 	CHECK(!same_output(one, two, "the cold solve"), "%s", "see above");
+	/* its first sweep went in pairs, and both ways a pair can go */
+	CHECK(one->ahead_used > 0 && one->ahead_redone > 0 &&
+	      one->ahead_used == two->ahead_used &&
+	      one->ahead_redone == two->ahead_redone,
+	      "trees searched beside: one thread %d kept, %d again; two %d, %d",
+	      one->ahead_used, one->ahead_redone, two->ahead_used,
+	      two->ahead_redone);
 	/* the trees a threaded solve built are kept across events */
 	for (i = 0; i < (int)ARRAY_SIZE(fail); i++) {
 		CHECK(!mpte_fail_link(one, fail[i], err, sizeof(err)) &&
