@@ -237,8 +237,7 @@ void mpte_free(struct mpte_ctx *ctx)
 	mpte_sp_fini(&ctx->sp);
 	mpte_sp_fini(&ctx->sp2);
 	mpte_sp_fini(&ctx->sp3);
-	if (ctx->sp_next.n)
-		mpte_sp_fini(&ctx->sp_next);
+	mpte_sp_fini(&ctx->sp_next);
 	free(ctx->arc_ver);
 	for (i = 0; i < ctx->nworkers; i++)
 		mpte_sp_fini(&ctx->wsp[i]);

@@ -254,6 +254,9 @@ struct mpte_ctx {
 	int ver;			/* commits counted into arc_ver; 0: off */
 	bool len_fell;			/* a length fell since ver was last bumped */
 	int ahead_used, ahead_redone;	/* trees searched beside: kept, not */
+	/* tests: each route from a tree kept searched again (pairs_oracle) */
+	bool check_pairs;
+	int pairs_checked, pairs_wrong;
 	struct mpte_sp *wsp;		/* one per worker of mpte_par_for() */
 	int nworkers;			/* how many of wsp; 0 until first used */
 	bool cold;			/* in mpte_solve(), not a re-plan */

@@ -854,6 +854,36 @@ static bool tree_still_holds(struct mpte_ctx *ctx,
 	return true;
 }
 
+/*
+ * Tests only (ctx->check_pairs): is each member's route from the tree sp
+ * kept for group gr as short as a search under the lengths now finds?
+ * Searched into ctx->sp, whose tree (the pair's first) is done with.
+ */
+static void pairs_oracle(struct mpte_ctx *ctx, const struct mpte_group *gr,
+			 const struct mpte_sp *sp, int *buf, int bufmax)
+{
+	int k, v, n;
+
+	if (!group_shortest_paths(ctx, gr))
+		return;
+	for (k = 0; k < gr->nmembers; k++) {
+		const struct mpte_demand *d = &ctx->ds->d[gr->members[k]];
+		double now;
+
+		if (!ctx->st[gr->members[k]].active)
+			continue;
+		v = mpte_nearest_egress(sp, d);
+		n = v < 0 ? -1 : mpte_sp_extract(ctx->t, sp, v, buf, bufmax);
+		if (n < 0)
+			continue;
+		now = path_len(ctx->len, buf, n);
+		v = mpte_nearest_egress(&ctx->sp, d);
+		ctx->pairs_checked++;
+		if (v < 0 || now > ctx->sp.dist[v] * (1 + 1e-12))
+			ctx->pairs_wrong++;
+	}
+}
+
 #define PAIR_TRIAL	64	/* pairs tried before the rule on them */
 
 /*
@@ -920,18 +950,23 @@ static void sweep_pairs(struct mpte_ctx *ctx, int *buf, int bufmax)
 	pthread_t tid;
 	int g = 0, used = 0, redone = 0, stopped;
 
-	if (!ctx->sp_next.n)
+	if (!ctx->sp_next.dist)
 		mpte_sp_init(&ctx->sp_next, ctx->t->nnodes);
+	/* stamps of an earlier solve's sweep would read as this one's */
 	if (!ctx->arc_ver)
 		ctx->arc_ver = mpte_xcalloc(ctx->t->narcs, sizeof(int));
-	if (mpte_par_width(ctx) > 1) {
-		pthread_barrier_init(&job.start, NULL, 2);
-		pthread_barrier_init(&job.end, NULL, 2);
-		helper = !pthread_create(&tid, NULL, ahead_helper, &job);
-		if (!helper) {
-			pthread_barrier_destroy(&job.start);
-			pthread_barrier_destroy(&job.end);
+	else
+		memset(ctx->arc_ver, 0, ctx->t->narcs * sizeof(int));
+	if (mpte_par_width(ctx) > 1 &&
+	    !pthread_barrier_init(&job.start, NULL, 2)) {
+		if (!pthread_barrier_init(&job.end, NULL, 2)) {
+			helper = !pthread_create(&tid, NULL, ahead_helper,
+						 &job);
+			if (!helper)
+				pthread_barrier_destroy(&job.end);
 		}
+		if (!helper)
+			pthread_barrier_destroy(&job.start);
 	}
 	ctx->ver = 1;
 	while (g < ctx->ngroups) {
@@ -966,6 +1001,9 @@ static void sweep_pairs(struct mpte_ctx *ctx, int *buf, int bufmax)
 			continue;	/* searched again, leading the next pair */
 		}
 		if (job.found[1]) {
+			if (ctx->check_pairs)
+				pairs_oracle(ctx, job.gr[1], job.sp[1], buf,
+					     bufmax);
 			sweep_group(ctx, job.gr[1], job.sp[1], buf, bufmax);
 			used++;
 		}
@@ -996,7 +1034,9 @@ static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 {
 	int g;
 
-	if ((double)ctx->ngroups * ctx->t->nnodes >= ctx->par_min_work &&
+	/* a re-plan's first routes are few, and it runs on one core */
+	if (ctx->cold &&
+	    (double)ctx->ngroups * ctx->t->nnodes >= ctx->par_min_work &&
 	    first_sweep(ctx)) {
 		sweep_pairs(ctx, buf, bufmax);
 		return;

@@ -1320,6 +1320,63 @@ static struct mpte_ctx *solve_threads(struct mpte_topology *t,
 	return ctx;
 }
 
+/*
+ * The cold first sweep in pairs (solve.c, sweep_pairs()) on small rich
+ * instances (colours, delay bounds, multiple ingresses and egresses,
+ * admission), made to take it at any size: every route from a tree
+ * searched beside and kept must be as short as a search under the
+ * lengths at its turn finds (ctx->check_pairs), and the result must
+ * check out.  Trees both kept and not over the set.
+ */
+static int first_sweep_pairs_exact(void)
+{
+	int seed, checked = 0, wrong = 0, used = 0, redone = 0;
+
+	setenv("MPTE_THREADS", "2", 1);
+	for (seed = 0; seed < 40; seed++) {
+		struct json_object *tj, *dj;
+		struct mpte_topology *t = NULL;
+		struct mpte_demand_set *ds = NULL;
+		struct mpte_ctx *ctx = NULL;
+		char err[512];
+		int n;
+
+		rng = 0x9e3779b97f4a7c15ULL * (seed + 7001);
+		n = rint_(10, 30);
+		tj = gen_topology(n, 1);
+		dj = gen_demands(n, rint_(20, 120), 1, 0);
+		t = mpte_topology_from_json(tj, err, sizeof(err));
+		ds = t ? mpte_demands_from_json(dj, t, err, sizeof(err)) : NULL;
+		if (ds) {
+			ctx = mpte_new(t, ds, NULL);
+			ctx->par_min_work = 0;
+			ctx->check_pairs = true;
+			mpte_solve(ctx);
+			checked += ctx->pairs_checked;
+			wrong += ctx->pairs_wrong;
+			used += ctx->ahead_used;
+			redone += ctx->ahead_redone;
+			if (check_solution(ctx, "pairs"))
+				wrong = -1000000;
+			mpte_free(ctx);
+		}
+		mpte_demands_free(ds);
+		mpte_topology_free(t);
+		json_object_put(tj);
+		json_object_put(dj);
+		CHECK(ds, "seed %d: %s", seed, err);
+		CHECK(wrong >= 0, "seed %d: the solution does not check out", seed);
+	}
+	printf("# first sweep in pairs: %d trees kept, %d searched again; %d routes from kept trees checked, %d longer than a search now\n",
+	       used, redone, checked, wrong);
+	CHECK(!wrong && checked > 0 && used > 0 && redone > 0,
+	      "%d of %d routes from kept trees longer than a search now (%d kept, %d again)",
+	      wrong, checked, used, redone);
+out:
+	unsetenv("MPTE_THREADS");
+	return KTAP_FAILED();
+}
+
 /* A w x h torus: no cut a handful of demands fill, so the optimiser
  * works (a random tree with extra links is decided by its cuts).  With
  * one_way, one more link, one way only: the cheap pass cannot take the
@@ -1478,7 +1535,7 @@ int main(void)
 	}
 	ktap_plan(4 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) +
 		  (int)ARRAY_SIZE(capped_regressions_half_pct) + ni +
-		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 3);
+		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 4);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -1538,5 +1595,6 @@ int main(void)
 	}
 	ktap_result(threads_same_routing(false), "threads_same_routing");
 	ktap_result(threads_same_routing(true), "threads_same_routing_batches");
+	ktap_result(first_sweep_pairs_exact(), "first_sweep_pairs_exact");
 	return ktap_failed ? 1 : 0;
 }
