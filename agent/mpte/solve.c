@@ -766,6 +766,18 @@ static void balance_held(struct mpte_ctx *ctx, int di, int *buf)
 	}
 }
 
+/* Active member di's path in the tree sp, into buf: its length, or -1. */
+static int member_path(const struct mpte_ctx *ctx, const struct mpte_sp *sp,
+		       int di, int *buf, int bufmax)
+{
+	int v;
+
+	if (!ctx->st[di].active)
+		return -1;
+	v = mpte_nearest_egress(sp, &ctx->ds->d[di]);
+	return v < 0 ? -1 : mpte_sp_extract(ctx->t, sp, v, buf, bufmax);
+}
+
 /*
  * Route the active members of group gr from its tree sp (searched under
  * the lengths before any of them moves, as a Gauss-Seidel sweep does).
@@ -780,12 +792,8 @@ static void sweep_group(struct mpte_ctx *ctx, const struct mpte_group *gr,
 		int di = gr->members[k], v, n;
 		const struct mpte_demand *d = &ctx->ds->d[di];
 
-		if (!ctx->st[di].active)
-			continue;
-		v = mpte_nearest_egress(sp, d);
-		if (v < 0)
-			continue;	/* filtered out earlier */
-		n = mpte_sp_extract(ctx->t, sp, v, buf, bufmax);
+		/* unreached: filtered out earlier */
+		n = member_path(ctx, sp, di, buf, bufmax);
 		if (n < 0)
 			continue;
 		if (n > mpte_hop_limit(ctx, di) &&
@@ -833,15 +841,10 @@ static bool tree_still_holds(struct mpte_ctx *ctx,
 	if (ctx->len_fell)
 		return false;
 	for (k = 0; k < gr->nmembers; k++) {
-		int di = gr->members[k], v, n;
+		int di = gr->members[k], n;
 		const struct mpte_demand *d = &ctx->ds->d[di];
 
-		if (!ctx->st[di].active)
-			continue;
-		v = mpte_nearest_egress(sp, d);
-		if (v < 0)
-			continue;
-		n = mpte_sp_extract(ctx->t, sp, v, buf, bufmax);
+		n = member_path(ctx, sp, di, buf, bufmax);
 		if (n < 0)
 			continue;
 		if (ctx->st[di].npaths || n > mpte_hop_limit(ctx, di) ||
@@ -870,10 +873,7 @@ static void pairs_oracle(struct mpte_ctx *ctx, const struct mpte_group *gr,
 		const struct mpte_demand *d = &ctx->ds->d[gr->members[k]];
 		double now;
 
-		if (!ctx->st[gr->members[k]].active)
-			continue;
-		v = mpte_nearest_egress(sp, d);
-		n = v < 0 ? -1 : mpte_sp_extract(ctx->t, sp, v, buf, bufmax);
+		n = member_path(ctx, sp, gr->members[k], buf, bufmax);
 		if (n < 0)
 			continue;
 		now = path_len(ctx->len, buf, n);
