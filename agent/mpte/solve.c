@@ -1343,14 +1343,14 @@ static double dual_bound(struct mpte_ctx *ctx, struct dual_keep *k,
 			 double u)
 {
 	int narcs = ctx->t->narcs;
-	double lb;
+	double lb, t0 = mpte_now();
 
 	if (k->whole && !k->dist)
 		k->dist = mpte_xcalloc(ctx->ds->n, sizeof(double));
 	lb = lower_bound(ctx, k->dist);
 	if (getenv("MPTE_TRACE"))
-		fprintf(stderr, "mpte: dual bound %.6f at sweep %d, u %.6f\n",
-			lb, ctx->iterations, u);
+		fprintf(stderr, "mpte: dual bound %.6f at sweep %d, u %.6f in %.2f s\n",
+			lb, ctx->iterations, u, mpte_now() - t0);
 	if (k->dist && lb > k->best) {
 		double *x = k->best_dist;
 
