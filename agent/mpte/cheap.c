@@ -417,7 +417,7 @@ static bool is_egress(const struct mpte_demand *d, int v)
  * the route is as cheap as any with only failed links off.
  */
 static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
-		       const double *lim, int *buf, bool *full)
+		       double ucap, int *buf, bool *full)
 {
 	const struct mpte_topology *t = ctx->t;
 	const struct mpte_demand *d = &ctx->ds->d[di];
@@ -459,9 +459,7 @@ static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
 			if ((sp->done[v] & 1) ||
 			    (plain ? ctx->failed[a] : !mpte_arc_usable(t, a, &f)))
 				continue;
-			/* link_off(), its terms fixed for the pass read
-			 * from lim: the same sums, not the arc's record */
-			if (lim[2 * a] - ctx->load[a] <= lim[2 * a + 1]) {
+			if (link_off(ctx, a, ucap)) {
 				*full = true;
 				continue;
 			}
@@ -530,9 +528,8 @@ static double dearest(const struct mpte_ctx *ctx, int di, const double *cost)
  * members sit on such a route, and the cheap pass fills it).
  */
 static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
-		      const double *cost, double ucap, const double *lim,
-		      int *buf, bool *stale, double *floor, double slack,
-		      int *searched)
+		      const double *cost, double ucap, int *buf, bool *stale,
+		      double *floor, double slack, int *searched)
 {
 	int g, k, moved = 0;
 
@@ -549,7 +546,7 @@ static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
 				floor[di] = floor_first(ctx, di, slack);
 			if (floor[di] >= 0 && dearest(ctx, di, cost) <= floor[di])
 				continue;
-			n = astar_route(ctx, di, cost, lim, buf, &full);
+			n = astar_route(ctx, di, cost, ucap, buf, &full);
 			(*searched)++;
 			if (n < 0)
 				continue;
@@ -568,7 +565,7 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 	const struct mpte_topology *t = ctx->t;
 	struct cheap_batch b = { .ctx = ctx, .which = which };
 	int *buf, a, k, w, pass, nw, batch;
-	double *cost, mean = 0, ucap, *lim = NULL;
+	double *cost, mean = 0, ucap;
 	unsigned char *off;
 	bool stale = true;
 
@@ -605,18 +602,6 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 		floor = mpte_xcalloc(ctx->ds->n, sizeof(double));
 		for (k = 0; k < ctx->ds->n; k++)
 			floor[k] = -1;
-		/*
-		 * link_off()'s terms that do not change in the pass, side
-		 * by side: the 120-byte arc records (7 MB on the 10,000-node
-		 * WAN) are not read on every arc A* looks at.  Computed as
-		 * link_off() computes them, so the same to the last bit.
-		 */
-		lim = mpte_xcalloc(2 * (size_t)t->narcs, sizeof(double));
-		for (a = 0; a < t->narcs; a++) {
-			lim[2 * a] = ucap * t->arcs[a].capacity -
-				     ctx->background[a];
-			lim[2 * a + 1] = 1e-9 * t->arcs[a].capacity;
-		}
 	}
 
 	for (pass = 0; pass < CHEAP_PASSES; pass++) {
@@ -624,8 +609,8 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 		int moved = 0, again = 0;
 
 		if (astar)
-			moved = astar_pass(ctx, which, cost, ucap, lim, buf,
-					   &stale, floor, slack, &again);
+			moved = astar_pass(ctx, which, cost, ucap, buf, &stale,
+					   floor, slack, &again);
 		for (b.g0 = 0; !astar && b.g0 < ctx->ngroups; b.g0 += batch) {
 			int nb = ctx->ngroups - b.g0 < batch ?
 				 ctx->ngroups - b.g0 : batch, i;
@@ -677,7 +662,6 @@ void mpte_prefer_cheap(struct mpte_ctx *ctx, const unsigned char *which)
 	free(b.route);
 	free(b.searched);
 	free(floor);
-	free(lim);
 	free(cost);
 	free(off);
 	free(buf);
