@@ -939,8 +939,9 @@ static bool first_sweep(const struct mpte_ctx *ctx)
  * sweep for every group whose tree is used, and the same routing
  * however many threads ran: each tree is searched under lengths that
  * do not depend on them.  On the 10,000-node WAN 3,893 of 6,106 trees
- * searched beside are kept, and the sweep takes 10.2 s instead of 13.6
- * on two cores (16 on one: a tree not kept was searched for nothing).
+ * searched beside are kept, and the sweep takes 10.4-12.0 s instead of
+ * 13.5-14.4 on two cores (16 on one: a tree not kept was searched for
+ * nothing).
  */
 static void sweep_pairs(struct mpte_ctx *ctx, int *buf, int bufmax)
 {
