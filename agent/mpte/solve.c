@@ -941,15 +941,15 @@ static bool first_sweep(const struct mpte_ctx *ctx)
  * do not depend on them.  On the 10,000-node WAN 3,893 of 6,106 trees
  * searched beside are kept, and the sweep takes 10.4-12.0 s instead of
  * 13.5-14.4 on two cores (16 on one: a tree not kept was searched for
- * nothing).
+ * nothing).  Returns the groups it routed; the rest go one at a time.
  */
-static void sweep_pairs(struct mpte_ctx *ctx, int *buf, int bufmax)
+static int sweep_pairs(struct mpte_ctx *ctx, int *buf, int bufmax)
 {
 	struct ahead_job job = { .ctx = ctx,
 				 .sp = { &ctx->sp, &ctx->sp_next } };
 	bool helper = false;
 	pthread_t tid;
-	int g = 0, used = 0, redone = 0, stopped;
+	int g = 0, used = 0, redone = 0;
 
 	if (!ctx->sp_next.dist)
 		mpte_sp_init(&ctx->sp_next, ctx->t->nnodes);
@@ -1011,16 +1011,11 @@ static void sweep_pairs(struct mpte_ctx *ctx, int *buf, int bufmax)
 		g++;
 	}
 	ctx->ver = 0;
-	stopped = g;
-	for (; g < ctx->ngroups; g++)
-		if (group_shortest_paths(ctx, &ctx->groups[g]))
-			sweep_group(ctx, &ctx->groups[g], &ctx->sp, buf,
-				    bufmax);
 	ctx->ahead_used += used;
 	ctx->ahead_redone += redone;
 	if (getenv("MPTE_TRACE"))
 		fprintf(stderr, "mpte: first sweep in pairs: %d trees searched beside kept, %d searched again; groups %d of %d\n",
-			used, redone, stopped, ctx->ngroups);
+			used, redone, g, ctx->ngroups);
 	if (helper) {
 		job.stop = true;
 		pthread_barrier_wait(&job.start);
@@ -1028,21 +1023,21 @@ static void sweep_pairs(struct mpte_ctx *ctx, int *buf, int bufmax)
 		pthread_barrier_destroy(&job.start);
 		pthread_barrier_destroy(&job.end);
 	}
+	return g;
 }
 
 /* One Gauss-Seidel sweep over the active demands. */
 static void sweep(struct mpte_ctx *ctx, int *buf, int bufmax)
 {
-	int g;
+	int g = 0;
 
-	/* a re-plan's first routes are few, and it runs on one core */
+	/* a re-plan's first routes are few, and it runs on one core; the
+	 * groups the pairs leave (PAIR_TRIAL) go one at a time below */
 	if (ctx->cold &&
 	    (double)ctx->ngroups * ctx->t->nnodes >= ctx->par_min_work &&
-	    first_sweep(ctx)) {
-		sweep_pairs(ctx, buf, bufmax);
-		return;
-	}
-	for (g = 0; g < ctx->ngroups; g++) {
+	    first_sweep(ctx))
+		g = sweep_pairs(ctx, buf, bufmax);
+	for (; g < ctx->ngroups; g++) {
 		const struct mpte_group *gr = &ctx->groups[g];
 
 		if (group_shortest_paths(ctx, gr))
