@@ -29,14 +29,12 @@ kmsg() {
 	${DMSC_DMESG:-dmesg}
 }
 
-# In the VM: a clsact with no filters on lo holds the kernel's tc static
-# keys (tcf_bypass_check_needed_key, the ingress and egress ones) on for
-# the whole run, so that no test's filter add or del patches kernel text
-# while another vCPU runs it: QEMU's multi-threaded TCG may execute the
-# patch's int3 after the kernel is done with it ("Oops: int3" in tc_run,
-# 6.12, telemetry.sh, 2026-11-28).
+# In the VM: hold the kernel's static keys on for the whole run, so that no
+# test patches kernel text under traffic (vm_pin_keys.sh says why). Its
+# first version, a clsact on lo, held the wrong tc key and the guest died
+# all the same: it fails the run now rather than let that pass unseen.
 if [ "${DMSC_VM:-0}" = 1 ]; then
-	tc qdisc add dev lo clsact 2>/dev/null || true
+	"$here/vm_pin_keys.sh" || { echo "Bail out! cannot hold the static keys on"; exit 1; }
 fi
 
 rc=0
