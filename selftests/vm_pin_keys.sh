@@ -11,8 +11,8 @@
 #
 # A key held at one or more never flips. What holds each, all in the
 # root namespace, where no selftest runs traffic:
-#   ingress_needed_key, egress_needed_key (tcx_needed_key where built):
-#	a clsact on lo;
+#   ingress_needed_key, egress_needed_key: a clsact on lo (tcx_needed_key
+#	is taken by tcx links only, and dmsc attaches through cls_bpf);
 #   tcf_sw_enabled_key (on while any tc block has a filter that runs in
 #	software): a flower filter on lo ingress for an EtherType nothing
 #	sends (0x88b5, IEEE 802 local experimental), so it never matches;
@@ -50,9 +50,10 @@ table inet dmsc_vm_pin {
 }
 EOF
 
-# setsid: out of the caller's process group and its pipes, so that it
-# neither holds run_tests.sh's output open nor dies with a test's ^C.
-# It lives until the VM powers off.
+# setsid: its own session, so that a test's ^C does not reach it; its
+# output goes to a file, so it holds no pipe of the caller open. It lives
+# until the VM powers off. The wait is long: it is the VM's first python,
+# started over 9p on a busy host (about a second when quiet).
 if ! [ -e /run/dmsc-vm-pin.pid ]; then
 	setsid python3 -c '
 import os, signal, socket
@@ -60,13 +61,13 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, 29, 1)  # SO_TIMESTAMP: not in the module
 with open("/run/dmsc-vm-pin.pid", "w") as f:
 	f.write("%d\n" % os.getpid())
-signal.pause()' </dev/null >/dev/null 2>&1 &
-	for _ in $(seq 50); do
+signal.pause()' </dev/null >/run/dmsc-vm-pin.err 2>&1 &
+	for _ in $(seq 300); do
 		[ -s /run/dmsc-vm-pin.pid ] && break
 		sleep 0.1
 	done
 fi
 if ! [ -s /run/dmsc-vm-pin.pid ] || ! kill -0 "$(cat /run/dmsc-vm-pin.pid)" 2>/dev/null; then
-	fail "no process holding SO_TIMESTAMP"
+	fail "no process holding SO_TIMESTAMP: $(cat /run/dmsc-vm-pin.err 2>/dev/null)"
 fi
 exit 0
