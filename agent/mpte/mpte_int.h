@@ -150,7 +150,7 @@ struct mpte_filter {
 	double per_hop;			/* added to every arc's length */
 	/* only the distances are read, not which of equally short paths
 	 * the search took (its pred, the order it settled nodes at one
-	 * distance in): the faster radix heap then (graph.c) */
+	 * distance in): the faster radix heap then, at any size (graph.c) */
 	bool dist_only;
 };
 
@@ -181,8 +181,15 @@ struct mpte_sp {
 	int ntouched;
 	int *settled;			/* nodes in the order settled */
 	int nsettled;
-	struct mpte_radix *radix;	/* NULL until a dist_only search */
+	struct mpte_radix *radix;	/* NULL until a radix heap search */
+	bool use_radix;			/* this search's queue (mpte_pq_*) */
 };
+
+/*
+ * From this many nodes every search takes the radix heap, also where it
+ * reads paths (graph.c, mpte_pq_reset()).
+ */
+#define MPTE_RADIX_MIN_NODES	2048
 
 /*
  * A lower bound and what it was a bound for (bound.c): the admitted
@@ -288,6 +295,12 @@ void mpte_sp_reset(struct mpte_sp *sp);
 void mpte_sp_set(struct mpte_sp *sp, int v, double d, int pred);
 void mpte_sp_push(struct mpte_sp *sp, int v, double key);
 int mpte_sp_pop(struct mpte_sp *sp, double *key);
+/* a search's queue: the radix heap if @radix, else the binary one */
+void mpte_pq_reset(struct mpte_sp *sp, bool radix);
+bool mpte_pq_radix_for(const struct mpte_topology *t);
+void mpte_pq_push(struct mpte_sp *sp, int v, double key);
+int mpte_pq_pop(struct mpte_sp *sp, double *key);
+bool mpte_pq_empty(const struct mpte_sp *sp);
 void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
 	      const int *src, int nsrc, const struct mpte_filter *f,
 	      const int *targets, int ntargets);

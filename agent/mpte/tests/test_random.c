@@ -1303,14 +1303,16 @@ static void lp_case(const char *name, int seed, int max_paths)
  * whole result is compared, after the cold solve, a failure and the
  * recovery (re-plans keep the trees the cold solve built).
  */
-static struct mpte_ctx *solve_threads(struct mpte_topology *t,
-				      struct mpte_demand_set *ds,
-				      const char *threads)
+static struct mpte_ctx *solve_threads_sweeps(struct mpte_topology *t,
+					     struct mpte_demand_set *ds,
+					     const char *threads, int sweeps)
 {
 	struct mpte_ctx *ctx;
 	struct mpte_options o;
 
 	mpte_options_default(&o);
+	if (sweeps)
+		o.max_iterations = sweeps;
 	o.admission = 0;	/* every demand routed: U and its bound to compare */
 	setenv("MPTE_THREADS", threads, 1);
 	ctx = mpte_new(t, ds, &o);
@@ -1318,6 +1320,13 @@ static struct mpte_ctx *solve_threads(struct mpte_topology *t,
 	mpte_solve(ctx);
 	unsetenv("MPTE_THREADS");
 	return ctx;
+}
+
+static struct mpte_ctx *solve_threads(struct mpte_topology *t,
+				      struct mpte_demand_set *ds,
+				      const char *threads)
+{
+	return solve_threads_sweeps(t, ds, threads, 0);
 }
 
 /*
@@ -1514,6 +1523,114 @@ out:
 	return KTAP_FAILED();
 }
 
+/*
+ * From MPTE_RADIX_MIN_NODES nodes every search takes the radix heap,
+ * those whose paths are read too (graph.c), and A* (cheap.c).  On a
+ * random 2,304-node topology: the distances of searches from 8 sources,
+ * under lengths with many ties (quarters: exact sums) and without, are
+ * Bellman-Ford's, and each node's path read back adds up to its
+ * distance; then a cold solve there checks out and makes the same
+ * result on one thread and on two.
+ */
+static int radix_heap_searches(void)
+{
+	struct json_object *tj, *dj;
+	struct mpte_topology *t = NULL;
+	struct mpte_demand_set *ds = NULL;
+	struct mpte_ctx *one = NULL, *two = NULL;
+	struct mpte_sp sp = { 0 };
+	double *len = NULL, *ref = NULL;
+	char err[512];
+	int a, v, src, round, bad = 0;
+
+	rng = 0x2545f4914f6cdd1dULL * 4343;
+	tj = gen_topology(2304, 0);
+	dj = gen_demands(2304, 1500, 0, MPTE_DEFAULT_MAX_PATHS);
+	t = mpte_topology_from_json(tj, err, sizeof(err));
+	CHECK(t, "topology: %s", err);
+	CHECK(mpte_pq_radix_for(t), "%d nodes: not the radix heap's size",
+	      t->nnodes);
+	len = mpte_xcalloc(t->narcs, sizeof(*len));
+	ref = mpte_xcalloc(t->nnodes, sizeof(*ref));
+	mpte_sp_init(&sp, t->nnodes);
+	for (round = 0; round < 8 && !bad; round++) {
+		bool quarters = round % 2 == 0;
+		bool changed = true;
+
+		for (a = 0; a < t->narcs; a++)
+			len[a] = quarters ? rint_(0, 8) * 0.25 :
+				 rint_(1, 1 << 20) / 7919.0;
+		src = rint_(0, t->nnodes - 1);
+		mpte_dijkstra(t, &sp, &src, 1, len, NULL, NULL, 0);
+		for (v = 0; v < t->nnodes; v++)
+			ref[v] = v == src ? 0 : HUGE_VAL_D;
+		while (changed) {
+			changed = false;
+			for (a = 0; a < t->narcs; a++) {
+				const struct mpte_arc *arc = &t->arcs[a];
+
+				if (ref[arc->from] + len[a] < ref[arc->to]) {
+					ref[arc->to] = ref[arc->from] + len[a];
+					changed = true;
+				}
+			}
+		}
+		for (v = 0; v < t->nnodes && !bad; v++) {
+			double sum = 0;
+			int x;
+
+			if (quarters ? sp.dist[v] != ref[v] :
+			    fabs(sp.dist[v] - ref[v]) > 1e-9 * (1 + ref[v]))
+				bad = ktap_fail("source %d, node %d: distance %.17g, Bellman-Ford %.17g",
+						src, v, sp.dist[v], ref[v]);
+			for (x = v; x != src && sp.pred[x] >= 0;
+			     x = t->arcs[sp.pred[x]].from)
+				sum += len[sp.pred[x]];
+			if (!bad && (x != src ||
+				     fabs(sum - sp.dist[v]) > 1e-9 * (1 + sum)))
+				bad = ktap_fail("source %d, node %d: its path adds up to %.17g, not %.17g",
+						src, v, sum, sp.dist[v]);
+		}
+	}
+	CHECK(!bad, "%s", "see above");
+	/* a key an ulp below the last popped (A*'s rounding) comes out
+	 * first, not after the keys above it (it would land in a higher
+	 * bucket than 1 + ulp) */
+	{
+		double k1, k2, k3;
+
+		mpte_pq_reset(&sp, true);
+		mpte_pq_push(&sp, 0, 1.0);
+		mpte_pq_pop(&sp, &k1);
+		mpte_pq_push(&sp, 1, nextafter(1.0, 2.0));
+		mpte_pq_push(&sp, 2, nextafter(1.0, 0.0));
+		v = mpte_pq_pop(&sp, &k2);
+		mpte_pq_pop(&sp, &k3);
+		CHECK(v == 2 && k1 <= k2 && k2 <= k3 && mpte_pq_empty(&sp),
+		      "popped node %d, keys %.17g %.17g %.17g", v, k1, k2, k3);
+	}
+	ds = mpte_demands_from_json(dj, t, err, sizeof(err));
+	CHECK(ds, "demands: %s", err);
+	/* 10 sweeps: the searches, not the optimum, are the question */
+	one = solve_threads_sweeps(t, ds, "1", 10);
+	two = solve_threads_sweeps(t, ds, "2", 10);
+	CHECK(!check_solution(one, "the cold solve"), "%s", "see above");
+	CHECK(!same_output(one, two, "the cold solve"), "%s", "see above");
+	printf("# %d nodes, %d demands: U %.6f, bound %.6f\n", t->nnodes,
+	       ds->n, one->max_util, one->lower_bound);
+out:
+	mpte_sp_fini(&sp);
+	free(len);
+	free(ref);
+	mpte_free(one);
+	mpte_free(two);
+	mpte_demands_free(ds);
+	mpte_topology_free(t);
+	json_object_put(tj);
+	json_object_put(dj);
+	return KTAP_FAILED();
+}
+
 int main(void)
 {
 	char nm[64];
@@ -1535,7 +1652,7 @@ int main(void)
 	}
 	ktap_plan(4 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) +
 		  (int)ARRAY_SIZE(capped_regressions_half_pct) + ni +
-		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 4);
+		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 5);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -1596,5 +1713,6 @@ int main(void)
 	ktap_result(threads_same_routing(false), "threads_same_routing");
 	ktap_result(threads_same_routing(true), "threads_same_routing_batches");
 	ktap_result(first_sweep_pairs_exact(), "first_sweep_pairs_exact");
+	ktap_result(radix_heap_searches(), "radix_heap_searches");
 	return ktap_failed ? 1 : 0;
 }
