@@ -67,6 +67,7 @@ struct mpte_sid_cache {
 				 * one array, not from the arcs' records */
 	int int_max;		/* the largest IGP metric, if all are whole
 				 * numbers up to SID_DIAL_MAX; else -1 */
+	bool int_pos;		/* and none of them 0 */
 	double uniform;		/* every arc's IGP metric, if all are equal
 				 * and positive; else 0 */
 	/* large topologies: searches from a few heads, grown on demand;
@@ -85,6 +86,12 @@ struct mpte_sid_cache {
 static int near(double a, double b)
 {
 	return fabs(a - b) <= 1e-9 * (1 + fabs(a) + fabs(b));
+}
+
+/* One more way of @add routes to @v: its count, saturated at 2. */
+static void count_more(unsigned char *count, int v, int add)
+{
+	count[v] = count[v] + add >= 2 ? 2 : count[v] + add;
 }
 
 struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
@@ -117,6 +124,10 @@ struct mpte_sid_cache *mpte_sid_cache_new(const struct mpte_ctx *ctx)
 		else if (c->int_max >= 0 && w > c->int_max)
 			c->int_max = (int)w;
 	}
+	c->int_pos = c->int_max >= 0;
+	for (i = 0; i < ctx->t->narcs; i++)
+		if (!(c->igp[i] > 0))
+			c->int_pos = false;
 	c->uniform = ctx->t->narcs ? c->igp[0] : 0;
 	for (i = 0; i < ctx->t->narcs; i++)
 		if (c->igp[i] != c->uniform || !(c->uniform > 0))
@@ -234,8 +245,10 @@ void mpte_sid_cache_free(struct mpte_sid_cache *c)
  * search: the same distances (each is its parent's plus the metric, as
  * the Dijkstra adds them) in an order of non-decreasing distance, without
  * the heap.  The Dijkstra was a ninth of fat-tree k=32's whole run, in
- * the output's segment lists.  Fills s->dist and order; returns the
- * number of nodes reached.
+ * the output's segment lists.  Fills s->dist, order and the route
+ * counts (a node's is final when it is taken from the queue: every node
+ * one hop nearer came out before it); returns the number of nodes
+ * reached.
  */
 static int bfs(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 	       int *order)
@@ -247,6 +260,7 @@ static int bfs(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 	for (i = 0; i < t->nnodes; i++)
 		s->dist[i] = HUGE_VAL_D;
 	s->dist[root] = 0;
+	s->count[root] = 1;
 	order[n++] = root;
 	while (head < n) {
 		int u = order[head++], k;
@@ -255,9 +269,16 @@ static int bfs(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 		for (k = t->out_start[u]; k < t->out_start[u + 1]; k++) {
 			int v = t->out_to[k];
 
-			if (s->dist[v] != HUGE_VAL_D || failed[t->out_arc[k]])
+			if (failed[t->out_arc[k]])
+				continue;
+			if (s->dist[v] == nd) {
+				count_more(s->count, v, s->count[u]);
+				continue;
+			}
+			if (s->dist[v] != HUGE_VAL_D)
 				continue;
 			s->dist[v] = nd;
+			s->count[v] = s->count[u];
 			order[n++] = v;
 		}
 	}
@@ -272,11 +293,15 @@ static int bfs(struct mpte_sid_cache *c, struct sid_tree *s, int root,
  * linked list), so there is no heap.  The distances are sums of whole
  * numbers, exact, so the same as the Dijkstra's to the bit; nodes come
  * out in an order of non-decreasing distance, which is all the counting
- * below needs.  Fills s->dist and order; returns the number of nodes
- * reached.
+ * in tree_build() needs.  Fills s->dist and order; returns the number of
+ * nodes reached.  With @counts (no metric is 0) the route counts too, as
+ * the arcs are relaxed: a node's nearer neighbours all came out of their
+ * buckets before it does, so its count is final when it passes it on,
+ * and the walk over every arc again is saved (a fifth of the trees' time
+ * on the 10,000-node WAN).
  */
 static int dial(struct mpte_sid_cache *c, struct sid_tree *s, int root,
-		int *order)
+		int *order, bool counts)
 {
 	const struct mpte_topology *t = c->ctx->t;
 	const unsigned char *failed = c->ctx->failed;
@@ -291,6 +316,8 @@ static int dial(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 	for (i = 0; i < t->nnodes; i++)
 		s->dist[i] = HUGE_VAL_D;
 	s->dist[root] = 0;
+	if (counts)
+		s->count[root] = 1;
 	head[0] = root;
 	next[root] = prev[root] = -1;
 	while (left) {
@@ -310,8 +337,14 @@ static int dial(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 			int v = t->out_to[k], bv;
 			double nd = (double)cur + c->igp[k];
 
-			if (failed[t->out_arc[k]] || !(nd < s->dist[v]))
+			if (failed[t->out_arc[k]])
 				continue;
+			if (counts && nd == s->dist[v])
+				count_more(s->count, v, s->count[u]);
+			if (!(nd < s->dist[v]))
+				continue;
+			if (counts)
+				s->count[v] = s->count[u];
 			if (s->dist[v] == HUGE_VAL_D) {
 				left++;
 			} else {	/* out of its bucket */
@@ -440,9 +473,12 @@ static void tree_build(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 	s->par_ok = false;
 	memset(s->count, 0, t->nnodes);
 	if (c->uniform) {
-		n = bfs(c, s, root, order);
+		bfs(c, s, root, order);
+		return;
 	} else if (c->int_max >= 0) {
-		n = dial(c, s, root, order);
+		n = dial(c, s, root, order, c->int_pos);
+		if (c->int_pos)
+			return;
 	} else {
 		memset(&f, 0, sizeof(f));
 		f.failed = c->ctx->failed;

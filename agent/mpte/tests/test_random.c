@@ -616,9 +616,10 @@ static void igp_route_counts(const struct mpte_topology *t, int root,
  * shortest path from every node to every other, one SID (the egress's)
  * exactly when the IGP has one route there.  With zero metrics the
  * trees used to count in the order the search settled nodes at one
- * distance: one route where there were two.
+ * distance: one route where there were two.  Without (@positive: 1, 2
+ * and 3, many ties) Dial's search counts as it goes (segments.c).
  */
-static int one_sid_counts(int seed)
+static int one_sid_counts(int seed, bool positive)
 {
 	struct json_object *tj, *dj, *links;
 	struct mpte_topology *t = NULL;
@@ -642,7 +643,8 @@ static int one_sid_counts(int seed)
 		struct json_object *l = json_object_array_get_idx(links, i);
 
 		json_object_object_add(l, "igp_metric",
-				       json_object_new_int(rint_(0, 2)));
+				       json_object_new_int(positive ? rint_(1, 3) :
+							   rint_(0, 2)));
 		if (rint_(0, 2) == 0)
 			json_object_object_add(l, "bidirectional",
 					       json_object_new_boolean(0));
@@ -1650,7 +1652,7 @@ int main(void)
 				MPTE_DEFAULT_MAX_PATHS);
 		return ktap_failed ? 1 : 0;
 	}
-	ktap_plan(4 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) +
+	ktap_plan(5 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) +
 		  (int)ARRAY_SIZE(capped_regressions_half_pct) + ni +
 		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 5);
 	for (i = 0; i < nr; i++) {
@@ -1663,7 +1665,11 @@ int main(void)
 	}
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_sid_counts_igp_zero_seed_%d", first + i);
-		ktap_result(one_sid_counts(first + i), nm);
+		ktap_result(one_sid_counts(first + i, false), nm);
+	}
+	for (i = 0; i < nr; i++) {
+		snprintf(nm, sizeof(nm), "random_sid_counts_igp_positive_seed_%d", first + i);
+		ktap_result(one_sid_counts(first + i, true), nm);
 	}
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_rich_tight_sid_budget_seed_%d", first + i);
