@@ -432,7 +432,6 @@ static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
 		to[i] = mpte_sid_tree(mpte_sids(ctx), d->egress[i], NULL);
 	mpte_filter_for(ctx, d, &f);
 	mpte_sp_reset(sp);
-	mpte_pq_reset(sp, mpte_pq_radix_for(t));
 	for (i = 0; i < d->ningress; i++) {
 		int s = d->ingress[i];
 		double h = astar_h(to, d->negress, s);
@@ -440,11 +439,11 @@ static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
 		if (h == HUGE_VAL_D || sp->dist[s] == 0)
 			continue;
 		mpte_sp_set(sp, s, 0, -1);
-		mpte_pq_push(sp, s, h);
+		mpte_sp_push(sp, s, h);
 	}
-	while (!mpte_pq_empty(sp)) {
+	while (sp->heap_len) {
 		double key;
-		int u = mpte_pq_pop(sp, &key), k;
+		int u = mpte_sp_pop(sp, &key), k;
 
 		if (sp->done[u] & 1)
 			continue;
@@ -471,7 +470,7 @@ static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
 			if (h == HUGE_VAL_D)
 				continue;
 			mpte_sp_set(sp, v, nd, a);
-			mpte_pq_push(sp, v, nd + h);
+			mpte_sp_push(sp, v, nd + h);
 		}
 	}
 	free(to);

@@ -350,20 +350,14 @@ static void radix_reset(struct mpte_sp *sp)
 	r->size = 0;
 }
 
-/*
- * A key below the last popped one would land in the wrong bucket; A*'s
- * keys (cheap.c: distance plus a consistent estimate) may be by an ulp
- * of rounding, and are then taken as the last popped one.  A Dijkstra's
- * never are (a distance plus a length that is not negative).
- */
+/* A Dijkstra's keys are never below the last popped one: a distance
+ * plus a length that is not negative. */
 static void radix_push(struct mpte_sp *sp, int v, double key)
 {
 	struct mpte_radix *r = sp->radix;
 	struct mpte_heap_ent e = { .key = key, .node = v };
 
-	if (key_bits(key) < r->last)
-		memcpy(&e.key, &r->last, sizeof(e.key));
-	radix_put(r, radix_bucket(r, key_bits(e.key)), e);
+	radix_put(r, radix_bucket(r, key_bits(key)), e);
 	r->size++;
 }
 
@@ -402,15 +396,18 @@ static int radix_pop(struct mpte_sp *sp, double *key)
  * were a sixth of the 10,000-node WAN's run, and the radix heap's order
  * among equally short paths is as good a choice as the binary one's (the
  * same U, bound and stretch there).  Deterministic either way: the same
- * input makes the same order on any machine and thread count.
+ * input makes the same order on any machine and thread count.  Not for
+ * the cheap pass's A* (cheap.c), whose searches are short: it gained
+ * nothing there.
  */
 bool mpte_pq_radix_for(const struct mpte_topology *t)
 {
 	return t->nnodes >= MPTE_RADIX_MIN_NODES;
 }
 
-/* Empty the queue of the search to come (mpte_sp_reset() first). */
-void mpte_pq_reset(struct mpte_sp *sp, bool radix)
+/* The search's queue: the radix heap if @radix, else the binary one;
+ * empty it for the search to come (mpte_sp_reset() first). */
+static void pq_reset(struct mpte_sp *sp, bool radix)
 {
 	sp->use_radix = radix;
 	sp->heap_len = 0;
@@ -418,7 +415,7 @@ void mpte_pq_reset(struct mpte_sp *sp, bool radix)
 		radix_reset(sp);
 }
 
-void mpte_pq_push(struct mpte_sp *sp, int v, double key)
+static void pq_push(struct mpte_sp *sp, int v, double key)
 {
 	if (sp->use_radix)
 		radix_push(sp, v, key);
@@ -426,12 +423,12 @@ void mpte_pq_push(struct mpte_sp *sp, int v, double key)
 		mpte_sp_push(sp, v, key);
 }
 
-int mpte_pq_pop(struct mpte_sp *sp, double *key)
+static int pq_pop(struct mpte_sp *sp, double *key)
 {
 	return sp->use_radix ? radix_pop(sp, key) : mpte_sp_pop(sp, key);
 }
 
-bool mpte_pq_empty(const struct mpte_sp *sp)
+static bool pq_empty(const struct mpte_sp *sp)
 {
 	return sp->use_radix ? !sp->radix->size : !sp->heap_len;
 }
@@ -508,14 +505,14 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 	double per_hop;
 
 	mpte_sp_reset(sp);
-	mpte_pq_reset(sp, (f && f->dist_only) || mpte_pq_radix_for(t));
+	pq_reset(sp, (f && f->dist_only) || mpte_pq_radix_for(t));
 	for (i = 0; i < nsrc; i++) {
 		if (f && f->node_off && f->node_off[src[i]])
 			continue;
 		if (sp->dist[src[i]] == 0)
 			continue;
 		mpte_sp_set(sp, src[i], 0, -1);
-		mpte_pq_push(sp, src[i], 0);
+		pq_push(sp, src[i], 0);
 	}
 	if (ntargets) {
 		is_target = sp->done;
@@ -527,9 +524,9 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 		       !f->include_all && !f->exclude_any);
 	failed = f ? f->failed : NULL;
 	per_hop = f ? f->per_hop : 0;
-	while (!mpte_pq_empty(sp)) {
+	while (!pq_empty(sp)) {
 		double d;
-		int u = mpte_pq_pop(sp, &d), k, end;
+		int u = pq_pop(sp, &d), k, end;
 
 		if ((sp->done[u] & 1) || d > sp->dist[u])
 			continue;
@@ -552,7 +549,7 @@ void mpte_dijkstra(const struct mpte_topology *t, struct mpte_sp *sp,
 			nd = d + (len ? len[a] : t->arcs[a].igp_metric) + per_hop;
 			if (nd < sp->dist[v]) {
 				mpte_sp_set(sp, v, nd, a);
-				mpte_pq_push(sp, v, nd);
+				pq_push(sp, v, nd);
 			}
 		}
 	}

@@ -182,12 +182,12 @@ struct mpte_sp {
 	int *settled;			/* nodes in the order settled */
 	int nsettled;
 	struct mpte_radix *radix;	/* NULL until a radix heap search */
-	bool use_radix;			/* this search's queue (mpte_pq_*) */
+	bool use_radix;			/* this search's queue (graph.c) */
 };
 
 /*
- * From this many nodes every search takes the radix heap, also where it
- * reads paths (graph.c, mpte_pq_reset()).
+ * From this many nodes every mpte_dijkstra() takes the radix heap, also
+ * where its paths are read (graph.c, mpte_pq_radix_for()).
  */
 #define MPTE_RADIX_MIN_NODES	2048
 
@@ -295,12 +295,8 @@ void mpte_sp_reset(struct mpte_sp *sp);
 void mpte_sp_set(struct mpte_sp *sp, int v, double d, int pred);
 void mpte_sp_push(struct mpte_sp *sp, int v, double key);
 int mpte_sp_pop(struct mpte_sp *sp, double *key);
-/* a search's queue: the radix heap if @radix, else the binary one */
-void mpte_pq_reset(struct mpte_sp *sp, bool radix);
+/* whether mpte_dijkstra() takes the radix heap for every search here */
 bool mpte_pq_radix_for(const struct mpte_topology *t);
-void mpte_pq_push(struct mpte_sp *sp, int v, double key);
-int mpte_pq_pop(struct mpte_sp *sp, double *key);
-bool mpte_pq_empty(const struct mpte_sp *sp);
 void mpte_bfs(const struct mpte_topology *t, struct mpte_sp *sp,
 	      const int *src, int nsrc, const struct mpte_filter *f,
 	      const int *targets, int ntargets);
