@@ -271,12 +271,12 @@ static int bfs(struct mpte_sid_cache *c, struct sid_tree *s, int root,
 
 			if (failed[t->out_arc[k]])
 				continue;
-			if (s->dist[v] == nd) {
-				count_more(s->count, v, s->count[u]);
+			if (s->dist[v] != HUGE_VAL_D) {
+				/* another route at v's level */
+				if (s->dist[v] == nd)
+					count_more(s->count, v, s->count[u]);
 				continue;
 			}
-			if (s->dist[v] != HUGE_VAL_D)
-				continue;
 			s->dist[v] = nd;
 			s->count[v] = s->count[u];
 			order[n++] = v;

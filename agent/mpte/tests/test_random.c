@@ -1564,6 +1564,7 @@ static int radix_heap_searches(void)
 				 rint_(1, 1 << 20) / 7919.0;
 		src = rint_(0, t->nnodes - 1);
 		mpte_dijkstra(t, &sp, &src, 1, len, NULL, NULL, 0);
+		CHECK(sp.use_radix, "%s", "the search took the binary heap");
 		for (v = 0; v < t->nnodes; v++)
 			ref[v] = v == src ? 0 : HUGE_VAL_D;
 		while (changed) {
