@@ -395,7 +395,7 @@ static int radix_pop(struct mpte_sp *sp, double *key)
  * were made with; from MPTE_RADIX_MIN_NODES on, the heap's pushes and pops
  * were a sixth of the 10,000-node WAN's run, and the radix heap's order
  * among equally short paths is as good a choice as the binary one's (the
- * same U, bound and stretch there).  Deterministic either way: the same
+ * same U, bound and mean hops there).  Deterministic either way: the same
  * input makes the same order on any machine and thread count.  Not for
  * the cheap pass's A* (cheap.c), whose searches are short: it gained
  * nothing there.
