@@ -414,10 +414,14 @@ static bool is_egress(const struct mpte_demand *d, int v)
  * -1.  A*, in ctx->sp3, under astar_h() (astar_usable() said it may).
  * A node the IGP cannot take to an egress is not reached at all.
  * *full says whether a link was passed over for want of room: if not,
- * the route is as cheap as any with only failed links off.
+ * the route is as cheap as any with only failed links off.  The search
+ * stops once no route left can cost less than limit: -1 then, and *lb
+ * is what every route costs at least (else HUGE_VAL_D; with *full
+ * false, over any links but the failed).
  */
 static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
-		       double ucap, int *buf, bool *full)
+		       double ucap, double limit, int *buf, bool *full,
+		       double *lb)
 {
 	const struct mpte_topology *t = ctx->t;
 	const struct mpte_demand *d = &ctx->ds->d[di];
@@ -441,10 +445,16 @@ static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
 		mpte_sp_set(sp, s, 0, -1);
 		mpte_sp_push(sp, s, h);
 	}
+	*lb = HUGE_VAL_D;
 	while (sp->heap_len) {
 		double key;
 		int u = mpte_sp_pop(sp, &key), k;
 
+		if (key >= limit) {
+			/* no route left costs less than limit */
+			*lb = key;
+			break;
+		}
 		if (sp->done[u] & 1)
 			continue;
 		sp->done[u] |= 1;
@@ -514,6 +524,47 @@ static double dearest(const struct mpte_ctx *ctx, int di, const double *cost)
 }
 
 /*
+ * cheapen() moves flow off a path only onto a route cheaper than it by
+ * its margin: with w the dearest path's cost, a route costing this or
+ * more moves nothing, and the search can stop there (the margin on top
+ * keeps the rounding in the heuristic's sums from cutting a route that
+ * would move).  Without that bound, a search for a demand whose cheaper
+ * routes are all full went on to the cheapest route of all over the
+ * links with room, dearer than anything it has, to no use.
+ */
+static double useful_below(double w)
+{
+	return (w - 1e-12) / (1 + 1e-9) * (1 + 1e-12);
+}
+
+/*
+ * Tests only (ctx->check_cheap): a search cut at its bound, searched
+ * again without: the route it finds must move nothing by cheapen()'s
+ * rule (w the cost of the demand's dearest path), nor cost less than the
+ * bound lb the cut gave; nor, if the cut met no full link, may a search
+ * with every link given room find one below lb.
+ */
+static void check_cut(struct mpte_ctx *ctx, int di, const double *cost,
+		      double ucap, double w, double lb, bool full, int *buf)
+{
+	double c, nolb;
+	bool nofull;
+	int n;
+
+	ctx->cheap_cut++;
+	n = astar_route(ctx, di, cost, ucap, HUGE_VAL_D, buf, &nofull, &nolb);
+	c = n < 0 ? HUGE_VAL_D : cost_of(cost, buf, n);
+	if (w > c * (1 + 1e-9) + 1e-12 || c < lb * (1 - 1e-12))
+		ctx->cheap_cut_wrong++;
+	if (!full) {
+		n = astar_route(ctx, di, cost, HUGE_VAL_D, HUGE_VAL_D, buf,
+				&nofull, &nolb);
+		if (n >= 0 && cost_of(cost, buf, n) < lb * (1 - 1e-12))
+			ctx->cheap_cut_wrong++;
+	}
+}
+
+/*
  * A pass with A*: each eligible member in group order, its route
  * searched at its turn, under the links full then (no batch, no route
  * a move before it made stale).  Returns how many members moved.
@@ -538,18 +589,28 @@ static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
 
 		for (k = 0; k < gr->nmembers; k++) {
 			int di = gr->members[k], n;
+			double w, lb;
 			bool full;
 
 			if (!eligible(ctx, di, which))
 				continue;
 			if (floor[di] < 0)
 				floor[di] = floor_first(ctx, di, slack);
-			if (floor[di] >= 0 && dearest(ctx, di, cost) <= floor[di])
+			w = dearest(ctx, di, cost);
+			if (floor[di] >= 0 && w <= floor[di])
 				continue;
-			n = astar_route(ctx, di, cost, ucap, buf, &full);
+			n = astar_route(ctx, di, cost, ucap, useful_below(w), buf,
+					&full, &lb);
 			(*searched)++;
-			if (n < 0)
+			if (n < 0 && ctx->check_cheap && lb < HUGE_VAL_D)
+				check_cut(ctx, di, cost, ucap, w, lb, full,
+					  buf);
+			if (n < 0) {
+				/* no useful route, and none at all below lb */
+				if (!full && lb > floor[di])
+					floor[di] = lb;
 				continue;
+			}
 			if (!full)
 				floor[di] = cost_of(cost, buf, n);
 			moved += member_move(ctx, di, buf, n, cost, ucap, stale);

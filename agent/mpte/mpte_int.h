@@ -264,6 +264,10 @@ struct mpte_ctx {
 	/* tests: each route from a tree kept searched again (pairs_oracle) */
 	bool check_pairs;
 	int pairs_checked, pairs_wrong;
+	/* tests: each cheap-pass A* search cut at its bound searched again
+	 * without it (cheap.c) */
+	bool check_cheap;
+	int cheap_cut, cheap_cut_wrong;
 	struct mpte_sp *wsp;		/* one per worker of mpte_par_for() */
 	int nworkers;			/* how many of wsp; 0 until first used */
 	bool cold;			/* in mpte_solve(), not a re-plan */

@@ -1526,6 +1526,62 @@ out:
 }
 
 /*
+ * The cheap pass's A* stops at the cost below which a route must come to
+ * move any flow (cheap.c, useful_below()).  On tori with over 512 demand
+ * groups, where it searches by A*, every search so cut is searched
+ * again without the bound (ctx->check_cheap): none may find a route that
+ * would have moved flow, nor one below the bound the cut gave; and the
+ * routing must check out.
+ */
+static int cheap_cut_exact(void)
+{
+	int seed, cut = 0, wrong = 0;
+
+	for (seed = 0; seed < 2; seed++) {
+		struct json_object *tj, *dj;
+		struct mpte_topology *t = NULL;
+		struct mpte_demand_set *ds = NULL;
+		struct mpte_ctx *ctx = NULL;
+		struct mpte_options o;
+		char err[512];
+		bool bad = false;
+
+		rng = 0x2545f4914f6cdd1dULL * (5150 + seed);
+		/* 4,092 rows, past column generation's 4,000 (colgen.c) */
+		tj = gen_torus(27, 24, false);
+		dj = gen_demands(648, 1500, 0, MPTE_DEFAULT_MAX_PATHS);
+		t = mpte_topology_from_json(tj, err, sizeof(err));
+		ds = t ? mpte_demands_from_json(dj, t, err, sizeof(err)) : NULL;
+		if (ds) {
+			mpte_options_default(&o);
+			/* admission: the sweeps take 10 times longer here */
+			o.admission = 0;
+			ctx = mpte_new(t, ds, &o);
+			ctx->check_cheap = true;
+			mpte_solve(ctx);
+			cut += ctx->cheap_cut;
+			wrong += ctx->cheap_cut_wrong;
+			bad = ctx->ngroups < 512 || check_solution(ctx, "solve");
+			if (ctx->ngroups < 512)
+				printf("# seed %d: %d demand groups, no A* below 512\n",
+				       seed, ctx->ngroups);
+			mpte_free(ctx);
+		}
+		mpte_demands_free(ds);
+		mpte_topology_free(t);
+		json_object_put(tj);
+		json_object_put(dj);
+		CHECK(ds, "seed %d: %s", seed, err);
+		CHECK(!bad, "seed %d: see above", seed);
+	}
+	printf("# %d A* searches cut at their bound, %d wrong\n", cut, wrong);
+	CHECK(cut > 0 && !wrong, "%d of %d searches cut at their bound were wrong",
+	      wrong, cut);
+out:
+	return KTAP_FAILED();
+}
+
+/*
  * From MPTE_RADIX_MIN_NODES nodes every search takes the radix heap,
  * those whose paths are read too (graph.c).  On a
  * random 2,304-node topology: the distances of searches from 8 sources,
@@ -1639,7 +1695,7 @@ int main(void)
 	}
 	ktap_plan(5 * nr + 3 * nl + (int)ARRAY_SIZE(capped_regressions) +
 		  (int)ARRAY_SIZE(capped_regressions_half_pct) + ni +
-		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 5);
+		  (int)ARRAY_SIZE(incr_regressions) + 2 * ni + 6);
 	for (i = 0; i < nr; i++) {
 		snprintf(nm, sizeof(nm), "random_solution_invariants_seed_%d", first + i);
 		ktap_result(one_random(first + i), nm);
@@ -1705,5 +1761,6 @@ int main(void)
 	ktap_result(threads_same_routing(true), "threads_same_routing_batches");
 	ktap_result(first_sweep_pairs_exact(), "first_sweep_pairs_exact");
 	ktap_result(radix_heap_searches(), "radix_heap_searches");
+	ktap_result(cheap_cut_exact(), "cheap_astar_cut_exact");
 	return ktap_failed ? 1 : 0;
 }
