@@ -1447,7 +1447,7 @@ static void restore_case(int port_a);
  */
 static void shared_registry(void)
 {
-	int ok, ok_smob, has = 0;
+	int ok, ok_smob, has = 0, gone;
 	uint64_t rev = 0, m0, x0, x;
 	int64_t t;
 
@@ -1513,21 +1513,30 @@ static void shared_registry(void)
 	{
 		struct json_object *d = ask("e1", "{\"test_drop_route\":\"mi-eb\"}");
 
+		/* e1 answered that it dropped the route (ask(): an ok
+		 * answer's data, else NULL) */
 		ok = d != NULL;
 		json_object_put(d);
 	}
-	ok = ok && sr_routes("e1", &rev, "mi-eb", &has) == 1 && !has;
+	/*
+	 * Seen gone, as a rule; but a digest sent just after the drop can
+	 * bring the repair before this first look (once, at load 2: "repaired
+	 * after 0 ms; smoa mismatches 1"), and then the mismatch counted
+	 * says the drop was seen.
+	 */
+	gone = sr_routes("e1", &rev, "mi-eb", &has) == 1 && !has;
 	t = mono_ms();
 	ok = ok && WAIT(8000, sr_routes("e1", &rev, "mi-eb", &has) == 2 && has);
 	t = mono_ms() - t;
 	x = peers_counter("smoa", "digest_mismatches");
-	printf("# e1's table corrupted (mi-eb dropped): repaired after %lld ms; smoa mismatches %llu\n",
+	printf("# e1's table corrupted (mi-eb dropped, %s): repaired after %lld ms; smoa mismatches %llu\n",
+	       gone ? "seen gone" : "repaired before the first look",
 	       (long long)t, (unsigned long long)(x - x0));
 	/*
 	 * x0 + 1; or x0 when a full table e1 was waiting for (a sync the
 	 * SRD limited, sent from its tick) repaired it first.
 	 */
-	ktap_check(ok && x <= x0 + 1,
+	ktap_check(ok && x <= x0 + 1 && (gone || x == x0 + 1),
 		   "shared etcd: a route dropped behind smoa's back: e1's next digest differs, its table is repaired");
 
 	/* e2 dies: mi-eb's lease runs out in etcd, smoa's SR loses it */
