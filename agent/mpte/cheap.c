@@ -416,8 +416,8 @@ static bool is_egress(const struct mpte_demand *d, int v)
  * *full says whether a link was passed over for want of room: if not,
  * the route is as cheap as any with only failed links off.  The search
  * stops once no route left can cost less than limit: -1 then, and *lb
- * is what every route costs at least (else HUGE_VAL_D; with *full
- * false, over any links but the failed).
+ * is what every route costs at least (with *full false, over any links
+ * but the failed; HUGE_VAL_D if no route was left at all).
  */
 static int astar_route(struct mpte_ctx *ctx, int di, const double *cost,
 		       double ucap, double limit, int *buf, bool *full,
@@ -599,7 +599,8 @@ static int astar_pass(struct mpte_ctx *ctx, const unsigned char *which,
 			w = dearest(ctx, di, cost);
 			if (floor[di] >= 0 && w <= floor[di])
 				continue;
-			n = astar_route(ctx, di, cost, ucap, useful_below(w), buf,
+			n = astar_route(ctx, di, cost, ucap, ctx->cheap_unbounded ?
+					HUGE_VAL_D : useful_below(w), buf,
 					&full, &lb);
 			(*searched)++;
 			if (n < 0 && ctx->check_cheap && lb < HUGE_VAL_D)

@@ -273,8 +273,8 @@ struct mpte_ctx {
 	bool check_pairs;
 	int pairs_checked, pairs_wrong;
 	/* tests: each cheap-pass A* search cut at its bound searched again
-	 * without it (cheap.c) */
-	bool check_cheap;
+	 * without it; or no bound at all (cheap.c) */
+	bool check_cheap, cheap_unbounded;
 	int cheap_cut, cheap_cut_wrong;
 	struct mpte_sp *wsp;		/* one per worker of mpte_par_for() */
 	int nworkers;			/* how many of wsp; 0 until first used */
