@@ -9,8 +9,10 @@ one ingress and one egress a demand, no colours or delay bounds):
   LP         the path LP's optimum, by column generation (HiGHS's simplex)
   lower      a bound no routing with the cap can beat: every demand the LP
              spreads over more than max_paths paths gets max_paths path
-             slots (binary arcs forming one path, the slot's flow on them),
-             every other demand is an uncapped flow (a relaxation)
+             slots (binary arcs holding one s-t path, the slot's flow on
+             them; they may hold cycles besides, over which a slot's flow
+             can split), every other demand is an uncapped flow (a
+             relaxation)
   upper      a routing with the cap: the MIP over a pool of paths (the LP's
              columns, k shortest by TE metric and by hops, and the paths of
              the lower bound's routing), at most max_paths a demand
