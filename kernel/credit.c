@@ -261,6 +261,9 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 					   0, info->extack);
 	if (backup < 0)
 		return backup;
+	/* dmsc.h: what a packet's charge touches is one 64-byte line. */
+	BUILD_BUG_ON(offsetof(struct dmsc_session, has_nexthop) / 64 !=
+		     (offsetofend(struct dmsc_session, packets) - 1) / 64);
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;

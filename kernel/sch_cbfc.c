@@ -18,10 +18,13 @@
  * A flow whose queue empties stays in the hash, idle, as sch_fq keeps its
  * flows: a steady flow, which often has one packet queued at a time,
  * would otherwise be allocated, have its session looked up and be freed
- * for every packet. Idle flows are on q->idle, oldest first; each new
- * flow frees a few that have been idle CBFC_FLOW_IDLE or whose session
- * was deleted, and any beyond `limit` of them (only new flows add to
- * them), off the path of a packet whose flow exists.
+ * for every packet. A flow that empties goes on q->idle, where it stays
+ * while it comes and goes (so a steady flow's packets touch no other
+ * flow's memory): the list is in the order flows first emptied, and a
+ * flow on it may have packets again. Each new flow frees a few that have
+ * been idle CBFC_FLOW_IDLE or whose session was deleted, and any beyond
+ * `limit` of them (only new flows add to them), off the path of a packet
+ * whose flow exists.
  *
  * Locking: enqueue and dequeue run under the qdisc lock. Sessions are
  * found under RCU and held by reference by each flow; the credit counters
@@ -54,7 +57,14 @@
 
 #include "dmsc.h"
 
-#define CBFC_HASH_BUCKETS	1024
+/*
+ * Hash buckets: limit / 2, a power of two within these. A qdisc holds at
+ * most limit credited flows with packets and limit idle ones, so chains
+ * stay short at any size that fits (with a fixed 1,024, 10,000 flows made
+ * chains of ten, each flow a cache miss for every packet looked up).
+ */
+#define CBFC_HASH_MIN		1024
+#define CBFC_HASH_MAX		65536
 #define CBFC_BTH_LEN		12
 /* How long an empty flow is kept for its next packet, in jiffies ... */
 #define CBFC_FLOW_IDLE		(3 * HZ)
@@ -73,22 +83,28 @@
  */
 struct cbfc_sched;
 
+/*
+ * Laid out for the cache (the cache aligns them): the first line holds
+ * what a lookup reads of each flow in a chain, the second what a
+ * packet's enqueue and dequeue write; the third is for waiting.
+ */
 struct cbfc_flow {
 	struct hlist_node hnode;	/* q->hash */
-	struct list_head drr;		/* q->active, q->stalled or q->idle */
-	struct list_head sess_node;	/* sess->stalled, under sess->lock */
-	struct llist_node wake;		/* q->wake */
-	struct cbfc_sched *q;
+	u32 hash;			/* of key, before the bucket's mask */
+	u32 qlen;
+	struct dmsc_cbfc_key key;
+	struct list_head drr;		/* q->active or q->stalled */
 	struct sk_buff *head;
 	struct sk_buff *tail;
 	struct dmsc_session *sess;	/* NULL: the plain band */
-	struct dmsc_cbfc_key key;
-	u32 hash;			/* of key, before the bucket's mask */
-	u64 wait_since;			/* ns: when it last began to wait */
 	unsigned long idle_since;	/* jiffies: when its queue emptied */
-	u32 qlen;
 	int deficit;
 	bool stalled;
+	struct list_head sess_node;	/* sess->stalled, under sess->lock */
+	struct llist_node wake;		/* q->wake */
+	struct cbfc_sched *q;
+	u64 wait_since;			/* ns: when it last began to wait */
+	struct list_head idle_node;	/* q->idle, from its first emptying */
 };
 
 /*
@@ -116,13 +132,14 @@ struct cbfc_sched {
 	struct Qdisc *sch;
 	struct dmsc_net *dn;
 	struct hlist_head *hash;
+	u32 hash_mask;			/* buckets - 1 */
 	u32 hash_rnd;
 	struct list_head active;	/* flows in the round */
 	struct list_head stalled;	/* flows waiting for credit */
-	struct list_head idle;		/* empty flows, oldest first */
+	struct list_head idle;		/* flows that emptied, see the top */
 	struct cbfc_flow plain;
 	u32 n_flows;			/* credited flows with packets */
-	u32 n_idle;
+	u32 n_idle;			/* flows on q->idle with no packet */
 	u32 n_stalled;
 	u32 credited_qlen;		/* packets in credited flows */
 
@@ -316,21 +333,29 @@ static void cbfc_flow_unstall(struct cbfc_sched *q, struct cbfc_flow *f)
 	q->n_stalled--;
 }
 
-/* Off the hash and freed: the caller took it off its list, if any. */
+/*
+ * Off the hash and q->idle, and freed: the caller took it off its round
+ * and counted it out of n_idle.
+ */
 static void cbfc_flow_free(struct cbfc_flow *f)
 {
 	hlist_del(&f->hnode);
+	list_del(&f->idle_node);
 	dmsc_session_put(f->sess);
 	kmem_cache_free(cbfc_flow_cache, f);
+}
+
+/* Just made: it never held a packet (an idle flow is on q->idle). */
+static bool cbfc_flow_new(const struct cbfc_flow *f)
+{
+	return !f->qlen && list_empty(&f->idle_node);
 }
 
 /* An empty flow, idle or just made (on no list), goes. */
 static void cbfc_flow_forget(struct cbfc_sched *q, struct cbfc_flow *f)
 {
-	if (!list_empty(&f->drr)) {
-		list_del(&f->drr);
+	if (!list_empty(&f->idle_node))
 		q->n_idle--;
-	}
 	cbfc_flow_free(f);
 }
 
@@ -344,17 +369,31 @@ static void cbfc_flow_forget(struct cbfc_sched *q, struct cbfc_flow *f)
 static void cbfc_flow_gc(struct cbfc_sched *q, int max)
 {
 	struct cbfc_flow *f;
-	int n;
+	int n = 0, moved = 0;
 
-	for (n = 0; n < max; n++) {
-		f = list_first_entry_or_null(&q->idle, struct cbfc_flow, drr);
+	while (n < max) {
+		f = list_first_entry_or_null(&q->idle, struct cbfc_flow,
+					     idle_node);
 		if (!f)
 			return;
-		if (q->n_idle <= q->limit &&
-		    time_before(jiffies, f->idle_since + CBFC_FLOW_IDLE) &&
-		    !READ_ONCE(f->sess->dead))
+		/* Busy again: off the list until it empties next. */
+		if (f->qlen) {
+			list_del_init(&f->idle_node);
+			continue;
+		}
+		if (q->n_idle > q->limit || READ_ONCE(f->sess->dead) ||
+		    !time_before(jiffies, f->idle_since + CBFC_FLOW_IDLE)) {
+			cbfc_flow_forget(q, f);
+			n++;
+			continue;
+		}
+		/*
+		 * Emptied again since it was listed, maybe after flows
+		 * behind it: to the back, as far as the oldest may look.
+		 */
+		if (moved++ >= max)
 			return;
-		cbfc_flow_forget(q, f);
+		list_move_tail(&f->idle_node, &q->idle);
 	}
 }
 
@@ -490,7 +529,7 @@ static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
 		return &q->plain;
 	cbfc_cb(skb)->credit_len = ilen;
 	hash = cbfc_hash(&key, q->hash_rnd);
-	bucket = &q->hash[hash & (CBFC_HASH_BUCKETS - 1)];
+	bucket = &q->hash[hash & q->hash_mask];
 	hlist_for_each_entry(f, bucket, hnode) {
 		if (f->hash != hash || !cbfc_key_eq(&f->key, &key))
 			continue;
@@ -528,6 +567,7 @@ static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
 	f->idle_since = jiffies;
 	INIT_LIST_HEAD(&f->drr);
 	INIT_LIST_HEAD(&f->sess_node);
+	INIT_LIST_HEAD(&f->idle_node);
 	hlist_add_head(&f->hnode, bucket);
 	return f;
 }
@@ -589,7 +629,7 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			 * (on no list) goes, or it would stay on no list if
 			 * every segment failed; an idle one is kept for them.
 			 */
-			if (list_empty(&f->drr))
+			if (cbfc_flow_new(f))
 				cbfc_flow_drop_new(q, f);
 			return cbfc_enqueue_segs(skb, sch, to_free);
 		}
@@ -622,8 +662,8 @@ static int cbfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (!f->qlen++) {
 		f->deficit = q->quantum;
 		if (f->sess) {
-			/* On q->idle, or just made and on no list. */
-			if (!list_empty(&f->drr))
+			/* Idle, or just made and on no list. */
+			if (!list_empty(&f->idle_node))
 				q->n_idle--;
 			q->n_flows++;
 		}
@@ -776,9 +816,11 @@ static void cbfc_flow_done(struct cbfc_sched *q, struct cbfc_flow *f)
 		list_del_init(&f->drr);
 		return;
 	}
+	list_del_init(&f->drr);
 	f->idle_since = jiffies;
-	list_move_tail(&f->drr, &q->idle);
 	q->n_idle++;
+	if (list_empty(&f->idle_node))
+		list_add_tail(&f->idle_node, &q->idle);
 }
 
 /*
@@ -1013,7 +1055,7 @@ static void cbfc_fail_link(struct Qdisc *sch, bool deq)
 	u64 waited;
 
 	rcu_read_lock();
-	for (i = 0; i < CBFC_HASH_BUCKETS; i++) {
+	for (i = 0; i <= q->hash_mask; i++) {
 		hlist_for_each_entry(f, &q->hash[i], hnode) {
 			if (!f->qlen || !cbfc_can_fail_over(q, f->sess, f->head))
 				continue;
@@ -1095,7 +1137,7 @@ static void cbfc_resend_old(struct Qdisc *sch, bool deq)
 	struct cbfc_flow *f;
 	unsigned int i;
 
-	for (i = 0; i < CBFC_HASH_BUCKETS; i++)
+	for (i = 0; i <= q->hash_mask; i++)
 		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode)
 			if (f->qlen && !(deq && f->stalled) &&
 			    cbfc_old_path(q, f->sess, f->head))
@@ -1568,9 +1610,9 @@ static void cbfc_reset(struct Qdisc *sch)
 	if (cbfc_link_down(qdisc_dev(sch))) {
 		cbfc_fail_link(sch, false);
 		/*
-		 * Every flow's: a stalled one emptied here goes to q->idle
-		 * still stalled, which is sound only because what follows
-		 * detaches and frees every flow.
+		 * Every flow's: a stalled one emptied here leaves
+		 * q->stalled still marked stalled, which is sound only
+		 * because what follows detaches and frees every flow.
 		 */
 		cbfc_resend_old(sch, false);
 	}
@@ -1578,7 +1620,7 @@ static void cbfc_reset(struct Qdisc *sch)
 	 * First off every session's stalled list: from then on no credit
 	 * update can put a flow of ours on q->wake, which is emptied next.
 	 */
-	for (i = 0; i < CBFC_HASH_BUCKETS; i++)
+	for (i = 0; i <= q->hash_mask; i++)
 		hlist_for_each_entry(f, &q->hash[i], hnode)
 			/*
 			 * Only a stalled flow is on s->stalled. Not f->qlen:
@@ -1587,7 +1629,7 @@ static void cbfc_reset(struct Qdisc *sch)
 			if (f->stalled)
 				cbfc_flow_detach(f);
 	init_llist_head(&q->wake);
-	for (i = 0; i < CBFC_HASH_BUCKETS; i++) {
+	for (i = 0; i <= q->hash_mask; i++) {
 		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode) {
 			cbfc_flow_purge(f);
 			cbfc_flow_free(f);
@@ -1656,12 +1698,53 @@ static u32 cbfc_get(struct nlattr **tb, int type, u32 cur)
 	return tb[type] ? nla_get_u32(tb[type]) : cur;
 }
 
+static u32 cbfc_hash_size(u32 limit)
+{
+	return clamp_t(u32, roundup_pow_of_two(max(limit / 2, 1U)),
+		       CBFC_HASH_MIN, CBFC_HASH_MAX);
+}
+
+/*
+ * Empty buckets for @limit, their mask in *@mask. Charged to the
+ * creator: qdiscs can be made in a user namespace.
+ */
+static struct hlist_head *cbfc_hash_alloc(u32 limit, u32 *mask)
+{
+	u32 i, n = cbfc_hash_size(limit);
+	struct hlist_head *h;
+
+	h = kvmalloc_array(n, sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h)
+		return NULL;
+	for (i = 0; i < n; i++)
+		INIT_HLIST_HEAD(&h[i]);
+	*mask = n - 1;
+	return h;
+}
+
+/* Every flow into @h by its stored hash; under the qdisc lock. */
+static void cbfc_hash_move(struct cbfc_sched *q, struct hlist_head *h,
+			   u32 mask)
+{
+	struct hlist_node *tmp;
+	struct cbfc_flow *f;
+	u32 i;
+
+	for (i = 0; i <= q->hash_mask; i++) {
+		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode) {
+			hlist_del(&f->hnode);
+			hlist_add_head(&f->hnode, &h[f->hash & mask]);
+		}
+	}
+}
+
 static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 		       struct netlink_ext_ack *extack)
 {
 	struct cbfc_sched *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_CBFC_MAX + 1];
-	u32 limit, flow_limit, plain_limit;
+	struct hlist_head *nhash = NULL, *ohash = NULL;
+	u32 limit, flow_limit, plain_limit, nmask = 0;
 	int err;
 
 	err = nla_parse_nested(tb, TCA_CBFC_MAX, opt, cbfc_policy, extack);
@@ -1690,8 +1773,23 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 				    "cbfc: plain_limit must be below limit");
 		return -EINVAL;
 	}
+	/* The buckets follow limit; the last step that can fail. */
+	if (!q->hash || cbfc_hash_size(limit) != q->hash_mask + 1) {
+		nhash = cbfc_hash_alloc(limit, &nmask);
+		if (!nhash) {
+			NL_SET_ERR_MSG(extack, "cbfc: no memory for the flow hash");
+			return -ENOMEM;
+		}
+	}
 
 	sch_tree_lock(sch);
+	if (nhash) {
+		if (q->hash)
+			cbfc_hash_move(q, nhash, nmask);
+		ohash = q->hash;
+		q->hash = nhash;
+		q->hash_mask = nmask;
+	}
 	q->limit = limit;
 	q->flow_limit = flow_limit;
 	q->plain_limit = plain_limit;
@@ -1718,6 +1816,7 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 	 * allows; only new ones are refused until the queue is below it.
 	 */
 	sch_tree_unlock(sch);
+	kvfree(ohash);
 	return 0;
 }
 
@@ -1726,7 +1825,6 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct cbfc_sched *q = qdisc_priv(sch);
 	struct dmsc_net *dn = dmsc_pernet(qdisc_net(sch));
-	unsigned int i;
 	int err;
 
 	q->sch = sch;
@@ -1752,17 +1850,14 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->hash_rnd = get_random_u32();
 	qdisc_watchdog_init(&q->watchdog, sch);
 
-	/* Charged to the creator: qdiscs can be made in a user namespace. */
-	q->hash = kvcalloc(CBFC_HASH_BUCKETS, sizeof(*q->hash),
-			   GFP_KERNEL_ACCOUNT);
-	if (!q->hash)
-		return -ENOMEM;
-	for (i = 0; i < CBFC_HASH_BUCKETS; i++)
-		INIT_HLIST_HEAD(&q->hash[i]);
 	if (opt) {
 		err = cbfc_change(sch, opt, extack);
 		if (err)
 			return err;	/* the core calls cbfc_destroy */
+	} else {
+		q->hash = cbfc_hash_alloc(q->limit, &q->hash_mask);
+		if (!q->hash)
+			return -ENOMEM;
 	}
 	spin_lock_bh(&dn->cbfc_lock);
 	list_add_tail_rcu(&q->dn_node, &dn->cbfc_qdiscs);
@@ -1858,8 +1953,8 @@ int __init dmsc_cbfc_init(void)
 	int err;
 
 	cbfc_flow_cache = kmem_cache_create("dmsc_cbfc_flow",
-					    sizeof(struct cbfc_flow), 0, 0,
-					    NULL);
+					    sizeof(struct cbfc_flow), 0,
+					    SLAB_HWCACHE_ALIGN, NULL);
 	if (!cbfc_flow_cache)
 		return -ENOMEM;
 	err = register_qdisc(&cbfc_qdisc_ops);

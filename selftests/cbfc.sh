@@ -330,6 +330,72 @@ test_idle_gc() {
 		"limit 12: idle_flows $(qd idle_flows) drops $(qd drops), not $idle and 0"
 }
 
+# The flow hash has limit / 2 buckets (1,024 to 65,536): a change of limit
+# that resizes it moves every flow, idle or waiting for credit, into the
+# new buckets at once. A flow left behind would be made again at its next
+# packet (idle_flows would grow) and leak with the old buckets.
+test_hash_resize() {
+	trap case_cleanup EXIT
+	setup limit 40 flow_limit 20 plain_limit 10
+	sink_start
+	pktlen
+	local i rx0 len=$LEN lim cp
+	# pktlen deleted the probe's session: its flow goes at the next new
+	# flow, so none can age past CBFC_FLOW_IDLE during the case.
+	rx0=$(rx)
+	# One flow waiting: a reservation of 3.5 packets, 10 sent.
+	cbfc session add "${FLOW[@]}" nexthop $B credit $((len * 7 / 2))
+	send 10
+	arrived "$rx0" 3
+	for ((i = 0; i < 10; i++)); do
+		echo "cbfc session add src $A dst $B sport $((50000 + i)) qpn $((400 + i)) nexthop $B credit 1000000"
+	done >"$T/add"
+	"$DMSC" -n "$a" -batch "$T/add" || fail "dmsc -batch"
+	send10() {
+		an "$RG" send dst $B qps 10 sport 50000 qpn 400 count 1 \
+			psn "$1" rate 0 size 1024 json /dev/null \
+			2>"$T/send.err" || fail "roce-gen: $(cat "$T/send.err")"
+	}
+	send10 0
+	arrived "$((rx0 + 3))" 10
+	check "(( \$(qd idle_flows) == 10 && \$(qd qlen) == 7 && \$(qd stalled_flows) == 1 ))" \
+		"idle_flows $(qd idle_flows) qlen $(qd qlen) stalled_flows $(qd stalled_flows), not 10 7 1"
+	rx0=$((rx0 + 13))
+	# 1,024 buckets to 65,536 and back: each time the flows are found,
+	# the waiting one too (a packet of its QP joins its queue; a flow
+	# lost from the hash would be made again, a second queue). Idle
+	# flows that were lost could go unnoticed: a new flow frees those
+	# idle 3 s, and the resize can take that long under TCG.
+	local k=0
+	for lim in 200000 40; do
+		tc -n "$a" qdisc change dev va root cbfc limit $lim ||
+			fail "tc qdisc change limit $lim"
+		check "(( \$(qd limit) == lim && \$(qd idle_flows) == 10 && \$(qd qlen) == 7 + k ))" \
+			"limit $lim: limit $(qd limit) idle_flows $(qd idle_flows) qlen $(qd qlen), not $lim 10 $((7 + k))"
+		cp=$(qd credited_packets)
+		send10 "$((k + 1))"
+		send 1 "$((10 + k))"
+		k=$((k + 1))
+		arrived "$rx0" 10
+		rx0=$((rx0 + 10))
+		check "(( \$(qd idle_flows) == 10 && \$(qd credited_packets) == cp + 10 && \$(qd flows) == 1 && \$(qd qlen) == 7 + k ))" \
+			"limit $lim, a packet of each flow: idle_flows $(qd idle_flows) credited_packets $(qd credited_packets) flows $(qd flows) qlen $(qd qlen), not 10 $((cp + 10)) 1 $((7 + k))"
+	done
+	# The waiting flow: still its session's, found by its credit.
+	cbfc credit "${FLOW[@]}" freed $((len * 2))
+	arrived "$rx0" 2
+	cbfc session del "${FLOW[@]}"
+	arrived "$((rx0 + 2))" 7
+	check "(( \$(qd qlen) == 0 && \$(qd drops) == 0 ))" \
+		"qlen $(qd qlen) drops $(qd drops), not 0 and 0"
+	sink_stop
+	local pk gaps ooo
+	read -r pk gaps ooo <<<"$SINK_TOTALS"
+	echo "sink: $pk packets, $gaps PSN gaps, $ooo out of order"
+	check "(( pk == 43 && gaps == 0 && ooo == 0 ))" \
+		"sink: $pk packets $gaps gaps $ooo out of order, not 43 0 0"
+}
+
 # limit, flow_limit and plain_limit drop, each counted by its reason;
 # waiting for credit never does.
 test_limits() {
@@ -1374,6 +1440,7 @@ CASES=(
 	test_plain_band "cbfc: plain UDP and RoCEv2 without a session pass while a credited flow waits"
 	test_idle_flow "cbfc: an emptied flow is kept for its next packets; once its session is deleted they are plain, a new session takes them"
 	test_idle_gc "cbfc: idle flows are bounded by limit, go after 3 s idle as new flows come, and a lowered limit trims them"
+	test_hash_resize "cbfc: a limit change that resizes the flow hash keeps every flow, idle and waiting"
 	test_limits "cbfc: limit, flow_limit and plain_limit drops are counted by reason"
 	test_plain_room "cbfc: credited flows at limit - plain_limit leave the plain band its room"
 	test_wake_session "cbfc: credit for one session wakes that session's flows only"
@@ -1402,7 +1469,7 @@ CASES=(
 # dev_deactivate, unregister) with the failover's transmit, SRv6,
 # netlink policies and extack, teardown (with failovers pending too).
 NEWEST_CASES="test_credit_cumulative test_credit_delta test_plain_band test_idle_flow
-	test_idle_gc
+	test_idle_gc test_hash_resize
 	test_limits test_plain_room test_wake_session test_oversize
 	test_heartbeat_no_tunnel test_rate
 	test_heartbeat_backup_credit test_backup_mode

@@ -36,6 +36,7 @@
 #        as root inside a VM with one vCPU and no slab debugging, after
 #        make all modules-all tools:
 #        DMSC_VM_SLUB_DEBUG= tools/vm/run.sh -c 1 -- tools/bench/cbfc.sh
+#        DMSC_BENCH_KO=other/dmsc.ko: time that module instead (A/B runs)
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,7 +45,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 DMSC=$top/agent/dmsc
 RG=$top/tools/roce-gen/roce-gen
 KVER=$(uname -r)
-KO=$top/build/kmod/$KVER/kernel/dmsc.ko
+KO=${DMSC_BENCH_KO:-$top/build/kmod/$KVER/kernel/dmsc.ko}
 [ -f "$KO" ] || KO=$top/kernel/dmsc.ko
 export TC_LIB_DIR=$top/tools/tc
 rounds=5
