@@ -363,15 +363,17 @@ static void cbfc_flow_forget(struct cbfc_sched *q, struct cbfc_flow *f)
  * Free, of the oldest idle flows and up to @max of them, those that have
  * waited CBFC_FLOW_IDLE for a packet or lost their session and those
  * beyond `limit`: the memory of idle flows is bounded as that of queued
- * packets is. A new flow frees up to CBFC_FLOW_GC_MAX, a change that
- * lowers the limit all that are beyond it.
+ * packets is. Look at no more than @looks entries of q->idle: a new flow
+ * frees up to CBFC_FLOW_GC_MAX and looks at four times as many (the work
+ * a packet may do is bounded; entries left wait for the next new flow),
+ * a change that lowers the limit frees all that are beyond it.
  */
-static void cbfc_flow_gc(struct cbfc_sched *q, int max)
+static void cbfc_flow_gc(struct cbfc_sched *q, int max, unsigned int looks)
 {
 	struct cbfc_flow *f;
-	int n = 0, moved = 0;
+	int n = 0;
 
-	while (n < max) {
+	while (n < max && looks--) {
 		f = list_first_entry_or_null(&q->idle, struct cbfc_flow,
 					     idle_node);
 		if (!f)
@@ -389,10 +391,8 @@ static void cbfc_flow_gc(struct cbfc_sched *q, int max)
 		}
 		/*
 		 * Emptied again since it was listed, maybe after flows
-		 * behind it: to the back, as far as the oldest may look.
+		 * behind it, or the oldest and recent: to the back.
 		 */
-		if (moved++ >= max)
-			return;
 		list_move_tail(&f->idle_node, &q->idle);
 	}
 }
@@ -554,7 +554,7 @@ static struct cbfc_flow *cbfc_classify(struct cbfc_sched *q,
 	if (!s)
 		return &q->plain;
 	if (!list_empty(&q->idle))
-		cbfc_flow_gc(q, CBFC_FLOW_GC_MAX);
+		cbfc_flow_gc(q, CBFC_FLOW_GC_MAX, 4 * CBFC_FLOW_GC_MAX);
 	f = kmem_cache_zalloc(cbfc_flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (!f) {
 		dmsc_session_put(s);
@@ -1795,7 +1795,7 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 	q->plain_limit = plain_limit;
 	/* Idle flows beyond a lowered limit go now, not in a softirq. */
 	if (q->n_idle > limit)
-		cbfc_flow_gc(q, q->n_idle - limit);
+		cbfc_flow_gc(q, q->n_idle - limit, UINT_MAX);
 	q->credit = cbfc_get(tb, TCA_CBFC_CREDIT, q->credit);
 	q->quantum = cbfc_get(tb, TCA_CBFC_QUANTUM, q->quantum);
 	q->heartbeat_us = cbfc_get(tb, TCA_CBFC_HEARTBEAT, q->heartbeat_us);
