@@ -261,8 +261,12 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 					   0, info->extack);
 	if (backup < 0)
 		return backup;
-	/* dmsc.h: what a packet's charge touches is one 64-byte line. */
-	BUILD_BUG_ON(offsetof(struct dmsc_session, has_nexthop) / 64 !=
+	/*
+	 * dmsc.h: what a packet's charge touches is one 64-byte line (on
+	 * 64-bit; 32-bit pointers shift it, which costs only speed).
+	 */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
+		     offsetof(struct dmsc_session, has_nexthop) / 64 !=
 		     (offsetofend(struct dmsc_session, packets) - 1) / 64);
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
