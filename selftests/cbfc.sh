@@ -333,7 +333,8 @@ test_idle_gc() {
 # The flow hash has limit / 2 buckets (1,024 to 65,536): a change of limit
 # that resizes it moves every flow, idle or waiting for credit, into the
 # new buckets at once. A flow left behind would be made again at its next
-# packet (idle_flows would grow) and leak with the old buckets.
+# packet (a waiting flow would get a second queue: flows 2) and leak with
+# the old buckets.
 test_hash_resize() {
 	trap case_cleanup EXIT
 	setup limit 40 flow_limit 20 plain_limit 10
