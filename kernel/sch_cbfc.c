@@ -179,6 +179,16 @@ struct cbfc_sched {
 
 static struct kmem_cache *cbfc_flow_cache __ro_after_init;
 
+/*
+ * Every flow of the hash, bucket by bucket; the body may unlink @f, or
+ * free it. Only for the paths that must see them all (a link down, a
+ * reset, a resize), never per packet. Two loops: a break does not end
+ * the walk, it goes on with the next bucket.
+ */
+#define cbfc_for_each_flow(q, i, f, tmp)				\
+	for ((i) = 0; (i) <= (q)->hash_mask; (i)++)			\
+		hlist_for_each_entry_safe(f, tmp, &(q)->hash[(i)], hnode)
+
 /* What the qdisc keeps in a queued skb: its length in credit units. */
 struct cbfc_skb_cb {
 	u32 credit_len;
@@ -1048,6 +1058,7 @@ static void cbfc_fail_link(struct Qdisc *sch, bool deq)
 	struct cbfc_sched *q = qdisc_priv(sch);
 	u64 now = ktime_get_ns();
 	struct cbfc_fail *fail;
+	struct hlist_node *tmp;
 	struct sk_buff *skb;
 	struct cbfc_flow *f;
 	unsigned int i;
@@ -1055,47 +1066,45 @@ static void cbfc_fail_link(struct Qdisc *sch, bool deq)
 	u64 waited;
 
 	rcu_read_lock();
-	for (i = 0; i <= q->hash_mask; i++) {
-		hlist_for_each_entry(f, &q->hash[i], hnode) {
-			if (!f->qlen || !cbfc_can_fail_over(q, f->sess, f->head))
+	cbfc_for_each_flow(q, i, f, tmp) {
+		if (!f->qlen || !cbfc_can_fail_over(q, f->sess, f->head))
+			continue;
+		/* wait_since: 0 while the heartbeat is off. */
+		waited = f->stalled && f->wait_since ?
+			 now - f->wait_since : 0;
+		/* One on q->wake is left for a later look. */
+		if (deq && f->stalled) {
+			if (!cbfc_flow_detach(f))
 				continue;
-			/* wait_since: 0 while the heartbeat is off. */
-			waited = f->stalled && f->wait_since ?
-				 now - f->wait_since : 0;
-			/* One on q->wake is left for a later look. */
-			if (deq && f->stalled) {
-				if (!cbfc_flow_detach(f))
-					continue;
-				cbfc_flow_unstall(q, f);
-			}
-			fail = cbfc_fail_new(sch, f->sess,
-					     DMSC_EVENT_NEXTHOP_DOWN, waited);
-			if (!fail) {
-				/* Held: the reset tries again, or frees. */
-				if (!deq)
-					q->st.drop_nomem += f->qlen;
-				continue;
-			}
-			/* Moved by the backup's qdisc just now: re-sent. */
-			if (!dmsc_session_fail_primary(f->sess)) {
-				cbfc_fail_free(fail);
-				continue;
-			}
-			q->st.link_failures++;
-			/* The reset that follows zeroes the counts. */
-			while (f->qlen) {
-				skb = cbfc_flow_pop(sch, f);
-				if (deq) {
-					q->drops_deq++;
-					q->drops_deq_len += qdisc_pkt_len(skb);
-				}
-				__skb_queue_tail(&fail->skbs, skb);
-			}
-			f->tail = NULL;
-			if (deq)
-				cbfc_flow_done(q, f);
-			list_add_tail(&fail->list, &fails);
+			cbfc_flow_unstall(q, f);
 		}
+		fail = cbfc_fail_new(sch, f->sess,
+				     DMSC_EVENT_NEXTHOP_DOWN, waited);
+		if (!fail) {
+			/* Held: the reset tries again, or frees. */
+			if (!deq)
+				q->st.drop_nomem += f->qlen;
+			continue;
+		}
+		/* Moved by the backup's qdisc just now: re-sent. */
+		if (!dmsc_session_fail_primary(f->sess)) {
+			cbfc_fail_free(fail);
+			continue;
+		}
+		q->st.link_failures++;
+		/* The reset that follows zeroes the counts. */
+		while (f->qlen) {
+			skb = cbfc_flow_pop(sch, f);
+			if (deq) {
+				q->drops_deq++;
+				q->drops_deq_len += qdisc_pkt_len(skb);
+			}
+			__skb_queue_tail(&fail->skbs, skb);
+		}
+		f->tail = NULL;
+		if (deq)
+			cbfc_flow_done(q, f);
+		list_add_tail(&fail->list, &fails);
 	}
 	rcu_read_unlock();
 	/*
@@ -1137,11 +1146,10 @@ static void cbfc_resend_old(struct Qdisc *sch, bool deq)
 	struct cbfc_flow *f;
 	unsigned int i;
 
-	for (i = 0; i <= q->hash_mask; i++)
-		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode)
-			if (f->qlen && !(deq && f->stalled) &&
-			    cbfc_old_path(q, f->sess, f->head))
-				cbfc_flow_resend(sch, f);
+	cbfc_for_each_flow(q, i, f, tmp)
+		if (f->qlen && !(deq && f->stalled) &&
+		    cbfc_old_path(q, f->sess, f->head))
+			cbfc_flow_resend(sch, f);
 }
 
 /*
@@ -1620,20 +1628,17 @@ static void cbfc_reset(struct Qdisc *sch)
 	 * First off every session's stalled list: from then on no credit
 	 * update can put a flow of ours on q->wake, which is emptied next.
 	 */
-	for (i = 0; i <= q->hash_mask; i++)
-		hlist_for_each_entry(f, &q->hash[i], hnode)
-			/*
-			 * Only a stalled flow is on s->stalled. Not f->qlen:
-			 * cbfc_fail_link() just emptied those it failed over.
-			 */
-			if (f->stalled)
-				cbfc_flow_detach(f);
+	cbfc_for_each_flow(q, i, f, tmp)
+		/*
+		 * Only a stalled flow is on s->stalled. Not f->qlen:
+		 * cbfc_fail_link() just emptied those it failed over.
+		 */
+		if (f->stalled)
+			cbfc_flow_detach(f);
 	init_llist_head(&q->wake);
-	for (i = 0; i <= q->hash_mask; i++) {
-		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode) {
-			cbfc_flow_purge(f);
-			cbfc_flow_free(f);
-		}
+	cbfc_for_each_flow(q, i, f, tmp) {
+		cbfc_flow_purge(f);
+		cbfc_flow_free(f);
 	}
 	cbfc_flow_purge(&q->plain);
 	INIT_LIST_HEAD(&q->active);
@@ -1730,11 +1735,9 @@ static void cbfc_hash_move(struct cbfc_sched *q, struct hlist_head *h,
 	struct cbfc_flow *f;
 	u32 i;
 
-	for (i = 0; i <= q->hash_mask; i++) {
-		hlist_for_each_entry_safe(f, tmp, &q->hash[i], hnode) {
-			hlist_del(&f->hnode);
-			hlist_add_head(&f->hnode, &h[f->hash & mask]);
-		}
+	cbfc_for_each_flow(q, i, f, tmp) {
+		hlist_del(&f->hnode);
+		hlist_add_head(&f->hnode, &h[f->hash & mask]);
 	}
 }
 

@@ -91,10 +91,11 @@ sess() {
 	dns "$a" -j cbfc session show "${FLOW[@]}" | num "$1"
 }
 
-# send COUNT [FIRST_PSN] [QPN]: COUNT RoCEv2 packets of one QP, unpaced.
+# send COUNT [FIRST_PSN] [QPN] [QPS]: COUNT RoCEv2 packets of each of
+# QPS QPs (1; QPN and sport 50000 the first, then one up each), unpaced.
 send() {
-	an "$RG" send dst $B qps 1 sport 50000 qpn "${3:-256}" count "$1" \
-		psn "${2:-0}" rate 0 size 1024 json "$T/send.json" \
+	an "$RG" send dst $B qps "${4:-1}" sport 50000 qpn "${3:-256}" \
+		count "$1" psn "${2:-0}" rate 0 size 1024 json "$T/send.json" \
 		2>"$T/send.err" || fail "roce-gen send: $(cat "$T/send.err")"
 }
 
@@ -352,12 +353,7 @@ test_hash_resize() {
 		echo "cbfc session add src $A dst $B sport $((50000 + i)) qpn $((400 + i)) nexthop $B credit 1000000"
 	done >"$T/add"
 	"$DMSC" -n "$a" -batch "$T/add" || fail "dmsc -batch"
-	send10() {
-		an "$RG" send dst $B qps 10 sport 50000 qpn 400 count 1 \
-			psn "$1" rate 0 size 1024 json /dev/null \
-			2>"$T/send.err" || fail "roce-gen: $(cat "$T/send.err")"
-	}
-	send10 0
+	send 1 0 400 10
 	arrived "$((rx0 + 3))" 10
 	check "(( \$(qd idle_flows) == 10 && \$(qd qlen) == 7 && \$(qd stalled_flows) == 1 ))" \
 		"idle_flows $(qd idle_flows) qlen $(qd qlen) stalled_flows $(qd stalled_flows), not 10 7 1"
@@ -374,7 +370,7 @@ test_hash_resize() {
 		check "(( \$(qd limit) == lim && \$(qd idle_flows) == 10 && \$(qd qlen) == 7 + k ))" \
 			"limit $lim: limit $(qd limit) idle_flows $(qd idle_flows) qlen $(qd qlen), not $lim 10 $((7 + k))"
 		cp=$(qd credited_packets)
-		send10 "$((k + 1))"
+		send 1 "$((k + 1))" 400 10
 		send 1 "$((10 + k))"
 		k=$((k + 1))
 		arrived "$rx0" 10
