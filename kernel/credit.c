@@ -598,6 +598,23 @@ unsigned int dmsc_session_fail_tunnel(struct dmsc_net *dn, u32 tunnel,
 }
 
 /*
+ * Mark @s failed (no credit control) and let its flows that wait for the
+ * backup's credit go now: the tunnel left the backup, whose returns may
+ * never come again, and with the heartbeat off they would wait for good.
+ * Set under s->lock, under which cbfc_stall() tests failed before a flow
+ * waits: either the flow sees it or the wake finds the flow waiting.
+ */
+static void dmsc_session_fail_wake(struct dmsc_session *s)
+{
+	spin_lock_bh(&s->lock);
+	WRITE_ONCE(s->failed, true);
+	spin_unlock_bh(&s->lock);
+	rcu_read_lock();
+	dmsc_cbfc_wake(s);
+	rcu_read_unlock();
+}
+
+/*
  * Tunnel @tunnel moved to its backup or back: where its sessions' packets
  * went before says nothing of where their next hop is now, so a link
  * going down there must not fail them (dmsc_session_fail_link). Moved to
@@ -621,7 +638,7 @@ void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup)
 		if (backup && s->has_backup && !READ_ONCE(s->on_backup))
 			dmsc_session_fail(s, true);
 		else if (!backup && READ_ONCE(s->on_backup))
-			WRITE_ONCE(s->failed, true);
+			dmsc_session_fail_wake(s);
 	}
 }
 

@@ -842,6 +842,33 @@ test_backup_credit_switch() {
 	dmesg_clean || fail "kernel log"
 }
 
+# Switched back to the primary while packets wait on va2 for the backup
+# hop's credit: the moved session is failed (uncontrolled), and those
+# packets leave at once. No return of the backup's would come for them
+# here, and the heartbeat is off on both qdiscs: before the switch woke
+# them they stayed queued for good.
+test_primary_again_wakes() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	hb_setup
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
+	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
+	# 1068 bytes of credit a packet: 5 on the primary, 3 on the backup.
+	hb_begin 1 6000 backup-nexthop fc00:2::2 backup-credit 3300
+	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
+	dns "$a" tunnel switch 1 backup
+	hb_send 5 5
+	wait_until "(( \$(qd qlen va2) == 2 && \$(qd credited_packets va2) == 3 ))" || true
+	check "(( \$(hb_sess on_backup) == 1 && \$(qd credited_packets va2) == 3 && \$(qd qlen va2) == 2 ))" \
+		"on the backup: on_backup $(hb_sess on_backup), va2 sent $(qd credited_packets va2) and holds $(qd qlen va2): not 1, 3 and 2"
+	dns "$a" tunnel switch 1 primary
+	wait_until "(( \$(qd qlen va2) == 0 ))" || true
+	check "(( \$(hb_sess failed) == 1 && \$(qd qlen va2) == 0 && \$(qd credited_packets va2) == 5 ))" \
+		"back on the primary: failed $(hb_sess failed), va2 holds $(qd qlen va2) and sent $(qd credited_packets va2): not 1, 0 and 5"
+	hb_done 10
+	dmesg_clean || fail "kernel log"
+}
+
 # The backup hop's own credit form: a delta session (the primary's hop
 # returns deltas) whose backup hop returns cumulative totals
 # (backup-mode cumulative). Before the move the session takes deltas and
@@ -1448,6 +1475,7 @@ CASES=(
 	test_heartbeat_backup_credit "cbfc: next hop silent, a backup reservation: the session moves onto the backup hop's credit, the waiting packets leave through the backup as it grants"
 	test_backup_mode "cbfc: a backup hop that returns credit in another form than the primary's (backup-mode): after the move the session takes the backup's form and refuses the other"
 	test_backup_credit_switch "cbfc: tunnel switched to its backup: the session moves onto the backup's credit, packets queued for the primary are re-sent on the backup, not charged to it; back on the primary the session fails"
+	test_primary_again_wakes "cbfc: switched back to the primary, a moved session fails and its packets waiting for the backup's credit leave at once"
 	test_link_down_idle "cbfc: the link goes down with nothing queued: the session its packets last took fails over, the next packets reach the sink through the backup"
 	test_link_down_bypass "cbfc: the link goes down where no cbfc qdisc sees it: the backup's qdisc moves the session onto the backup's credit at its first packet, with the event"
 	test_link_down "cbfc: the link to the next hop goes down (carrier lost, set down, deleted): at once the tunnel is on its backup, the waiting packets reach the sink through it; without a backup they go with the link"
@@ -1470,7 +1498,8 @@ NEWEST_CASES="test_credit_cumulative test_credit_delta test_plain_band test_idle
 	test_limits test_plain_room test_wake_session test_oversize
 	test_heartbeat_no_tunnel test_rate
 	test_heartbeat_backup_credit test_backup_mode
-	test_heartbeat_failover test_backup_credit_switch test_link_down_idle
+	test_heartbeat_failover test_backup_credit_switch test_primary_again_wakes
+	test_link_down_idle
 	test_link_down_bypass"
 # make check-deep runs these too (selftests/lib.sh): a silent next hop
 # onto a backup reservation is test_heartbeat_failover's silence and
