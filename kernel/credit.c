@@ -598,17 +598,16 @@ unsigned int dmsc_session_fail_tunnel(struct dmsc_net *dn, u32 tunnel,
 }
 
 /*
- * Mark @s failed (no credit control) and let its flows that wait for the
- * backup's credit go now: the tunnel left the backup, whose returns may
- * never come again, and with the heartbeat off they would wait for good.
- * Set under s->lock, under which cbfc_stall() tests failed before a flow
- * waits: either the flow sees it or the wake finds the flow waiting.
+ * The flows of @s that wait for credit go on, as the session now lets
+ * them: moved onto the backup, a head encapsulated for the primary is
+ * re-sent on the backup list (sch_cbfc.c, cbfc_old_path) and one for
+ * the backup is charged to the backup's credit; failed, they go
+ * uncontrolled. No return of the hop they waited for is taken any more,
+ * so with the heartbeat off they would wait for good. Process context
+ * (dn->lock).
  */
-static void dmsc_session_fail_wake(struct dmsc_session *s)
+static void dmsc_session_wake_moved(struct dmsc_session *s)
 {
-	spin_lock_bh(&s->lock);
-	WRITE_ONCE(s->failed, true);
-	spin_unlock_bh(&s->lock);
 	rcu_read_lock();
 	dmsc_cbfc_wake(s);
 	rcu_read_unlock();
@@ -624,8 +623,8 @@ static void dmsc_session_fail_wake(struct dmsc_session *s)
  * did (dmsc_session_fail). Back on the primary, a moved session has no
  * credit there (the primary's hops forgot what was in flight, the
  * backup's returns stop): it is marked failed rather than left to stall,
- * until its speaker sets it up anew (Documentation/cbfc.md). Under
- * dn->lock.
+ * until its speaker sets it up anew (Documentation/cbfc.md). The waiting
+ * flows of a session moved or failed here are woken. Under dn->lock.
  */
 void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup)
 {
@@ -635,10 +634,21 @@ void dmsc_session_forget_path(struct dmsc_net *dn, u32 tunnel, bool backup)
 		if (s->tunnel != tunnel)
 			continue;
 		WRITE_ONCE(s->last_qdisc, 0);
-		if (backup && s->has_backup && !READ_ONCE(s->on_backup))
+		if (backup && s->has_backup && !READ_ONCE(s->on_backup)) {
 			dmsc_session_fail(s, true);
-		else if (!backup && READ_ONCE(s->on_backup))
-			dmsc_session_fail_wake(s);
+		} else if (!backup && READ_ONCE(s->on_backup)) {
+			/*
+			 * Under s->lock, under which cbfc_stall() tests it
+			 * before a flow waits: either the flow sees it or
+			 * the wake below finds the flow waiting.
+			 */
+			spin_lock_bh(&s->lock);
+			WRITE_ONCE(s->failed, true);
+			spin_unlock_bh(&s->lock);
+		} else {
+			continue;
+		}
+		dmsc_session_wake_moved(s);
 	}
 }
 
@@ -865,12 +875,12 @@ static bool __dmsc_session_fail(struct dmsc_session *s, bool can_move)
  * sent on the backup's credit.
  *
  * Flows waiting for credit are not woken here (the callers hold qdisc
- * locks); a link's failover work wakes them after (dmsc_cbfc_wake), a
- * tunnel switch does not: they wait for a credit update or their
- * heartbeat. A packet encapsulated for the primary list is not
- * charged to the backup's credit: it is re-sent on the backup list when
- * it is next dequeued or its flow's heartbeat fails, without failing the
- * session again (sch_cbfc.c, cbfc_old_path).
+ * locks); a link's failover work wakes them after (dmsc_cbfc_wake), as
+ * does a tunnel switch (dmsc_session_forget_path). A packet encapsulated
+ * for the primary list is not charged to the backup's credit: it is
+ * re-sent on the backup list when it is next dequeued or its flow's
+ * heartbeat fails, without failing the session again (sch_cbfc.c,
+ * cbfc_old_path).
  *
  * Process or softirq context, not hardirq: the qdisc's dequeue and
  * reset (BH off), the failover work and tunnel switches (dn->lock).

@@ -1571,8 +1571,8 @@ static struct sk_buff *cbfc_dequeue(struct Qdisc *sch)
 }
 
 /*
- * The session @s got credit, or was deleted: its waiting flows, in every
- * qdisc, rejoin their round. A flow on s->stalled is alive (it leaves the
+ * The session @s got credit, was deleted, failed or moved onto its
+ * backup: its waiting flows, in every qdisc, rejoin their round. A flow on s->stalled is alive (it leaves the
  * list under s->lock before it is freed, see cbfc_reset), and so is its
  * qdisc; qdisc_root() is the device's current root, which is not this
  * qdisc any more once it is being replaced, as in qdisc_watchdog. Called

@@ -805,17 +805,18 @@ test_heartbeat_backup_credit() {
 
 # The tunnel switched to its backup by hand while 5 packets wait on va for
 # the primary's credit: the session moves onto its backup reservation
-# (on_backup 1, not failed). The 5 were encapsulated for the primary: they
-# are not charged to the backup's credit on va but, when va's heartbeat
-# fires, re-sent on the backup list, where va2's cbfc charges them, and
-# the session is not failed for them. Switched back to the primary, the
-# moved session has no credit there: it is failed.
+# (on_backup 1, not failed), and the switch wakes the 5. They were
+# encapsulated for the primary: they are not charged to the backup's
+# credit on va but re-sent on the backup list at once, where va2's cbfc
+# charges them, and the session is not failed for them. (Until
+# 2026-12-03 the switch left them waiting for va's heartbeat, and for
+# good with it off, as here.) Switched back to the primary, the moved
+# session has no credit there: it is failed.
 test_backup_credit_switch() {
 	trap case_cleanup EXIT
 	dmesg_mark
 	hb_setup
-	# No heartbeat on va until the switch: a slow kernel (KASAN) would
-	# fail the flow before the case has seen it wait.
+	# No heartbeat on va: only the switch can move the 5.
 	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
 	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
 	hb_begin 1 6000 backup-nexthop fc00:2::2 backup-credit 100000
@@ -824,17 +825,14 @@ test_backup_credit_switch() {
 	hb_send 5 5
 	wait_until "(( \$(qd qlen) == 5 ))" || fail "$(qd qlen) wait, not 5"
 	dns "$a" tunnel switch 1 backup
-	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 && \$(qd qlen) == 5 ))" \
-		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed) qlen $(qd qlen), not 1, 0 and 5"
-	# The 5 wait for the primary's credit: the heartbeat (from now)
-	# fails their flow, and they are re-sent.
-	tc -n "$a" qdisc change dev va root cbfc heartbeat 1s
 	wait_until "(( \$(qd credited_packets va2) >= 5 ))" || true
 	sleep 0.3
-	check "(( \$(qd credited_packets va2) == 5 && \$(qd qlen) == 0 && \$(qd heartbeat_failures) == 1 ))" \
-		"va2 credited_packets $(qd credited_packets va2), va qlen $(qd qlen) heartbeat_failures $(qd heartbeat_failures): not 5, 0, 1"
-	check "(( \$(hb_sess failed) == 0 && \$(qd credited_packets) == 5 ))" \
-		"the 5 old-path packets failed the session ($(hb_sess failed)) or were charged on va ($(qd credited_packets) credited there)"
+	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
+		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed), not 1 and 0"
+	check "(( \$(qd credited_packets va2) == 5 && \$(qd qlen) == 0 && \$(qd heartbeat_failures) == 0 ))" \
+		"va2 credited_packets $(qd credited_packets va2), va qlen $(qd qlen) heartbeat_failures $(qd heartbeat_failures): not 5, 0, 0"
+	check "(( \$(qd credited_packets) == 5 ))" \
+		"the 5 old-path packets were charged on va ($(qd credited_packets) credited there, not 5)"
 	dns "$a" tunnel switch 1 primary
 	check "(( \$(hb_sess failed) == 1 ))" \
 		"back on the primary, the moved session is not failed"
@@ -912,26 +910,28 @@ test_backup_mode() {
 	wait_until "(( \$(hb_sess packets) == 4 ))" || true
 	check "(( \$(hb_sess packets) == 4 && \$(cret cret_rx) == rx + 1 && \$(cret cret_mode) == md + 1 ))" \
 		"a delta from the primary's hop: packets $(hb_sess packets) cret_rx $(cret cret_rx) (was $rx) cret_mode $(cret cret_mode) (was $md), not 4, +1, +1"
-	# One more waits on va for the primary's credit; then the switch.
+	# One more waits on va for the primary's credit; then the switch,
+	# which wakes it: encapsulated for the primary, it is re-sent on the
+	# backup (cbfc_old_path), and va2 charges it to the backup's credit.
 	dns "$a" tunnel switch 1 backup
-	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 ))" \
-		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed)"
+	wait_until "(( \$(qd credited_packets va2) >= 1 ))" || true
+	check "(( \$(hb_sess on_backup) == 1 && \$(hb_sess failed) == 0 && \$(qd credited_packets va2) == 1 && \$(qd qlen) == 0 ))" \
+		"after the switch: on_backup $(hb_sess on_backup) failed $(hb_sess failed) va2 credited_packets $(qd credited_packets va2) va qlen $(qd qlen), not 1, 0, 1, 0"
 	# The primary's form now is the left hop's, late: stale, no credit.
 	local st
 	st=$(hb_sess stale)
 	dns "$a" cbfc credit "${HB_FLOW[@]}" delta "$unit" ||
 		fail "a late delta of the hop the session left was refused"
-	check "(( \$(hb_sess stale) == st + 1 && \$(hb_sess packets) == 4 ))" \
-		"a late delta after the move: stale $(hb_sess stale) (was $st) packets $(hb_sess packets), not +1 and 4"
-	# 4 on the backup's credit of 3: 3 leave on va2, 1 waits there.
+	check "(( \$(hb_sess stale) == st + 1 && \$(hb_sess packets) == 5 ))" \
+		"a late delta after the move: stale $(hb_sess stale) (was $st) packets $(hb_sess packets), not +1 and 5"
+	# 4 more on the backup's credit of 3, one of it spent: 2 leave on
+	# va2, 2 wait there.
 	hb_send 4 5
-	wait_until "(( \$(qd credited_packets va2) >= 3 && \$(qd qlen va2) >= 1 ))" || true
-	check "(( \$(qd credited_packets va2) == 3 && \$(qd qlen va2) == 1 ))" \
-		"backup: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), not 3 and 1"
-	# The backup hop's returns: a delta refused, its total taken. The
-	# credit wakes the packet that waited on va too; encapsulated for the
-	# primary, it is re-sent on the backup (cbfc_old_path): two want the
-	# one packet's worth on va2.
+	wait_until "(( \$(qd credited_packets va2) >= 3 && \$(qd qlen va2) >= 2 ))" || true
+	check "(( \$(qd credited_packets va2) == 3 && \$(qd qlen va2) == 2 ))" \
+		"backup: credited_packets $(qd credited_packets va2) qlen $(qd qlen va2), not 3 and 2"
+	# The backup hop's returns: a delta refused, its total taken: one
+	# more packet's worth on va2.
 	rx=$(cret cret_rx)
 	md=$(cret cret_mode)
 	upd=$(hb_sess updates)
