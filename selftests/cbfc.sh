@@ -803,6 +803,17 @@ test_heartbeat_backup_credit() {
 	dmesg_clean || fail "kernel log"
 }
 
+# hb_backup CREDIT BACKUP_CREDIT [ARG...]: hb_setup with va's heartbeat
+# off (only what the case does moves the packets) and cbfc on va2, the
+# backup list's device; hb_begin's session with CREDIT bytes of
+# reservation and a backup reservation of BACKUP_CREDIT at fc00:2::2.
+hb_backup() {
+	hb_setup
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
+	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
+	hb_begin 1 "$1" backup-nexthop fc00:2::2 backup-credit "$2" "${@:3}"
+}
+
 # The tunnel switched to its backup by hand while 5 packets wait on va for
 # the primary's credit: the session moves onto its backup reservation
 # (on_backup 1, not failed), and the switch wakes the 5. They were
@@ -815,11 +826,8 @@ test_heartbeat_backup_credit() {
 test_backup_credit_switch() {
 	trap case_cleanup EXIT
 	dmesg_mark
-	hb_setup
 	# No heartbeat on va: only the switch can move the 5.
-	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
-	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
-	hb_begin 1 6000 backup-nexthop fc00:2::2 backup-credit 100000
+	hb_backup 6000 100000
 	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
 	# 660 bytes of credit left: the next 5 wait.
 	hb_send 5 5
@@ -848,11 +856,8 @@ test_backup_credit_switch() {
 test_primary_again_wakes() {
 	trap case_cleanup EXIT
 	dmesg_mark
-	hb_setup
-	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
-	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
 	# 1068 bytes of credit a packet: 5 on the primary, 3 on the backup.
-	hb_begin 1 6000 backup-nexthop fc00:2::2 backup-credit 3300
+	hb_backup 6000 3300
 	wait_until "(( \$(hb_sess packets) == 5 ))" || fail "5 did not leave"
 	dns "$a" tunnel switch 1 backup
 	hb_send 5 5
@@ -881,12 +886,8 @@ test_primary_again_wakes() {
 test_backup_mode() {
 	trap case_cleanup EXIT
 	dmesg_mark
-	hb_setup
-	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
-	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
 	# 1068 bytes of credit a packet at the qdisc: 3 packets' worth.
-	hb_begin 1 3300 mode delta backup-nexthop fc00:2::2 \
-		backup-credit 3300 backup-mode cumulative
+	hb_backup 3300 3300 mode delta backup-mode cumulative
 	local out unit modes upd rx md
 	out=$(dns "$a" -j cbfc session show "${HB_FLOW[@]}")
 	echo "session: $out"
