@@ -1324,7 +1324,16 @@ static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 	struct sk_buff *skb;
 	bool backup;
 
-	backup = s->tunnel && dmsc_tunnel_failover(dn, s->tunnel);
+	/*
+	 * A failure switches the tunnel. A re-send (no event) does not:
+	 * the move of its session that made its packets old comes with a
+	 * switch of its own (a failure's work, a link's, or the operator's
+	 * TUNNEL_SET), and an operator's switch back to the primary made
+	 * since, before this work ran, must stand. Its packets still go
+	 * out on the backup list, as encapsulated anew below.
+	 */
+	backup = s->tunnel &&
+		 (!fail->event || dmsc_tunnel_failover(dn, s->tunnel));
 	if (fail->event)
 		dmsc_session_notify_failed(dn, s, fail->event, fail->ifindex,
 					   fail->waited_us);
@@ -1747,7 +1756,8 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 	struct cbfc_sched *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_CBFC_MAX + 1];
 	struct hlist_head *nhash = NULL, *ohash = NULL;
-	u32 limit, flow_limit, plain_limit, nmask = 0;
+	u32 limit, flow_limit, plain_limit, heartbeat_us, nmask = 0;
+	struct cbfc_flow *f;
 	int err;
 
 	err = nla_parse_nested(tb, TCA_CBFC_MAX, opt, cbfc_policy, extack);
@@ -1801,7 +1811,16 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 		cbfc_flow_gc(q, q->n_idle - limit, UINT_MAX);
 	q->credit = cbfc_get(tb, TCA_CBFC_CREDIT, q->credit);
 	q->quantum = cbfc_get(tb, TCA_CBFC_QUANTUM, q->quantum);
-	q->heartbeat_us = cbfc_get(tb, TCA_CBFC_HEARTBEAT, q->heartbeat_us);
+	heartbeat_us = cbfc_get(tb, TCA_CBFC_HEARTBEAT, q->heartbeat_us);
+	/*
+	 * Switched on: the flows waiting count from now, as those that
+	 * stalled while it was off do (cbfc_heartbeat), not from a wait
+	 * begun under an earlier heartbeat, which would fail them at once.
+	 */
+	if (heartbeat_us && !q->heartbeat_us)
+		list_for_each_entry(f, &q->stalled, drr)
+			f->wait_since = 0;
+	q->heartbeat_us = heartbeat_us;
 	q->credit_batch = cbfc_get(tb, TCA_CBFC_CREDIT_BATCH, q->credit_batch);
 	/* Flows already waiting get their deadlines at the next dequeue. */
 	if (!q->heartbeat_us)

@@ -659,12 +659,8 @@ hb_done() {
 	sink_all "$1"
 }
 
-# hb_begin TUNNEL CREDIT [ARG...]: the events monitor and the sink, a
-# session of tunnel TUNNEL with CREDIT bytes of reservation (and ARGs to
-# session add), and 5 packets sent.
-hb_begin() {
-	local tun=$1 credit=$2
-	shift 2
+# hb_listen: the events monitor ($T/events) and the sink.
+hb_listen() {
 	# Not through dns(): $! must be dmsc itself, or hb_stop's kill
 	# ends only the subshell and leaves the monitor (and its netns) alive.
 	ip netns exec "$a" "$DMSC" -j monitor >"$T/events" 2>&1 &
@@ -673,6 +669,15 @@ hb_begin() {
 		ready-file "$T/ready" 2>"$T/sink.err" &
 	SINK=$!
 	wait_until "[ -e '$T/ready' ]" || fail "the sink did not start"
+}
+
+# hb_begin TUNNEL CREDIT [ARG...]: the events monitor and the sink, a
+# session of tunnel TUNNEL with CREDIT bytes of reservation (and ARGs to
+# session add), and 5 packets sent.
+hb_begin() {
+	local tun=$1 credit=$2
+	shift 2
+	hb_listen
 	dns "$a" cbfc session add "${HB_FLOW[@]}" nexthop fc00:1::2 \
 		credit "$credit" tunnel "$tun" "$@"
 	hb_send 5 0
@@ -725,6 +730,38 @@ test_heartbeat_failover() {
 	check "(( \$(qd qlen) == 0 && \$(hb_sess failed) == 1 ))" \
 		"qlen $(qd qlen) failed $(hb_sess failed)"
 	sink_all 20
+	dmesg_clean || fail "kernel log"
+}
+
+# The heartbeat switched off while 10 packets wait, and on again later:
+# the wait counts from the moment it is on again, as for a flow that
+# stalled while it was off, not from the stall under the first
+# heartbeat, which would fail the flow the moment it is switched on
+# (until 2026-12-03 it did, 3.5 s into a wait of no credit, here). The
+# silent hop then fails a heartbeat later, as usual, and the 10 reach
+# the sink through the backup.
+test_heartbeat_again() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	local waited
+	hb_setup
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 3s
+	hb_start 1
+	wait_until "(( \$(qd qlen) == 10 ))" || fail "$(qd qlen) wait, not 10"
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
+	sleep 3.5
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 2s
+	sleep 0.5
+	check "(( \$(qd heartbeat_failures) == 0 && \$(qd qlen) == 10 ))" \
+		"on again: heartbeat_failures $(qd heartbeat_failures) qlen $(qd qlen), not 0 and 10"
+	wait_until "grep -q nexthop-failed '$T/events'" || true
+	hb_done 20
+	waited=$(grep nexthop-failed "$T/events" | num waited_us)
+	echo "failed after ${waited:-?} us of waiting, the heartbeat of 2 s on again"
+	check "[ -n '$waited' ] && (( waited >= 2000000 && waited <= 3000000 ))" \
+		"waited ${waited:-no event} us, not 2..3 s"
+	check "(( \$(qd heartbeat_failures) == 1 && \$(qd qlen) == 0 ))" \
+		"heartbeat_failures $(qd heartbeat_failures) qlen $(qd qlen), not 1 and 0"
 	dmesg_clean || fail "kernel log"
 }
 
@@ -869,6 +906,60 @@ test_primary_again_wakes() {
 	check "(( \$(hb_sess failed) == 1 && \$(qd qlen va2) == 0 && \$(qd credited_packets va2) == 5 ))" \
 		"back on the primary: failed $(hb_sess failed), va2 holds $(qd qlen va2) and sent $(qd credited_packets va2): not 1, 0 and 5"
 	hb_done 10
+	dmesg_clean || fail "kernel log"
+}
+
+# Switched to its backup and at once back to the primary (one dmsc -batch,
+# the two commands on one socket) while 32 sessions of the tunnel have 2
+# packets each waiting on va for the primary's credit: the first switch
+# moves the sessions onto their backup reservations and wakes their
+# flows, whose packets, encapsulated for the primary, leave for the
+# failover work (a record a flow) to be re-sent on the backup list; the
+# second fails the sessions (no credit on the primary). The re-sends must
+# not switch the tunnel: they are no failure, and the operator's switch
+# back stands. (Until 2026-12-03 each re-send switched the tunnel to its
+# backup as a failure does: a record the work took after the second
+# command undid it, 3 switches.) Either way the 96 reach the sink,
+# through the backup (re-sent) or the primary (dequeued after the second
+# command, the session failed).
+test_switch_back_stands() {
+	trap case_cleanup EXIT
+	dmesg_mark
+	local i active n failed
+	hb_setup
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
+	tc -n "$a" qdisc add dev va2 root handle 1: cbfc
+	hb_listen
+	# 1068 bytes of credit a packet: 1 of each QP's 3 leaves.
+	for ((i = 0; i < 32; i++)); do
+		echo "cbfc session add src 10.9.0.1 dst 10.9.9.2" \
+			"sport $((50000 + i)) qpn $((256 + i))" \
+			"nexthop fc00:1::2 credit 1100 tunnel 1" \
+			"backup-nexthop fc00:2::2 backup-credit 100000"
+	done | dns "$a" -batch - || fail "32 sessions"
+	an "$RG" send dst 10.9.9.2 qps 32 sport 50000 qpn 256 count 3 \
+		rate 0 size 1024 json "$T/send.json" 2>"$T/send.err" ||
+		fail "roce-gen send: $(cat "$T/send.err")"
+	wait_until "(( \$(qd qlen) == 64 ))" || fail "$(qd qlen) wait, not 64"
+	# At a real-time priority the batch keeps the failover work (a
+	# kworker bound to the CPU the re-sends were queued on, the batch's)
+	# from running between its two commands: the work runs after the
+	# switch back, an order a busy host can give any time.
+	printf 'tunnel switch 1 backup\ntunnel switch 1 primary\n' |
+		chrt -f 10 "$DMSC" -n "$a" -batch - || fail "dmsc -batch"
+	wait_until "(( \$(qd qlen) == 0 ))" || true
+	# The failover work, if the re-sends went to it, has run by now.
+	sleep 0.5
+	active=$(dns "$a" -j tunnel show 1 | grep -oE '"active": ?"[a-z]+"' |
+		sed 's/.*"\([a-z]*\)"$/\1/')
+	n=$(dns "$a" -j -s tunnel show 1 | num switches)
+	failed=$(dns "$a" -j cbfc session show | grep -oE '"failed": ?1' | wc -l)
+	echo "tunnel 1: $active, $n switches; va2 sent $(qd credited_packets va2); $failed sessions failed"
+	check "[ '$active' = primary ] && (( n == 2 ))" \
+		"tunnel 1 on its $active after $n switches: not on the primary after 2"
+	check "(( failed == 32 ))" \
+		"back on the primary, $failed of the 32 moved sessions failed"
+	hb_done 96
 	dmesg_clean || fail "kernel log"
 }
 
@@ -1473,10 +1564,12 @@ CASES=(
 	test_gso "cbfc: a credited GSO skb is segmented and each segment charged"
 	test_rate "cbfc: rate 4mbit with a backlog sends 4 Mbit/s +- 5 %"
 	test_heartbeat_failover "cbfc: next hop silent: within 3 x heartbeat the tunnel is on its backup, the waiting packets reach the sink through it"
+	test_heartbeat_again "cbfc: the heartbeat switched off while a flow waits and on again counts the wait from then, not from the stall"
 	test_heartbeat_backup_credit "cbfc: next hop silent, a backup reservation: the session moves onto the backup hop's credit, the waiting packets leave through the backup as it grants"
 	test_backup_mode "cbfc: a backup hop that returns credit in another form than the primary's (backup-mode): after the move the session takes the backup's form and refuses the other"
 	test_backup_credit_switch "cbfc: tunnel switched to its backup: the session moves onto the backup's credit, packets queued for the primary are re-sent on the backup, not charged to it; back on the primary the session fails"
 	test_primary_again_wakes "cbfc: switched back to the primary, a moved session fails and its packets waiting for the backup's credit leave at once"
+	test_switch_back_stands "cbfc: switched to the backup and at once back, the re-send of packets queued for the primary leaves the tunnel on the primary"
 	test_link_down_idle "cbfc: the link goes down with nothing queued: the session its packets last took fails over, the next packets reach the sink through the backup"
 	test_link_down_bypass "cbfc: the link goes down where no cbfc qdisc sees it: the backup's qdisc moves the session onto the backup's credit at its first packet, with the event"
 	test_link_down "cbfc: the link to the next hop goes down (carrier lost, set down, deleted): at once the tunnel is on its backup, the waiting packets reach the sink through it; without a backup they go with the link"
@@ -1499,7 +1592,8 @@ NEWEST_CASES="test_credit_cumulative test_credit_delta test_plain_band test_idle
 	test_limits test_plain_room test_wake_session test_oversize
 	test_heartbeat_no_tunnel test_rate
 	test_heartbeat_backup_credit test_backup_mode
-	test_heartbeat_failover test_backup_credit_switch test_primary_again_wakes
+	test_heartbeat_failover test_heartbeat_again test_backup_credit_switch test_primary_again_wakes
+	test_switch_back_stands
 	test_link_down_idle
 	test_link_down_bypass"
 # make check-deep runs these too (selftests/lib.sh): a silent next hop
