@@ -994,8 +994,6 @@ int dmsc_credit_doit(struct sk_buff *skb, struct genl_info *info)
 int dmsc_credit_net_init(struct dmsc_net *dn)
 {
 	INIT_LIST_HEAD(&dn->session_list);
-	spin_lock_init(&dn->cbfc_lock);
-	INIT_LIST_HEAD(&dn->cbfc_qdiscs);
 	return rhashtable_init(&dn->sessions, &dmsc_session_params);
 }
 
@@ -1007,7 +1005,6 @@ void dmsc_credit_net_exit(struct dmsc_net *dn)
 {
 	struct dmsc_session *s, *tmp;
 
-	WARN_ON_ONCE(!list_empty(&dn->cbfc_qdiscs));
 	mutex_lock(&dn->lock);
 	list_for_each_entry_safe(s, tmp, &dn->session_list, list)
 		dmsc_session_unlink(dn, s);

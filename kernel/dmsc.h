@@ -124,14 +124,6 @@ struct dmsc_net {
 	u32 n_sessions;
 
 	/*
-	 * The cbfc qdiscs of this namespace (sch_cbfc.c), so that a credit
-	 * update can run them. A qdisc is on the list from its init to its
-	 * destroy; cbfc_lock is taken from process context only.
-	 */
-	spinlock_t cbfc_lock;
-	struct list_head cbfc_qdiscs;
-
-	/*
 	 * Credit returns (creditret.c): the sessions with freed bytes to
 	 * report to their previous hop, each on the list once (with a
 	 * reference), and the work that sends their RESVs through a raw

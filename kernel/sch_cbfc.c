@@ -33,8 +33,7 @@
  * never around it); a credit update moves the session's flows from there
  * to their qdisc's wake llist and schedules the qdisc, whose next dequeue
  * puts them back in the round (dmsc_cbfc_wake): only the flows of the
- * session that got credit are looked at. The namespace's list of cbfc
- * qdiscs is an RCU list, changed under dn->cbfc_lock.
+ * session that got credit are looked at.
  */
 
 #include <linux/module.h>
@@ -155,7 +154,6 @@ struct cbfc_sched {
 	u64 time_next;			/* ns: when the rate allows a packet */
 	struct qdisc_watchdog watchdog;
 
-	struct list_head dn_node;	/* dn->cbfc_qdiscs, RCU */
 	struct llist_head wake;		/* flows whose session got credit */
 	u32 drops_deq;			/* dropped in this dequeue: packets */
 	u32 drops_deq_len;		/* ... and bytes, for the parents */
@@ -929,6 +927,8 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	if (!stale)
 		dmsc_session_fail(s, fail && s->tunnel &&
 				  dmsc_tunnel_has_backup(q->dn, s->tunnel));
+	else if (fail)
+		fail->event = 0;	/* a re-send: no event, no switch */
 	/*
 	 * New packets of its tunnel go to the backup from now on: until the
 	 * work switches it they would be steered onto the primary, to a
@@ -1311,8 +1311,8 @@ static int cbfc_strip(struct sk_buff *skb, u8 *family)
  * One failed flow, in process context: the tunnel of its session moves
  * to its backup, the event goes out, and the packets that were waiting
  * are re-encapsulated onto the backup list and sent (route lookup and
- * all, as the steering hook does). Without a tunnel, or a backup, they
- * are dropped and counted.
+ * all, as the steering hook does). A re-send (no event) only sends.
+ * Without a tunnel, or a backup, they are dropped and counted.
  */
 static void cbfc_failover(struct cbfc_sched *q, struct cbfc_fail *fail)
 {
@@ -1813,11 +1813,12 @@ static int cbfc_change(struct Qdisc *sch, struct nlattr *opt,
 	q->quantum = cbfc_get(tb, TCA_CBFC_QUANTUM, q->quantum);
 	heartbeat_us = cbfc_get(tb, TCA_CBFC_HEARTBEAT, q->heartbeat_us);
 	/*
-	 * Switched on: the flows waiting count from now, as those that
-	 * stalled while it was off do (cbfc_heartbeat), not from a wait
-	 * begun under an earlier heartbeat, which would fail them at once.
+	 * Switched off: the flows waiting are as those that stall while it
+	 * is off (wait_since 0, cbfc_stall): switched on again, it counts
+	 * their waits from then (cbfc_heartbeat), not from a stall under the
+	 * earlier heartbeat, which would fail them at once.
 	 */
-	if (heartbeat_us && !q->heartbeat_us)
+	if (!heartbeat_us && q->heartbeat_us)
 		list_for_each_entry(f, &q->stalled, drr)
 			f->wait_since = 0;
 	q->heartbeat_us = heartbeat_us;
@@ -1857,7 +1858,6 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 	INIT_LIST_HEAD(&q->stalled);
 	INIT_LIST_HEAD(&q->idle);
 	INIT_LIST_HEAD(&q->plain.drr);
-	INIT_LIST_HEAD(&q->dn_node);
 	init_llist_head(&q->wake);
 	q->limit = 10000;
 	q->flow_limit = 1000;
@@ -1881,9 +1881,6 @@ static int cbfc_init(struct Qdisc *sch, struct nlattr *opt,
 		if (!q->hash)
 			return -ENOMEM;
 	}
-	spin_lock_bh(&dn->cbfc_lock);
-	list_add_tail_rcu(&q->dn_node, &dn->cbfc_qdiscs);
-	spin_unlock_bh(&dn->cbfc_lock);
 	return 0;
 }
 
@@ -1892,15 +1889,6 @@ static void cbfc_destroy(struct Qdisc *sch)
 {
 	struct cbfc_sched *q = qdisc_priv(sch);
 
-	/*
-	 * Readers of the list run under RCU; the Qdisc is freed after a
-	 * grace period (qdisc_free_cb, or qdisc_free_rcu on a failed
-	 * create), after this unlink.
-	 */
-	spin_lock_bh(&q->dn->cbfc_lock);
-	if (!list_empty(&q->dn_node))
-		list_del_rcu(&q->dn_node);
-	spin_unlock_bh(&q->dn->cbfc_lock);
 	qdisc_watchdog_cancel(&q->watchdog);
 	cbfc_reset(sch);
 	/*
