@@ -737,32 +737,34 @@ test_heartbeat_failover() {
 # the wait counts from the moment it is on again, as for a flow that
 # stalled while it was off, not from the stall under the first
 # heartbeat, which would fail the flow the moment it is switched on
-# (until 2026-12-03 it did, 6 s into a wait of no credit, here). The
+# (until 2026-12-03 it did, 11 s into a wait of no credit, here). The
 # silent hop then fails a heartbeat later, as usual, and the 10 reach
-# the sink through the backup. The first heartbeat (20 s) and the second
-# (5 s) leave room for a debug kernel's slow commands.
+# the sink through the backup. The first heartbeat (30 s) and the second
+# (10 s) leave room for a debug kernel's slow commands (a tc call takes
+# seconds under KASAN).
 test_heartbeat_again() {
 	trap case_cleanup EXIT
 	dmesg_mark
-	local waited
+	local waited hf ql
 	hb_setup
-	tc -n "$a" qdisc change dev va root cbfc heartbeat 20s
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 30s
 	hb_start 1
 	wait_until "(( \$(qd qlen) == 10 ))" || fail "$(qd qlen) wait, not 10"
 	tc -n "$a" qdisc change dev va root cbfc heartbeat 0
 	(( $(qd heartbeat_failures) == 0 )) ||
 		fail "failed under the first heartbeat, before it was off"
-	sleep 6
-	tc -n "$a" qdisc change dev va root cbfc heartbeat 5s
+	sleep 11
+	tc -n "$a" qdisc change dev va root cbfc heartbeat 10s
 	sleep 0.3
-	check "(( \$(qd heartbeat_failures) == 0 && \$(qd qlen) == 10 ))" \
-		"on again: heartbeat_failures $(qd heartbeat_failures) qlen $(qd qlen), not 0 and 10"
-	wait_until "grep -q nexthop-failed '$T/events'" || true
+	hf=$(qd heartbeat_failures) ql=$(qd qlen)
+	check "(( hf == 0 && ql == 10 ))" \
+		"on again: heartbeat_failures $hf qlen $ql, not 0 and 10"
+	wait_until "grep -q nexthop-failed '$T/events'" 200 || true
 	hb_done 20
 	waited=$(grep nexthop-failed "$T/events" | num waited_us)
-	echo "failed after ${waited:-?} us of waiting, the heartbeat of 5 s on again"
-	check "[ -n '$waited' ] && (( waited >= 5000000 && waited <= 6500000 ))" \
-		"waited ${waited:-no event} us, not 5..6.5 s"
+	echo "failed after ${waited:-?} us of waiting, the heartbeat of 10 s on again"
+	check "[ -n '$waited' ] && (( waited >= 10000000 && waited <= 11500000 ))" \
+		"waited ${waited:-no event} us, not 10..11.5 s"
 	check "(( \$(qd heartbeat_failures) == 1 && \$(qd qlen) == 0 ))" \
 		"heartbeat_failures $(qd heartbeat_failures) qlen $(qd qlen), not 1 and 0"
 	dmesg_clean || fail "kernel log"
