@@ -914,21 +914,21 @@ static void cbfc_fail_flow(struct Qdisc *sch, struct cbfc_flow *f, u64 waited)
 	if (!cbfc_flow_detach(f))
 		return;		/* credit came just now: it is on q->wake */
 	q->st.heartbeat_failures++;
-	fail = cbfc_fail_new(sch, s, DMSC_EVENT_NEXTHOP_FAILED, waited);
 	/*
 	 * Waiting since before its session moved onto the backup (another
 	 * flow's failure moved it): its packets went the primary's way, to
 	 * the hop that failed. They are re-sent on the backup list as a
-	 * failed flow's are; the session is not failed again. Otherwise
-	 * the session fails: onto the backup's reservation if its tunnel
-	 * goes to a backup list with it, else marked failed.
+	 * failed flow's are (no event, no switch); the session is not
+	 * failed again. Otherwise the session fails: onto the backup's
+	 * reservation if its tunnel goes to a backup list with it, else
+	 * marked failed.
 	 */
 	stale = cbfc_old_path(q, s, f->head);
+	fail = cbfc_fail_new(sch, s, stale ? 0 : DMSC_EVENT_NEXTHOP_FAILED,
+			     waited);
 	if (!stale)
 		dmsc_session_fail(s, fail && s->tunnel &&
 				  dmsc_tunnel_has_backup(q->dn, s->tunnel));
-	else if (fail)
-		fail->event = 0;	/* a re-send: no event, no switch */
 	/*
 	 * New packets of its tunnel go to the backup from now on: until the
 	 * work switches it they would be steered onto the primary, to a

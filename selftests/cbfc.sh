@@ -623,9 +623,10 @@ hb_setup() {
 
 HB_FLOW=(src 10.9.0.1 dst 10.9.9.2 sport 50000 qpn 256)
 
-# hb_send COUNT FIRST_PSN: RoCEv2 from a to the sink.
+# hb_send COUNT FIRST_PSN [QPS]: RoCEv2 from a to the sink, COUNT packets
+# of each QP (1; sport 50000 and QPN 256 the first, then one up each).
 hb_send() {
-	an "$RG" send dst 10.9.9.2 qps 1 sport 50000 qpn 256 count "$1" \
+	an "$RG" send dst 10.9.9.2 qps "${3:-1}" sport 50000 qpn 256 count "$1" \
 		psn "$2" rate 0 size 1024 json "$T/send.json" \
 		2>"$T/send.err" || fail "roce-gen send: $(cat "$T/send.err")"
 }
@@ -942,9 +943,7 @@ test_switch_back_stands() {
 			"nexthop fc00:1::2 credit 1100 tunnel 1" \
 			"backup-nexthop fc00:2::2 backup-credit 100000"
 	done | dns "$a" -batch - || fail "32 sessions"
-	an "$RG" send dst 10.9.9.2 qps 32 sport 50000 qpn 256 count 3 \
-		rate 0 size 1024 json "$T/send.json" 2>"$T/send.err" ||
-		fail "roce-gen send: $(cat "$T/send.err")"
+	hb_send 3 0 32
 	wait_until "(( \$(qd qlen) == 64 ))" || fail "$(qd qlen) wait, not 64"
 	# At a real-time priority the batch keeps the failover work (a
 	# kworker bound to the CPU the re-sends were queued on, the batch's)
