@@ -26,6 +26,10 @@
 # in the pfifo run). The senders send unpaced: with cbfc their sockets
 # wait for credit (a host's own packets are never dropped for it), with
 # pfifo they send at whatever the path takes until the bottleneck drops.
+# Their send buffers are 256 KiB (roce-gen's default is 4 MiB): a socket
+# is held back only once the packets queued on its host fill the buffer,
+# so it must fill before h0's flow_limit (1000 packets) is met, or a long
+# run (cbfc_curve.sh -n 5000) drops at the sender's own qdisc.
 #
 # The failover case adds a backup path through a second transit node,
 # PE1 a2 fc00:3::1 - bp (End, fc00:3::2 / fc00:4::1) - PE2 e3 fc00:4::2,
@@ -268,7 +272,8 @@ incast() {
 		h=h$k
 		ip netns exec "${!h}" "$RG" send dst 10.9.9.2 qps 1 \
 			sport $((50000 + k)) qpn $((256 + k)) count "$N" rate 0 \
-			size 1024 json "$T/send$k.json" 2>"$T/send$k.err" &
+			size 1024 sndbuf 262144 json "$T/send$k.json" \
+			2>"$T/send$k.err" &
 		PIDS+=($!)
 	done
 	[ -z "$MID" ] || "$MID"
@@ -348,7 +353,8 @@ test_incast_cbfc() {
 	else
 		check "(( UTIL >= 700 ))" "cbfc: the bottleneck was busy $UTIL per mille, below the floor of 700"
 	fi
-	for n in pe1 p pe2; do
+	# The senders' own qdiscs too: a host's packets wait in its socket.
+	for n in pe1 p pe2 "${SENDERS[@]/#/h}"; do
 		check "(( \$(tc -n ${!n} -s -j qdisc show | jq '[.[].drops] | add') == 0 ))" \
 			"$n dropped: $(tc -n "${!n}" -s -j qdisc show | jq -c '[.[] | {dev, kind, drops}]')"
 	done
