@@ -22,6 +22,61 @@ static inline struct nlattr **dmsc_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * Work run in softirq context, on the CPU that queued it: a BH workqueue
+ * since 6.9, a tasklet before (6.9 made the workqueues that replace them).
+ */
+#if KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE
+#include <linux/workqueue.h>
+struct dmsc_bh {
+	struct work_struct work;
+};
+
+static inline void dmsc_bh_init(struct dmsc_bh *bh, work_func_t fn)
+{
+	INIT_WORK(&bh->work, fn);
+}
+
+static inline void dmsc_bh_queue(struct dmsc_bh *bh)
+{
+	queue_work(system_bh_highpri_wq, &bh->work);
+}
+
+static inline void dmsc_bh_cancel(struct dmsc_bh *bh)
+{
+	cancel_work_sync(&bh->work);
+}
+
+#define dmsc_bh_from(ptr, type, member) \
+	container_of(ptr, type, member.work)
+#define DMSC_BH_ARG struct work_struct *
+#else
+#include <linux/interrupt.h>
+struct dmsc_bh {
+	struct tasklet_struct work;
+};
+
+static inline void dmsc_bh_init(struct dmsc_bh *bh,
+				void (*fn)(struct tasklet_struct *))
+{
+	tasklet_setup(&bh->work, fn);
+}
+
+static inline void dmsc_bh_queue(struct dmsc_bh *bh)
+{
+	tasklet_hi_schedule(&bh->work);
+}
+
+static inline void dmsc_bh_cancel(struct dmsc_bh *bh)
+{
+	tasklet_kill(&bh->work);
+}
+
+#define dmsc_bh_from(ptr, type, member) \
+	container_of(ptr, type, member.work)
+#define DMSC_BH_ARG struct tasklet_struct *
+#endif
+
 /* 6.5 moved the GSO helpers out of netdevice.h. */
 #if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
 #include <net/gso.h>

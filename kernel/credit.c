@@ -293,6 +293,7 @@ int dmsc_session_new_doit(struct sk_buff *skb, struct genl_info *info)
 	atomic64_set(&s->last_update, ktime_get_ns());
 	refcount_set(&s->refcnt, 1);
 	spin_lock_init(&s->lock);
+	spin_lock_init(&s->ret_lock);
 	INIT_LIST_HEAD(&s->stalled);
 
 	mutex_lock(&dn->lock);

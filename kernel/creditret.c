@@ -12,13 +12,17 @@
  *
  * Sending: the cbfc qdisc counts what it dequeues (dmsc_cret_account,
  * under the qdisc lock, no allocation) and puts the session once on the
- * namespace's list; a work item sends one RESV per listed session, at
- * once when credit_batch bytes are pending, else after a tick, through a
- * raw IPv6 socket of the kernel's own that is unhashed (it sees no
- * incoming packet). An unchanged total is sent again a few times at
- * growing intervals, so that a lost last RESV of a burst does not leave
- * the upstream waiting for good: totals are idempotent, a repeat costs
- * the upstream a "stale" count and nothing else.
+ * namespace's list; a work item sends one RESV per listed session after
+ * a tick, and the repeats. Once credit_batch bytes are pending the RESV
+ * leaves at once, from softirq (cret_bh, queued by the dequeue, run as
+ * it ends): a kworker's wake-up cost the credit loop about a millisecond
+ * more under TCG, every return (Documentation/cbfc.md). Both build the
+ * packet and hand it to ip6_xmit() on a control socket of the kernel's
+ * own that is unhashed (it sees no incoming packet). An unchanged total
+ * is sent again a few times at growing intervals, so that a lost last
+ * RESV of a burst does not leave the upstream waiting for good: totals
+ * are idempotent, a repeat costs the upstream a "stale" count and
+ * nothing else.
  *
  * Receiving: a netfilter LOCAL_IN hook of the namespace looks at RSVP
  * over IPv6. A RESV with a cumulative Credit whose freed total is not 0,
@@ -127,66 +131,72 @@ static int cret_build(u8 *buf, const struct dmsc_session *s,
 	return len;
 }
 
-/* The address the route to @daddr leaves from: the RSVP_HOP. */
-static int cret_saddr(struct net *net, const struct in6_addr *daddr,
-		      struct in6_addr *saddr)
+/*
+ * The work's first run makes the socket the RESVs leave through; the
+ * softirq sends use it once it is there (before, the work sends).
+ */
+static void cret_sock(struct dmsc_net *dn)
 {
+	struct sock *sk;
+
+	if (dn->cret_sk || inet_ctl_sock_create(&sk, PF_INET6, SOCK_RAW,
+						IPPROTO_RSVP, dn->net))
+		return;
+	/*
+	 * RSVP leaves with hop limit 255, as the speakers send it, so a
+	 * receiver could check it (GTSM, RFC 5082) where the hops are
+	 * neighbours. Ours does not: listed hops may have plain routers
+	 * between them (Documentation/cbfc.md). Set before the socket is
+	 * published, never after: a plain store (a bitfield on 6.1).
+	 */
+	inet6_sk(sk)->hop_limit = CRET_HOP_LIMIT;
+	/* pairs with the acquire in cret_send() and dmsc_cret_account() */
+	smp_store_release(&dn->cret_sk, sk);
+}
+
+/*
+ * One RESV with @value to the previous hop of @s. Any context (the work
+ * holds @s's ret_lock with softirqs off, the softirq holds it): nothing
+ * here sleeps. The source is the address the route to the previous hop
+ * leaves from, which the RSVP_HOP carries.
+ */
+static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 value)
+{
+	/* pairs with cret_sock()'s release: the hop limit is set */
+	struct sock *sk = smp_load_acquire(&dn->cret_sk);
 	struct flowi6 fl6 = {
-		.daddr = *daddr,
+		.daddr = s->prevhop,
 		.flowi6_proto = IPPROTO_RSVP,
 	};
 	struct dst_entry *dst;
-	int err;
+	struct sk_buff *skb;
+	int err, len;
 
-	dst = ip6_route_output(net, NULL, &fl6);
-	err = dst->error;
-	if (!err)
-		err = ipv6_dev_get_saddr(net, dst->dev, daddr, 0, saddr);
-	dst_release(dst);
-	return err;
-}
-
-/* One RESV with @value to the previous hop of @s. Process context. */
-static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 value)
-{
-	struct sockaddr_in6 sin6 = {
-		.sin6_family = AF_INET6,
-		.sin6_addr = s->prevhop,
-	};
-	struct msghdr msg = {
-		.msg_name = &sin6,
-		.msg_namelen = sizeof(sin6),
-		.msg_flags = MSG_DONTWAIT,
-	};
-	struct in6_addr saddr;
-	u8 buf[CRET_MSG_MAX];
-	struct kvec iov;
-	int err;
-
-	if (!dn->cret_sk) {
-		err = inet_ctl_sock_create(&dn->cret_sk, PF_INET6, SOCK_RAW,
-					   IPPROTO_RSVP, dn->net);
-		if (err) {
-			dn->cret_sk = NULL;
-			goto fail;
-		}
-		/*
-		 * RSVP leaves with hop limit 255, as the speakers send it, so
-		 * a receiver could check it (GTSM, RFC 5082) where the hops
-		 * are neighbours. Ours does not: listed hops may have plain
-		 * routers between them (Documentation/cbfc.md). Only this
-		 * work uses the socket: a plain store (a bitfield on 6.1).
-		 */
-		inet6_sk(dn->cret_sk)->hop_limit = CRET_HOP_LIMIT;
-	}
-	err = cret_saddr(dn->net, &s->prevhop, &saddr);
-	if (err)
+	if (!sk) {
+		err = -ENOMEM;	/* as the socket's allocation failed */
 		goto fail;
-	iov.iov_base = buf;
-	iov.iov_len = cret_build(buf, s, &saddr, value);
-	err = kernel_sendmsg(dn->cret_sk->sk_socket, &msg, &iov, 1,
-			     iov.iov_len);
-	if (err < 0)
+	}
+	dst = ip6_dst_lookup_flow(dn->net, sk, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		err = PTR_ERR(dst);
+		goto fail;
+	}
+	skb = alloc_skb(LL_RESERVED_SPACE(dst->dev) + dst->header_len +
+			sizeof(struct ipv6hdr) + CRET_MSG_MAX, GFP_ATOMIC);
+	if (!skb) {
+		dst_release(dst);
+		err = -ENOBUFS;
+		goto fail;
+	}
+	skb_reserve(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len +
+		    sizeof(struct ipv6hdr));
+	len = cret_build(skb_put(skb, CRET_MSG_MAX), s, &fl6.saddr, value);
+	skb_trim(skb, len);
+	skb_dst_set(skb, dst);
+	err = ip6_xmit(sk, skb, &fl6, sk->sk_mark, NULL, 0, sk->sk_priority);
+	/* Queued (NET_XMIT_CN included) is sent, as a raw socket has it. */
+	err = net_xmit_eval(err);	/* a macro: its argument twice */
+	if (err)
 		goto fail;
 	atomic64_inc(&dn->cret_stats[DMSC_CRET_TX]);
 	atomic64_inc(&s->returns);
@@ -194,6 +204,47 @@ static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 value)
 
 fail:
 	atomic64_inc(&dn->cret_stats[DMSC_CRET_TX_ERRORS]);
+	return err;
+}
+
+/*
+ * Send the bytes @s has pending, unless a failed send backs off (then
+ * -EBUSY, nothing sent). Under @s's ret_lock: the work's and the
+ * softirq's sends of one session are never out of order.
+ */
+static int cret_pending(struct dmsc_net *dn, struct dmsc_session *s,
+			u64 total, unsigned long now)
+{
+	bool delta = s->mode == DMSC_CREDIT_MODE_DELTA;
+	u64 value;
+	int err;
+
+	lockdep_assert_held(&s->ret_lock);
+	if (s->ret_fails && time_before(now, s->ret_next))
+		return -EBUSY;
+	/* A delta in range; the rest goes next round. */
+	value = delta ? min_t(u64, total - s->ret_sent, DMSC_DELTA_MAX) : total;
+	err = cret_send(dn, s, value);
+	if (!err) {
+		WRITE_ONCE(s->ret_sent, delta ? s->ret_sent + value : total);
+		s->ret_fails = 0;
+		/* A repeated delta would add again. */
+		s->ret_repeats = delta ? 0 : CRET_REPEATS;
+		s->ret_next = now + msecs_to_jiffies(CRET_REPEAT_MS);
+		return 0;
+	}
+	/*
+	 * A send that failed (no route to the previous hop, no memory) is
+	 * retried after 10 ms, doubling to 1.28 s while it keeps failing:
+	 * a session whose prevhop cannot be reached costs a send now and
+	 * then, not one per kick of every other session. Only what a
+	 * retry cannot mend backs off: a full queue or socket buffer is
+	 * retried in 10 ms, as it would clear.
+	 */
+	s->ret_next = now + msecs_to_jiffies(CRET_RETRY_MS << s->ret_fails);
+	if (err != -ENOBUFS && err != -EAGAIN && err != -ENOMEM &&
+	    s->ret_fails < CRET_RETRY_MAX_SHIFT)
+		s->ret_fails++;
 	return err;
 }
 
@@ -225,15 +276,16 @@ static void cret_schedule(struct dmsc_net *dn, unsigned long delay)
 	if (delayed_work_pending(dw)) {
 		cur = READ_ONCE(dn->cret_due);
 		if (!timer_pending(&dw->timer) ||
-		    (!time_before(cur, jiffies) &&
+		    (delay && !time_before(cur, jiffies) &&
 		     !time_after(cur, jiffies + delay)))
 			return;
 	}
 	spin_lock_bh(&dn->cret_lock);
 	due = jiffies + delay;
 	arm = !delayed_work_pending(dw);
+	/* Now means now: a timer due this tick fires up to a tick late. */
 	if (!arm && timer_pending(&dw->timer))
-		arm = time_after(dn->cret_due, due) ||
+		arm = !delay || time_after(dn->cret_due, due) ||
 		      (delay <= 1 && time_before(dn->cret_due, jiffies));
 	if (arm) {
 		WRITE_ONCE(dn->cret_due, due);
@@ -286,9 +338,66 @@ void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
 	if (initial)
 		batch = min_t(u32, batch, max_t(u32, initial / CRET_BATCH_PARTS,
 						CBFC_CREDIT_BATCH_MIN));
-	if ((s64)(total - READ_ONCE(s->ret_sent)) >= (s64)batch &&
-	    !test_and_set_bit(DMSC_RET_KICKED, &s->ret_flags))
+	if ((s64)(total - READ_ONCE(s->ret_sent)) < (s64)batch ||
+	    test_and_set_bit(DMSC_RET_KICKED, &s->ret_flags))
+		return;
+	/*
+	 * Sent as this softirq ends, not under the qdisc lock: the route
+	 * to the previous hop may leave through this very qdisc. Until the
+	 * work has made the socket, the work sends.
+	 */
+	if (!smp_load_acquire(&dn->cret_sk)) {	/* see cret_sock() */
 		cret_schedule(dn, 0);
+		return;
+	}
+	if (!test_and_set_bit(DMSC_RET_NOW, &s->ret_flags)) {
+		refcount_inc(&s->refcnt);
+		if (llist_add(&s->ret_now_node, &dn->cret_now))
+			dmsc_bh_queue(&dn->cret_bh);
+	}
+}
+
+/*
+ * The sessions whose batch is full: their RESVs now, in softirq. What
+ * this cannot send (backing off, a failed send) the work retries.
+ */
+static void cret_bh(DMSC_BH_ARG arg)
+{
+	struct dmsc_net *dn = dmsc_bh_from(arg, struct dmsc_net, cret_bh);
+	struct llist_node *list = llist_del_all(&dn->cret_now);
+	unsigned long now = jiffies;
+	struct dmsc_session *s, *tmp;
+
+	llist_for_each_entry_safe(s, tmp, list, ret_now_node) {
+		u64 total;
+		int err = 0;
+
+		clear_bit(DMSC_RET_NOW, &s->ret_flags);
+		/*
+		 * The next full batch kicks again; one that fills while this
+		 * sends finds nothing or little to send, never less than
+		 * all: the total is read after the clear.
+		 */
+		clear_bit(DMSC_RET_KICKED, &s->ret_flags);
+		/* pairs with the account's test_and_set_bit (a full one) */
+		smp_mb__after_atomic();
+		if (!READ_ONCE(s->dead)) {
+			spin_lock(&s->ret_lock);
+			total = atomic64_read(&s->ret_freed);
+			if (total != s->ret_sent)
+				err = cret_pending(dn, s, total, now);
+			spin_unlock(&s->ret_lock);
+		}
+		/*
+		 * Backing off: the work's listing holds the retry. A send
+		 * that failed: the work retries it at its time.
+		 */
+		if (err == -EBUSY)
+			set_bit(DMSC_RET_KICKED, &s->ret_flags);
+		else if (err)
+			cret_schedule(dn, 1);
+		dmsc_session_put(s);
+	}
 }
 
 /* Send what the listed sessions have pending; keep those with repeats. */
@@ -302,10 +411,12 @@ static void cret_work(struct work_struct *work)
 	int budget = CRET_KEEPALIVE_BUDGET;
 	bool again = false;
 
+	cret_sock(dn);
 	llist_for_each_entry_safe(s, tmp, list, ret_node) {
 		bool delta = s->mode == DMSC_CREDIT_MODE_DELTA;
-		u64 total, value;
-		bool held;
+		unsigned long at;
+		bool held, more;
+		u64 total;
 		int err;
 
 		clear_bit(DMSC_RET_KICKED, &s->ret_flags);
@@ -317,47 +428,18 @@ static void cret_work(struct work_struct *work)
 			dmsc_session_put(s);
 			continue;
 		}
+		spin_lock_bh(&s->ret_lock);
 		total = atomic64_read(&s->ret_freed);
 		if (total != s->ret_sent) {
-			/*
-			 * A send that failed (no route to the previous hop,
-			 * no memory) is retried after 10 ms, doubling to
-			 * 1.28 s while it keeps failing: a session whose
-			 * prevhop cannot be reached costs a send now and
-			 * then, not one per kick of every other session.
-			 */
-			if (s->ret_fails && time_before(now, s->ret_next)) {
+			err = cret_pending(dn, s, total, now);
+			if (err == -EBUSY) {
 				/* backing off: stays listed, no kicks */
 				set_bit(DMSC_RET_KICKED, &s->ret_flags);
 				set_bit(DMSC_RET_TICKED, &s->ret_flags);
-				goto keepalive;
+			} else if (err) {
+				/* The retry's time, not the next bytes', decides. */
+				set_bit(DMSC_RET_TICKED, &s->ret_flags);
 			}
-			/* A delta in range; the rest goes next round. */
-			value = delta ? min_t(u64, total - s->ret_sent,
-					      DMSC_DELTA_MAX) : total;
-			err = cret_send(dn, s, value);
-			if (!err) {
-				WRITE_ONCE(s->ret_sent,
-					   delta ? s->ret_sent + value : total);
-				s->ret_fails = 0;
-				/* A repeated delta would add again. */
-				s->ret_repeats = delta ? 0 : CRET_REPEATS;
-				s->ret_next = now +
-					msecs_to_jiffies(CRET_REPEAT_MS);
-				goto keepalive;
-			}
-			s->ret_next = now + msecs_to_jiffies(CRET_RETRY_MS <<
-							     s->ret_fails);
-			/* The retry's time, not the next bytes', decides. */
-			set_bit(DMSC_RET_TICKED, &s->ret_flags);
-			/*
-			 * Only what a retry cannot mend backs off: a full
-			 * queue or socket buffer is retried in 10 ms, as it
-			 * would clear.
-			 */
-			if (err != -ENOBUFS && err != -EAGAIN && err != -ENOMEM &&
-			    s->ret_fails < CRET_RETRY_MAX_SHIFT)
-				s->ret_fails++;
 		} else if (s->ret_repeats && time_after_eq(now, s->ret_next)) {
 			cret_send(dn, s, total);
 			s->ret_repeats--;
@@ -366,7 +448,6 @@ static void cret_work(struct work_struct *work)
 				CRET_REPEAT_MS << (CRET_REPEATS - s->ret_repeats) :
 				CRET_KEEPALIVE_MS);
 		}
-keepalive:
 		/*
 		 * A transit hop whose flows wait for its own next hop's credit
 		 * forwards nothing, so it has nothing new to return; but the
@@ -416,12 +497,14 @@ keepalive:
 			/* Held: no repeat gap longer than a keepalive's. */
 			s->ret_next = now + msecs_to_jiffies(CRET_KEEPALIVE_MS);
 		}
-		if ((s->ret_repeats || held || total != READ_ONCE(s->ret_sent)) &&
-		    !test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
+		more = s->ret_repeats || held || total != s->ret_sent;
+		at = s->ret_next;
+		spin_unlock_bh(&s->ret_lock);
+		if (more && !test_and_set_bit(DMSC_RET_QUEUED, &s->ret_flags)) {
 			/* Our reference stays with the list. */
 			llist_add(&s->ret_node, &dn->cret_list);
-			if (!again || time_before(s->ret_next, next))
-				next = s->ret_next;
+			if (!again || time_before(at, next))
+				next = at;
 			again = true;
 			cond_resched();
 			continue;
@@ -638,6 +721,8 @@ void dmsc_cret_net_init(struct dmsc_net *dn)
 	init_llist_head(&dn->cret_list);
 	INIT_DELAYED_WORK(&dn->cret_work, cret_work);
 	spin_lock_init(&dn->cret_lock);
+	init_llist_head(&dn->cret_now);
+	dmsc_bh_init(&dn->cret_bh, cret_bh);
 }
 
 /*
@@ -678,6 +763,13 @@ void dmsc_cret_net_exit(struct dmsc_net *dn)
 	struct llist_node *list;
 	struct dmsc_session *s, *tmp;
 
+	/* The softirq's sends queue the work, never the other way round. */
+	dmsc_bh_cancel(&dn->cret_bh);
+	list = llist_del_all(&dn->cret_now);
+	llist_for_each_entry_safe(s, tmp, list, ret_now_node) {
+		clear_bit(DMSC_RET_NOW, &s->ret_flags);
+		dmsc_session_put(s);
+	}
 	cancel_delayed_work_sync(&dn->cret_work);
 	list = llist_del_all(&dn->cret_list);
 	llist_for_each_entry_safe(s, tmp, list, ret_node) {

@@ -126,14 +126,18 @@ struct dmsc_net {
 	/*
 	 * Credit returns (creditret.c): the sessions with freed bytes to
 	 * report to their previous hop, each on the list once (with a
-	 * reference), and the work that sends their RESVs through a raw
-	 * IPv6 socket made at the first send. The hook takes them in.
+	 * reference), and the work that sends their RESVs through an IPv6
+	 * control socket it makes at its first run; the sessions whose
+	 * batch is full, each on cret_now once (with a reference), sent at
+	 * once from softirq by cret_bh. The hook takes them in.
 	 */
 	struct llist_head cret_list;
 	struct delayed_work cret_work;
 	spinlock_t cret_lock;		/* cret_due, and the work's timer */
 	unsigned long cret_due;		/* jiffies: when the work runs next */
-	struct sock *cret_sk;		/* the work's only */
+	struct sock *cret_sk;		/* set once by the work, then read-only */
+	struct llist_head cret_now;
+	struct dmsc_bh cret_bh;
 	bool cret_hooked;
 	atomic64_t cret_stats[DMSC_CRET_NSTATS];
 };
@@ -436,9 +440,11 @@ struct dmsc_session {
 	/*
 	 * Credit returns to the previous hop (creditret.c): ret_freed is
 	 * what the qdiscs forwarded, ret_sent the total the last RESV
-	 * carried (the work's only), ret_flags DMSC_RET_*.
+	 * carried, ret_flags DMSC_RET_*. ret_lock serialises the sends of
+	 * the work and of the softirq, and guards ret_sent to ret_fails.
 	 */
 	atomic64_t ret_freed;
+	spinlock_t ret_lock;
 	u64 ret_sent;
 	atomic64_t returns;
 	unsigned long ret_flags;
@@ -447,12 +453,14 @@ struct dmsc_session {
 	u8 ret_fails;			/* failed sends in a row */
 	u32 ret_initial;		/* the qdisc's credit, for the object */
 	struct llist_node ret_node;	/* dn->cret_list */
+	struct llist_node ret_now_node;	/* dn->cret_now */
 	struct rcu_head rcu;
 };
 
 #define DMSC_RET_QUEUED		0	/* on dn->cret_list */
-#define DMSC_RET_KICKED		1	/* a batch is due: work queued now */
+#define DMSC_RET_KICKED		1	/* a batch is due: a send asked for */
 #define DMSC_RET_TICKED		2	/* new bytes: a run within a tick */
+#define DMSC_RET_NOW		3	/* on dn->cret_now */
 
 /*
  * A session with a previous hop returns credit to it (creditret.c): a
