@@ -65,6 +65,7 @@
 #define CRET_KEEPALIVE_MS	100	/* while held back by the next hop, */
 #define CRET_KEEPALIVE_FRESH_NS	(2 * NSEC_PER_SEC)	/* ... heard from */
 #define CRET_KEEPALIVE_BUDGET	64	/* keepalives per run of the work */
+#define CRET_BH_BUDGET		64	/* sends per run of the softirq */
 
 static void cret_obj(u8 *p, u16 len, u8 cls, u8 ctype)
 {
@@ -170,7 +171,7 @@ static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 value)
 	};
 	struct dst_entry *dst;
 	struct sk_buff *skb;
-	int err, len;
+	int err, len, room;
 
 	if (!sk) {
 		err = -ENOMEM;	/* as the socket's allocation failed */
@@ -181,21 +182,26 @@ static int cret_send(struct dmsc_net *dn, struct dmsc_session *s, u64 value)
 		err = PTR_ERR(dst);
 		goto fail;
 	}
-	skb = alloc_skb(LL_RESERVED_SPACE(dst->dev) + dst->header_len +
-			sizeof(struct ipv6hdr) + CRET_MSG_MAX, GFP_ATOMIC);
+	/* The headroom ip6_xmit() asks for, or it copies the skb. */
+	room = LL_RESERVED_SPACE(dst->dev) + dst->header_len +
+	       sizeof(struct ipv6hdr) + sizeof(struct hop_jumbo_hdr);
+	skb = alloc_skb(room + CRET_MSG_MAX, GFP_ATOMIC);
 	if (!skb) {
 		dst_release(dst);
 		err = -ENOBUFS;
 		goto fail;
 	}
-	skb_reserve(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len +
-		    sizeof(struct ipv6hdr));
+	skb_reserve(skb, room);
 	len = cret_build(skb_put(skb, CRET_MSG_MAX), s, &fl6.saddr, value);
 	skb_trim(skb, len);
 	skb_dst_set(skb, dst);
 	err = ip6_xmit(sk, skb, &fl6, sk->sk_mark, NULL, 0, sk->sk_priority);
-	/* Queued (NET_XMIT_CN included) is sent, as a raw socket has it. */
-	err = net_xmit_eval(err);	/* a macro: its argument twice */
+	/*
+	 * As a raw socket's send has it: congestion (NET_XMIT_CN) is sent,
+	 * a drop at the queue -ENOBUFS (retried in 10 ms, no back-off).
+	 */
+	if (err > 0)
+		err = net_xmit_errno(err);
 	if (err)
 		goto fail;
 	atomic64_inc(&dn->cret_stats[DMSC_CRET_TX]);
@@ -359,18 +365,36 @@ void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
 
 /*
  * The sessions whose batch is full: their RESVs now, in softirq. What
- * this cannot send (backing off, a failed send) the work retries.
+ * this cannot send (backing off, a failed send, past the budget) the
+ * work sends: a session with bytes pending is on its list too (every
+ * account lists it, the work keeps it while anything is pending).
  */
 static void cret_bh(DMSC_BH_ARG arg)
 {
 	struct dmsc_net *dn = dmsc_bh_from(arg, struct dmsc_net, cret_bh);
 	struct llist_node *list = llist_del_all(&dn->cret_now);
-	unsigned long now = jiffies;
+	unsigned long now = jiffies, retry = 0;
+	int budget = CRET_BH_BUDGET;
+	bool again = false;
 	struct dmsc_session *s, *tmp;
 
 	llist_for_each_entry_safe(s, tmp, list, ret_now_node) {
 		u64 total;
 		int err = 0;
+
+		/*
+		 * A softirq run sends 64 at most: the rest go to the work
+		 * (their KICKED stays set until it runs), which yields
+		 * between sessions.
+		 */
+		if (budget <= 0) {
+			clear_bit(DMSC_RET_NOW, &s->ret_flags);
+			dmsc_session_put(s);
+			retry = now;
+			again = true;
+			continue;
+		}
+		budget--;
 
 		clear_bit(DMSC_RET_NOW, &s->ret_flags);
 		/*
@@ -386,18 +410,23 @@ static void cret_bh(DMSC_BH_ARG arg)
 			total = atomic64_read(&s->ret_freed);
 			if (total != s->ret_sent)
 				err = cret_pending(dn, s, total, now);
+			/*
+			 * Backing off (-EBUSY): the work holds the retry. A
+			 * send that failed: the work retries it at its time,
+			 * as its own failures are.
+			 */
+			if (err && err != -EBUSY) {
+				set_bit(DMSC_RET_TICKED, &s->ret_flags);
+				if (!again || time_before(s->ret_next, retry))
+					retry = s->ret_next;
+				again = true;
+			}
 			spin_unlock(&s->ret_lock);
 		}
-		/*
-		 * Backing off: the work's listing holds the retry. A send
-		 * that failed: the work retries it at its time.
-		 */
-		if (err == -EBUSY)
-			set_bit(DMSC_RET_KICKED, &s->ret_flags);
-		else if (err)
-			cret_schedule(dn, 1);
 		dmsc_session_put(s);
 	}
+	if (again)
+		cret_schedule(dn, time_after(retry, now) ? retry - now : 0);
 }
 
 /* Send what the listed sessions have pending; keep those with repeats. */
