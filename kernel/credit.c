@@ -522,7 +522,11 @@ static void dmsc_session_failed_down(struct dmsc_net *dn,
  * steered onto the dead link and dropped by the deactivated device,
  * which no heartbeat sees (they never reach a cbfc queue). Each fails
  * (dmsc_session_fail: onto its backup reservation, or marked failed) with
- * its nexthop-down event, then each tunnel switches once.
+ * its nexthop-down event, then each tunnel switches once: those of the
+ * sessions whose packets last went out there, and of those this walk
+ * failed, marked with its number (a packet steered to the backup
+ * meanwhile moves its session's last_qdisc to the backup's qdisc, and
+ * that tunnel would stay moved early with no switch and no event).
  * Process context (the failover work), before that reset's own failovers
  * switch their tunnels. Up to two walks of the namespace's sessions under
  * its lock: a link going down is rare. Returns how many failed.
@@ -532,8 +536,10 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 {
 	struct dmsc_session *s;
 	unsigned int n = 0;
+	u32 walk;
 
 	mutex_lock(&dn->lock);
+	walk = ++dn->fail_walk ?: ++dn->fail_walk;	/* 0: never failed */
 	list_for_each_entry(s, &dn->session_list, list) {
 		if (READ_ONCE(s->last_qdisc) != qdisc || !s->tunnel ||
 		    !s->has_nexthop || READ_ONCE(s->dead) ||
@@ -544,11 +550,13 @@ unsigned int dmsc_session_fail_link(struct dmsc_net *dn, unsigned long qdisc,
 		    !dmsc_session_fail_primary(s))
 			continue;
 		dmsc_session_failed_down(dn, s, ifindex);
+		s->fail_walk = walk;
 		n++;
 	}
 	if (n) {
 		list_for_each_entry(s, &dn->session_list, list)
-			if (READ_ONCE(s->last_qdisc) == qdisc && s->tunnel)
+			if (s->tunnel && (s->fail_walk == walk ||
+					  READ_ONCE(s->last_qdisc) == qdisc))
 				dmsc_tunnel_switch_early(dn, s->tunnel);
 	}
 	mutex_unlock(&dn->lock);

@@ -122,6 +122,7 @@ struct dmsc_net {
 	struct rhashtable sessions;
 	struct list_head session_list;
 	u32 n_sessions;
+	u32 fail_walk;			/* dmsc_session_fail_link's, dn->lock */
 
 	/*
 	 * Credit returns (creditret.c): the sessions with freed bytes to
@@ -419,6 +420,7 @@ struct dmsc_session {
 	atomic64_t packets;
 	struct in6_addr nexthop;
 	struct in6_addr prevhop;
+	u32 fail_walk;			/* the link walk that failed it, dn->lock */
 	/*
 	 * The backup list's first hop and its reservation (DMSC_CMD_SESSION_
 	 * SET, under dn->lock and lock): when the next hop fails, a session
