@@ -58,6 +58,11 @@ RATE=${DMSC_INCAST_RATE:-4}		# Mbit/s at the bottleneck
 N=${DMSC_INCAST_PACKETS:-500}		# packets per sender
 # Credit per session and hop: about 60 packets of 1024-byte payload.
 CREDIT=${DMSC_INCAST_CREDIT:-64000}
+# The credit of the hop into the bottleneck alone (P to PE2: P's
+# sessions and PE2's reservation), the others keeping CREDIT: the curve
+# (tools/bench/cbfc_curve.sh -s) measures that one loop with its
+# upstream never short of packets.
+HOP_CREDIT=${DMSC_INCAST_HOP_CREDIT:-$CREDIT}
 BATCH=${DMSC_INCAST_BATCH:-8192}
 # Senders (1..4) and a delay on the two links credit returns take back
 # (PE2 to P, P to PE1), in ms: tools/bench/cbfc_curve.sh measures the
@@ -197,14 +202,14 @@ queues_cbfc() {
 			prevhop "fc00:a:$k::1" credit $CREDIT tunnel 1
 		# shellcheck disable=SC2046
 		dns "$p" cbfc session add $(flow "$k") nexthop fc00:2::2 \
-			prevhop fc00:1::1 credit $CREDIT
+			prevhop fc00:1::1 credit $HOP_CREDIT
 		# shellcheck disable=SC2046
 		dns "$pe2" cbfc session add $(flow "$k") prevhop fc00:2::1
 	done
 	tc -n "$pe1" qdisc add dev a1 root cbfc credit $CREDIT credit_batch $BATCH
 	tc -n "$p" qdisc add dev p2 root cbfc credit $CREDIT credit_batch $BATCH
 	tc -n "$pe2" qdisc add dev es root cbfc rate "${RATE}mbit" \
-		credit $CREDIT credit_batch $BATCH
+		credit $HOP_CREDIT credit_batch $BATCH
 	if [ "$DELAY_MS" != 0 ]; then
 		# Only RESVs (and neighbour traffic) go these ways.
 		tc -n "$pe2" qdisc add dev e2 root netem delay "${DELAY_MS}ms"

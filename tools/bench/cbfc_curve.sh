@@ -20,9 +20,16 @@
 # to the ceiling, and the RESVs the hops sent per MB at credit_batch
 # BATCH (16384, the default).
 #
+# With -s only the hop into the bottleneck (P to PE2) gets the credit of
+# a run; the others keep the ceiling's, so P always has packets waiting
+# and the run measures that one loop, as credit theory has it. Without
+# it every hop has the same credit: a chain of three loops of one BDP
+# each, where P may be short of PE1's packets when PE2's credit comes.
+#
 # usage: cbfc_curve.sh [-r RATE_MBIT] [-d DELAY_MS] [-n PACKETS] [-b BATCH]
 #        [-q QUARTERS]   credits to run, in quarters of the BDP
 #                        ("1 2 4 6 8 12 16")
+#        [-s]            the hop into the bottleneck alone
 #        as root inside a VM, after make all modules-all tools and
 #        make -C selftests all:
 #        tools/vm/run.sh -t 1800 -- tools/bench/cbfc_curve.sh
@@ -34,24 +41,28 @@ delay=20
 count=1000
 batch=16384
 quarters="1 2 4 6 8 12 16"
-while getopts "r:d:n:b:q:" o; do
+single=0
+while getopts "r:d:n:b:q:s" o; do
 	case $o in
 	r) rate=$OPTARG ;;
 	d) delay=$OPTARG ;;
 	n) count=$OPTARG ;;
 	b) batch=$OPTARG ;;
 	q) quarters=$OPTARG ;;
+	s) single=1 ;;
 	*) sed -n '/^# usage/,/^set -eu/p' "$0" | sed '$d'; exit 2 ;;
 	esac
 done
 bdp=$((rate * 1000000 * delay / 8000))	# bytes, netem's delay alone
 
 # run CREDIT: one incast run; prints "UTIL_PERMILLE RESV_PER_MB PACKETS
-# LOST RTT_MS".
+# LOST RTT_MS". With -s, CREDIT is the bottleneck hop's alone.
 run() {
-	local out util resv sink rtt
+	local out util resv sink rtt all=$1
+	((single)) && all=$((bdp * 32))
 	out=$(DMSC_INCAST_CASES=test_incast_cbfc DMSC_INCAST_SENDERS=1 \
-		DMSC_INCAST_CREDIT="$1" DMSC_INCAST_BATCH="$batch" \
+		DMSC_INCAST_CREDIT="$all" DMSC_INCAST_HOP_CREDIT="$1" \
+		DMSC_INCAST_BATCH="$batch" \
 		DMSC_INCAST_DELAY_MS="$delay" DMSC_INCAST_RATE="$rate" \
 		DMSC_INCAST_PACKETS="$count" \
 		"$top/selftests/cbfc_incast.sh" 2>&1) || true
@@ -67,7 +78,7 @@ run() {
 	echo "$util $resv $sink $rtt"
 }
 
-echo "# bottleneck $rate Mbit/s, RESVs delayed $delay ms a hop (netem's BDP $bdp bytes), $count packets of 1024 bytes, credit_batch $batch"
+echo "# bottleneck $rate Mbit/s, RESVs delayed $delay ms a hop (netem's BDP $bdp bytes), $count packets of 1024 bytes, credit_batch $batch, $( ((single)) && echo "the credit on the hop P-PE2 alone (the others $((bdp * 32)))" || echo "the credit on every hop")"
 ceiling=$(run $((bdp * 32)))
 read -r c_util c_resv c_pkts c_lost rtt <<<"$ceiling"
 hop=$(awk -v r="$rate" -v t="$rtt" 'BEGIN { printf "%d", r * 1e6 / 8 * t / 1000 }')
