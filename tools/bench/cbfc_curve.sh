@@ -62,7 +62,7 @@ run() {
 	((single)) && all=$((bdp * 32))
 	out=$(DMSC_INCAST_CASES=test_incast_cbfc DMSC_INCAST_SENDERS=1 \
 		DMSC_INCAST_CREDIT="$all" DMSC_INCAST_HOP_CREDIT="$1" \
-		DMSC_INCAST_BATCH="$batch" \
+		DMSC_INCAST_BATCH="$batch" DMSC_INCAST_SNDBUF=262144 \
 		DMSC_INCAST_DELAY_MS="$delay" DMSC_INCAST_RATE="$rate" \
 		DMSC_INCAST_PACKETS="$count" \
 		"$top/selftests/cbfc_incast.sh" 2>&1) || true
