@@ -47,8 +47,6 @@ static inline void dmsc_bh_cancel(struct dmsc_bh *bh)
 	cancel_work_sync(&bh->work);
 }
 
-#define dmsc_bh_from(ptr, type, member) \
-	container_of(ptr, type, member.work)
 #define DMSC_BH_ARG struct work_struct *
 #else
 #include <linux/interrupt.h>
@@ -72,10 +70,12 @@ static inline void dmsc_bh_cancel(struct dmsc_bh *bh)
 	tasklet_kill(&bh->work);
 }
 
-#define dmsc_bh_from(ptr, type, member) \
-	container_of(ptr, type, member.work)
 #define DMSC_BH_ARG struct tasklet_struct *
 #endif
+
+/* The struct holding a struct dmsc_bh, from the callback's argument. */
+#define dmsc_bh_from(ptr, type, member) \
+	container_of(ptr, type, member.work)
 
 /* 6.5 moved the GSO helpers out of netdevice.h. */
 #if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
