@@ -26,7 +26,7 @@ RG=$top/tools/roce-gen/roce-gen
 export TC_LIB_DIR=$top/tools/tc
 FLOW=(src 10.9.0.1 dst 10.9.9.2 sport 50000 qpn 256)
 N=${DMSC_CREDIT_PACKETS:-2000}	# packets per transfer
-CREDIT=8800			# 8 packets of 1052 bytes and some
+CREDIT=8800			# 8 packets of 1068 credit bytes and some
 BATCH=2048			# a RESV per 2 packets forwarded
 # The sender's socket buffer holds the packets PE1's cbfc keeps waiting
 # for credit (about 60; its flow_limit is 1000): an unpaced host is held

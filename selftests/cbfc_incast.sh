@@ -79,15 +79,18 @@ BACKUP=0	# the failover case's second transit node
 MID=		# run while the senders send (the failover case)
 T_DOWN=		# when it took the link down ($EPOCHREALTIME)
 T_START=	# when the senders started
+FIRST=		# the sink's first and last arrival (epoch seconds)
+LAST=
 T=
 MON=
+PING=
 SINK=
 CAP=
 PIDS=()
 
 case_cleanup() {
 	local pid
-	for pid in "$SINK" "$CAP" "$MON" "${PIDS[@]}"; do
+	for pid in "$SINK" "$CAP" "$MON" "$PING" "${PIDS[@]}"; do
 		[ -z "$pid" ] || kill "$pid" 2>/dev/null || true
 	done
 	cleanup_ns
@@ -303,6 +306,8 @@ incast() {
 		([.qps[].first_arrival] | min), ([.qps[].last_arrival] | max),
 		.totals.psn_gaps] | @tsv' "$T/sink.json")"
 	TOTALS="$pkts $gaps"
+	FIRST=$first
+	LAST=$last
 	len=$(( $(ip netns exec "$pe2" cat /sys/class/net/es/statistics/tx_bytes) /
 		$(ip netns exec "$pe2" cat /sys/class/net/es/statistics/tx_packets) ))
 	t=$(jq -n "$last - $first")
@@ -326,13 +331,41 @@ hop_rtt() {
 	echo "hop RTT P-PE2: $rtt ms (netem $DELAY_MS ms on the way back)"
 }
 
+# hop_rtt_load: the same round trip while the incast runs, from pings
+# every 20 ms throughout (started before, stopped after): the loop the
+# credit must cover is the loaded one, where the stacks' and the
+# emulator's queueing add to netem's delay. Only replies that came
+# between the sink's first and last packet count; the median is printed.
+hop_rtt_load_start() {
+	[ "$DELAY_MS" != 0 ] || return 0
+	ip netns exec "$p" ping -6 -n -D -i 0.02 fc00:2::2 >"$T/ping.load" 2>&1 &
+	PING=$!
+}
+
+hop_rtt_load_end() {
+	local rtt n mean p90 max
+	[ -n "$PING" ] || return 0
+	kill "$PING" 2>/dev/null || true
+	wait "$PING" 2>/dev/null || true
+	PING=
+	read -r rtt n mean p90 max <<<"$(sed -n 's/^\[\([0-9.]*\)\].* time=\([0-9.]*\) ms.*/\1 \2/p' "$T/ping.load" |
+		awk -v a="$FIRST" -v b="$LAST" '$1 >= a && $1 <= b { print $2 }' | sort -n |
+		awk '{ v[NR] = $1; s += $1 } END { if (NR) printf "%s %d %.1f %s %s\n", v[int((NR + 1) / 2)], NR, s / NR, v[int(NR * 0.9 + 0.5) ? int(NR * 0.9 + 0.5) : 1], v[NR] }')"
+	[ -n "$rtt" ] || fail "no ping reply from PE2 while the incast ran"
+	# The median is the loop's usual length; a credit of one BDP at it
+	# keeps the link busy only if no loop is longer (mean, p90, max).
+	echo "hop RTT P-PE2 under load: $rtt ms (median of $n pings during the run; mean $mean, p90 $p90, max $max ms)"
+}
+
 test_incast_cbfc() {
 	trap case_cleanup EXIT
 	dmesg_mark
 	topology
 	queues_cbfc
 	hop_rtt
+	hop_rtt_load_start
 	incast cbfc
+	hop_rtt_load_end
 	echo "cbfc:  $(tc -n "$pe2" -s -j qdisc show dev es | jq -c '.[0] | {sent: .packets, drops}')"
 	local k h stalls
 	for k in "${SENDERS[@]}"; do
