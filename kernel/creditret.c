@@ -58,7 +58,7 @@
 #define CRET_REPEATS		5	/* an unchanged total is resent ... */
 #define CRET_REPEAT_MS		10	/* ... after 10, 20, 40, 80, 160 ms */
 #define CRET_GAP_MS		4	/* new bytes of a listed session */
-#define CRET_BATCH_PARTS	8	/* returns per reservation, at least */
+#define CRET_BATCH_PARTS	16	/* returns per reservation, at least */
 #define CRET_RETRY_MS		10	/* after a failed send, doubling ... */
 #define CRET_RETRY_MAX_SHIFT	7	/* ... up to 1.28 s */
 #define CRET_HOP_LIMIT		RSVP_HOP_LIMIT	/* sent with */
@@ -334,12 +334,14 @@ void dmsc_cret_account(struct dmsc_net *dn, struct dmsc_session *s,
 	}
 	/*
 	 * Once per batch: the schedule takes a lock, not every packet. A
-	 * batch is at most an eighth of the reservation (no less than the
+	 * batch is at most a sixteenth of the reservation (no less than the
 	 * least credit_batch): bytes freed and not yet returned are credit
 	 * the previous hop cannot use, so a batch near the reservation
 	 * (credit_batch's default of 16384 against one BDP of a slow hop)
 	 * would leave it idle for part of each round trip, waiting for the
-	 * tick (Documentation/cbfc.md). No reservation, no such bound.
+	 * tick. Held back half a batch on average, an eighth's batch cost
+	 * a reservation of one BDP 6 % of the link (Documentation/cbfc.md).
+	 * No reservation, no such bound.
 	 */
 	if (initial)
 		batch = min_t(u32, batch, max_t(u32, initial / CRET_BATCH_PARTS,

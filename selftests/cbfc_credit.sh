@@ -27,7 +27,7 @@ export TC_LIB_DIR=$top/tools/tc
 FLOW=(src 10.9.0.1 dst 10.9.9.2 sport 50000 qpn 256)
 N=${DMSC_CREDIT_PACKETS:-2000}	# packets per transfer
 CREDIT=8800			# 8 packets of 1068 credit bytes and some
-BATCH=2048			# a RESV per 2 packets forwarded
+BATCH=2048			# less than a batch: a sixteenth of CREDIT
 # The sender's socket buffer holds the packets PE1's cbfc keeps waiting
 # for credit (about 60; its flow_limit is 1000): an unpaced host is held
 # back by its send buffer, not dropped at its own qdisc.
@@ -271,8 +271,12 @@ test_chain() {
 	check "(( resv == tx && tx == rx ))" "tshark $resv, sent $tx, applied $rx"
 	# Less than a batch goes out a tick after it was forwarded: a kernel
 	# that forwards under a packet a tick (KASAN's, in check-debug: 1350
-	# RESVs for 2000 packets) sends up to one per packet.
-	local most=$((bytes / BATCH + 20))
+	# RESVs for 2000 packets) sends up to one per packet. A batch is
+	# credit_batch or a sixteenth of the reservation if that is less
+	# (CRET_BATCH_PARTS), in whole packets of 1068 credit bytes: here
+	# 550 bytes, so a RESV per packet at most.
+	local batch=$((BATCH < CREDIT / 16 ? BATCH : CREDIT / 16))
+	local most=$((bytes / ((batch + 1067) / 1068 * 1068) + 20))
 	! kconfig KASAN || most=$((N + 20))
 	check "(( resv >= bytes / CREDIT && resv <= most ))" \
 		"$resv RESVs for $((bytes / BATCH)) batches, $((bytes / CREDIT)) reservations, $N packets (at most $most)"
