@@ -15,10 +15,11 @@
 #  |
 #  sv 10.9.9.2   s: roce-gen sink
 #
-# Each hop reserves 8 packets' worth of credit for the one before; the
-# transfer is hundreds of times that, so it gets through only if credit
-# returns flow: P's and PE2's modules send a RESV per credit_batch bytes
-# forwarded, PE1's and P's modules apply them.
+# Each hop reserves 8 packets' worth of credit for the one before (16 in
+# test_chain); the transfer is hundreds of times that, so it gets through
+# only if credit returns flow: P's and PE2's modules send a RESV per batch
+# of bytes forwarded (credit_batch, or a sixteenth of the reservation if
+# less), PE1's and P's modules apply them.
 # shellcheck disable=SC2154 # pe1, p, pe2, s (mkns) and top (lib.sh)
 source "$(dirname "$0")/lib.sh"
 
@@ -27,7 +28,7 @@ export TC_LIB_DIR=$top/tools/tc
 FLOW=(src 10.9.0.1 dst 10.9.9.2 sport 50000 qpn 256)
 N=${DMSC_CREDIT_PACKETS:-2000}	# packets per transfer
 CREDIT=8800			# 8 packets of 1068 credit bytes and some
-BATCH=2048			# less than a batch: a sixteenth of CREDIT
+BATCH=2048			# above CREDIT / 16 (550): it does not bind
 # The sender's socket buffer holds the packets PE1's cbfc keeps waiting
 # for credit (about 60; its flow_limit is 1000): an unpaced host is held
 # back by its send buffer, not dropped at its own qdisc.
@@ -213,10 +214,16 @@ settled() {
 }
 
 test_chain() {
+	# 16 packets, not 8: a return's batch is at most a sixteenth of the
+	# reservation (CRET_BATCH_PARTS), and with 8 that is under a packet,
+	# a RESV per packet; with 16 it is two, so the bound on RESVs below
+	# sees a batching that stopped working (setup and the checks take
+	# this CREDIT).
+	local CREDIT=17600
 	trap case_cleanup EXIT
 	dmesg_mark
 	setup
-	# RESVs take 10 ms back to PE1, as over a WAN: 8 packets of credit
+	# RESVs take 10 ms back to PE1, as over a WAN: 16 packets of credit
 	# per 10 ms round trip is below what roce-gen sends, so PE1 must wait
 	# for returns (without the delay a fast host returned credit before
 	# PE1 ran out, and the case showed nothing).
@@ -273,13 +280,12 @@ test_chain() {
 	# that forwards under a packet a tick (KASAN's, in check-debug: 1350
 	# RESVs for 2000 packets) sends up to one per packet. A batch is
 	# credit_batch or a sixteenth of the reservation if that is less
-	# (CRET_BATCH_PARTS), in whole packets of 1068 credit bytes: here
-	# 550 bytes, so a RESV per packet at most.
+	# (CRET_BATCH_PARTS), in whole packets: here 1100 bytes, two.
 	local batch=$((BATCH < CREDIT / 16 ? BATCH : CREDIT / 16))
-	local most=$((bytes / ((batch + 1067) / 1068 * 1068) + 20))
+	local most=$((bytes / ((batch + len - 1) / len * len) + 20))
 	! kconfig KASAN || most=$((N + 20))
 	check "(( resv >= bytes / CREDIT && resv <= most ))" \
-		"$resv RESVs for $((bytes / BATCH)) batches, $((bytes / CREDIT)) reservations, $N packets (at most $most)"
+		"$resv RESVs for $((bytes / batch)) batches of $batch bytes, $((bytes / CREDIT)) reservations, $N packets (at most $most)"
 	check "! grep -q 'Malformed\|Expert Info' \"\$T/p1.txt\"" \
 		"tshark: $(grep -m1 'Malformed\|Expert Info' "$T/p1.txt")"
 	max=$(sort -n "$T/avail" | tail -1)
@@ -629,7 +635,7 @@ done
 load_module
 
 CASES=(
-	test_chain "cbfc credit returns: PE1-P-PE2 with 8 packets of credit carries $N packets without loss; freed equals what the next hop forwarded, RESVs per credit_batch"
+	test_chain "cbfc credit returns: PE1-P-PE2 with 16 packets of credit carries $N packets without loss; freed equals what the next hop forwarded, RESVs per batch"
 	test_resv_loss "cbfc credit returns: 10% of RESVs lost, no data lost, the totals still agree"
 	test_resv_loss_delta "cbfc credit returns: the delta form carries a transfer without loss; with 10% of RESVs lost (make check-deep) it leaks credit until the flow stalls"
 	test_forged "cbfc credit returns: forged (wrong source, refused by IPsec policy, wrong form), truncated and absurd RESVs are counted and change nothing"

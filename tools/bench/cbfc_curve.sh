@@ -71,7 +71,7 @@ bdp=$((rate * 1000000 * delay / 8000))	# bytes, netem's delay alone
 # the qdiscs' flow_limit (1000): a hop that reserves more than its queue
 # holds drops (at 20 Mbit/s, 32 BDP is 1,500 packets: 742 of 5,000 lost).
 ceil=$((bdp * 32))
-((ceil <= 512 * 1068)) || ceil=$((512 * 1068))
+((ceil <= 512 * pkt)) || ceil=$((512 * pkt))
 
 # run CREDIT: one incast run; prints "UTIL_PERMILLE RESV_PER_MB PACKETS
 # LOST RTT_MS LOADED_RTT_MS". With -s, CREDIT is the bottleneck hop's alone.
@@ -110,7 +110,8 @@ printf '%10s %7s %8s %8s %9s %11s %5s %8s %9s\n' credit packets xBDP busy% xCeil
 for q in $quarters; do	# quarters of the hop's BDP
 	credit=$((hop * q / 4))
 	((whole)) && credit=$(((credit + pkt - 1) / pkt * pkt))
-	read -r util resv pkts lost _ lrtt <<<"$(run "$credit")"
+	res=$(run "$credit")	# exits the script where it gives no figure
+	read -r util resv pkts lost _ lrtt <<<"$res"
 	printf '%10d %7d %8s %8s %9s %11d %5d %8s %9s\n' "$credit" $((credit / pkt)) \
 		"$(awk -v c="$credit" -v h="$hop" 'BEGIN { printf "%.3f", c / h }')" \
 		"$((util / 10)).$((util % 10))" \

@@ -11,7 +11,7 @@ P sends packet k + C, which reaches PE2 (p2 -> e2). C is the credit in
 whole packets. With the link never idle the loop takes C packets' time
 at the rate; what it takes beyond that, the link idles.
 
-usage: cbfc_loop.py TRACE CREDIT_PACKETS [RESV_LEN]
+usage: cbfc_loop.py TRACE CREDIT_PACKETS PACKETS [RESV_LEN]
 """
 import bisect
 import sys
@@ -45,10 +45,11 @@ def dist(a):
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
     ev = load(sys.argv[1])
     c = int(sys.argv[2])
+    count = int(sys.argv[3])
     out = times(ev, 'net_dev_start_xmit', 'es', DATA_MIN)   # freed at PE2
     sent = times(ev, 'net_dev_start_xmit', 'p2', DATA_MIN)  # P sends
     came = times(ev, 'netif_receive_skb', 'e2', DATA_MIN)   # PE2 takes
@@ -60,11 +61,22 @@ def main():
         if n < DATA_MIN:
             small[n] = small.get(n, 0) + 1
     small.pop(104, None)    # ICMPv6 echo reply of ping's 56 bytes
-    rlen = int(sys.argv[3]) if len(sys.argv) > 3 else max(small, key=small.get)
+    if len(sys.argv) > 4:
+        rlen = int(sys.argv[4])
+    elif small:
+        rlen = max(small, key=small.get)
+    else:
+        sys.exit('cbfc_loop.py: no RESV seen at P')
     resv = times(ev, 'netif_receive_skb', 'p2', rlen, rlen)
-    n = min(len(out), len(sent), len(came))
+    # The k-th packet is paired on three devices: each must have seen
+    # every packet once, or the pairs are of different packets.
+    seen = (len(out), len(sent), len(came))
+    if seen != (count,) * 3:
+        sys.exit('cbfc_loop.py: traced %d leaving PE2, %d leaving P, %d '
+                 'reaching PE2, not %d each' % (seen + (count,)))
+    n = count
     if n <= c:
-        sys.exit('cbfc_loop.py: %d packets traced, not more than the credit (%d)' % (n, c))
+        sys.exit('cbfc_loop.py: %d packets, not more than the credit (%d)' % (n, c))
     span = out[n - 1] - out[0]
     gaps = [b - a for a, b in zip(out[:n - 1], out[1:n])]
     print('bottleneck: %d packets in %.1f ms, %.3f ms apart on average' %
@@ -79,6 +91,9 @@ def main():
             back.append(resv[j] - out[k])
             fwd.append(came[k + c] - resv[j])
     print('loop, packet k leaves PE2 -> packet k+%d reaches PE2:' % c, dist(loop))
+    # Where P sent k + C before any RESV after k left PE2, P had waited
+    # for its own packets, not for credit: such pairs are not split.
+    print('  split where P waited for the credit: %d of %d' % (len(back), n - c))
     print('  k leaves PE2 -> the RESV that released k+%d reaches P:' % c, dist(back))
     print('  that RESV reaches P -> k+%d reaches PE2:' % c, dist(fwd))
     print('  RESVs (%d bytes at p2): %d for %d packets' % (rlen, len(resv), n))
