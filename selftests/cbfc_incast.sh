@@ -350,7 +350,7 @@ hop_rtt_load_end() {
 	PING=
 	read -r rtt n mean p90 max <<<"$(sed -n 's/^\[\([0-9.]*\)\].* time=\([0-9.]*\) ms.*/\1 \2/p' "$T/ping.load" |
 		awk -v a="$FIRST" -v b="$LAST" '$1 >= a && $1 <= b { print $2 }' | sort -n |
-		awk '{ v[NR] = $1; s += $1 } END { if (NR) printf "%s %d %.1f %s %s\n", v[int((NR + 1) / 2)], NR, s / NR, v[int(NR * 0.9 + 0.5) ? int(NR * 0.9 + 0.5) : 1], v[NR] }')"
+		awk '{ v[NR] = $1; s += $1 } END { if (NR) printf "%s %d %.1f %s %s\n", v[int((NR + 1) / 2)], NR, s / NR, v[int(NR * 0.9 + 0.5)], v[NR] }')"
 	[ -n "$rtt" ] || fail "no ping reply from PE2 while the incast ran"
 	# The median is the loop's usual length; a credit of one BDP at it
 	# keeps the link busy only if no loop is longer (mean, p90, max).

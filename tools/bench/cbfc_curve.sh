@@ -14,8 +14,9 @@
 # (netem's DELAY and what the two stacks add under TCG); RATE / 8 x
 # DELAY, netem's share alone, is printed beside it. The first run gives
 # every session 32 times that (512 packets at most): the ceiling this VM
-# forwards at, the baseline of the ratio. The others give each session the same credit,
-# from a quarter of the hop's BDP to four times it. Prints, per
+# forwards at, the baseline of the ratio. The others give each session
+# the same credit, from a quarter of the hop's BDP to four times it.
+# Prints, per
 # credit, the bottleneck's utilisation (goodput over RATE) and its ratio
 # to the ceiling, and the RESVs the hops sent per MB at credit_batch
 # BATCH (16384, the default).
@@ -53,7 +54,8 @@ batch=16384
 quarters="1 2 4 6 8 12 16"
 single=0
 whole=1
-pkt=1068	# credit bytes a packet: the inner IPv4 datagram's tot_len
+# shellcheck source=tools/bench/cbfc_credit.sh
+. "$top/tools/bench/cbfc_credit.sh"	# pkt, cbfc_ceiling
 while getopts "r:d:n:b:q:sx" o; do
 	case $o in
 	r) rate=$OPTARG ;;
@@ -67,11 +69,7 @@ while getopts "r:d:n:b:q:sx" o; do
 	esac
 done
 bdp=$((rate * 1000000 * delay / 8000))	# bytes, netem's delay alone
-# The ceiling's credit: 32 of netem's BDP, but at most 512 packets, half
-# the qdiscs' flow_limit (1000): a hop that reserves more than its queue
-# holds drops (at 20 Mbit/s, 32 BDP is 1,500 packets: 742 of 5,000 lost).
-ceil=$((bdp * 32))
-((ceil <= 512 * pkt)) || ceil=$((512 * pkt))
+ceil=$(cbfc_ceiling "$rate" "$delay")
 
 # run CREDIT: one incast run; prints "UTIL_PERMILLE RESV_PER_MB PACKETS
 # LOST RTT_MS LOADED_RTT_MS". With -s, CREDIT is the bottleneck hop's alone.

@@ -22,7 +22,8 @@ count=2000
 batch=16384
 packets=10
 raw=0
-pkt=1068	# credit bytes a packet (tools/bench/cbfc_curve.sh)
+# shellcheck source=tools/bench/cbfc_credit.sh
+. "$top/tools/bench/cbfc_credit.sh"	# pkt, cbfc_ceiling
 while getopts "r:d:n:b:c:t" o; do
 	case $o in
 	r) rate=$OPTARG ;;
@@ -35,10 +36,8 @@ while getopts "r:d:n:b:c:t" o; do
 	esac
 done
 
-# The other hops' credit: the ceiling's of cbfc_curve.sh, 32 of netem's
-# BDP but at most 512 packets (more overruns the hops' flow_limit).
-ceil=$((rate * 1000000 * delay / 8000 * 32))
-((ceil <= 512 * pkt)) || ceil=$((512 * pkt))
+# The other hops' credit: the ceiling's of cbfc_curve.sh.
+ceil=$(cbfc_ceiling "$rate" "$delay")
 
 tr=/sys/kernel/tracing
 [ -d "$tr/events" ] || mount -t tracefs nodev "$tr"
